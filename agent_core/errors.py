@@ -1,0 +1,91 @@
+"""The core's typed exceptions — raised at the edge, shown to users as clear messages.
+
+Inside a loop, failures are observations (see tools.py); these are for what ends a run or refuses
+to start one. Messages say what to do, never include secrets, and never log as a side effect.
+"""
+
+from __future__ import annotations
+
+
+class AgentError(Exception):
+    """Base of every error the core raises on purpose."""
+
+    #: short machine-readable name, used as `run_failed.error_type`
+    code = "agent_error"
+
+
+class ConfigError(AgentError):
+    code = "config_error"
+
+
+class TemplateError(ConfigError):
+    """A prompt template is broken: missing or unknown placeholder, or a stray brace."""
+
+    code = "template_error"
+
+    def __init__(self, message: str, *, role: str = "", placeholder: str = "") -> None:
+        super().__init__(message)
+        self.role = role
+        self.placeholder = placeholder
+
+
+class ModelError(AgentError):
+    """A model endpoint failed. `retryable` tells whether trying again later may help."""
+
+    code = "model_error"
+    retryable = False
+
+
+class AuthError(ModelError):
+    code = "auth_error"
+
+
+class RateLimitError(ModelError):
+    code = "rate_limited"
+    retryable = True
+
+
+class EndpointConnectionError(ModelError):
+    code = "connection_error"
+    retryable = True
+
+
+class EndpointTimeoutError(ModelError):
+    code = "timeout"
+    retryable = True
+
+
+class BadRequestError(ModelError):
+    code = "bad_request"
+
+
+class ServerError(ModelError):
+    code = "server_error"
+    retryable = True
+
+
+class StreamCutError(ModelError):
+    """The stream ended part-way: the partial text is kept on the exception."""
+
+    code = "stream_cut"
+    retryable = True
+
+    def __init__(self, message: str, partial_text: str = "") -> None:
+        super().__init__(message)
+        self.partial_text = partial_text
+
+
+class MalformedResponseError(ModelError):
+    code = "malformed_response"
+
+
+class PlanError(AgentError):
+    """No usable plan could be had from the planner."""
+
+    code = "plan_error"
+
+
+class TraceFormatError(AgentError):
+    """A trace file is not one we can load."""
+
+    code = "trace_format"

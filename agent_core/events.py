@@ -1,0 +1,232 @@
+"""Typed run events — the contract between the core, the UI and saved traces.
+
+Every event is a frozen dataclass with one `kind` tag, a run-relative timestamp `t` (seconds) and an
+optional `step` (the plan step id, ReAct round or reflection iteration it belongs to). Events carry
+meaning, never formatting. `to_dict`/`event_from_dict` round-trip them through JSON.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+VERDICTS = ("PASS", "REVISE", "RETRY", "REPLAN")
+
+#: Why a run ended, as shown to users.
+END_REASONS = ("answer", "pass", "cap", "budget", "stop", "error")
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    kind: ClassVar[str] = "event"
+    t: float = 0.0
+    step: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind}
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            out[f.name] = [dict(v) if isinstance(v, dict) else v for v in value] if isinstance(value, tuple) else value
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class RunStarted(Event):
+    kind: ClassVar[str] = "run_started"
+    pattern: str = ""
+    task: str = ""
+    max_llm_calls: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class LlmCall(Event):
+    """One model call has finished."""
+
+    kind: ClassVar[str] = "llm_call"
+    role: str = ""
+    model: str = ""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_ms: float = 0.0
+    usage_estimated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Token(Event):
+    """A streamed text delta; may be left out of saved traces."""
+
+    kind: ClassVar[str] = "token"
+    role: str = ""
+    text: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Thought(Event):
+    kind: ClassVar[str] = "thought"
+    text: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallEvent(Event):
+    """Emitted before the tool runs, so the UI can show it running."""
+
+    kind: ClassVar[str] = "tool_call"
+    name: str = ""
+    arguments: Any = None
+    call_id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult(Event):
+    kind: ClassVar[str] = "tool_result"
+    name: str = ""
+    output: str = ""
+    is_error: bool = False
+    call_id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class PlanEvent(Event):
+    """A plan, or a revised plan (`revision` > 0 after a re-plan). Steps are dicts:
+    id, description, tool, critical, status."""
+
+    kind: ClassVar[str] = "plan"
+    steps: tuple[dict[str, Any], ...] = ()
+    revision: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class StepStarted(Event):
+    kind: ClassVar[str] = "step_started"
+    step_id: int = 0
+    description: str = ""
+    attempt: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class StepFinished(Event):
+    """status: done, failed, retried (this attempt will be re-run) or skipped."""
+
+    kind: ClassVar[str] = "step_finished"
+    step_id: int = 0
+    status: str = "done"
+    result: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class VerdictEvent(Event):
+    """A judge, reflector or critic verdict. `parsed` is False when the reply could not be parsed
+    and a fallback verdict was used."""
+
+    kind: ClassVar[str] = "verdict"
+    role: str = ""
+    verdict: str = "PASS"
+    feedback: str = ""
+    analysis: str = ""
+    suggestion: str = ""
+    parsed: bool = True
+
+    @property
+    def passed(self) -> bool:
+        return self.verdict == "PASS"
+
+
+@dataclass(frozen=True, slots=True)
+class Draft(Event):
+    kind: ClassVar[str] = "draft"
+    version: int = 0
+    text: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class FinalAnswer(Event):
+    kind: ClassVar[str] = "final_answer"
+    text: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class LimitReached(Event):
+    kind: ClassVar[str] = "limit_reached"
+    limit: str = ""
+    value: int = 0
+    message: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class RunFailed(Event):
+    kind: ClassVar[str] = "run_failed"
+    error_type: str = ""
+    message: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class RunFinished(Event):
+    """Always the last event. `reason` is one of END_REASONS."""
+
+    kind: ClassVar[str] = "run_finished"
+    reason: str = "answer"
+    llm_calls: int = 0
+    total_tokens: int = 0
+    elapsed_ms: float = 0.0
+
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.kind: cls
+    for cls in (RunStarted, LlmCall, Token, Thought, ToolCallEvent, ToolResult, PlanEvent, StepStarted,
+                StepFinished, VerdictEvent, Draft, FinalAnswer, LimitReached, RunFailed, RunFinished)
+}
+EVENT_KINDS = tuple(EVENT_TYPES)
+
+
+class EventFormatError(ValueError):
+    """A dict that is not a valid event."""
+
+
+def event_from_dict(data: dict[str, Any]) -> Event:
+    if not isinstance(data, dict):
+        raise EventFormatError(f"an event must be an object, got {type(data).__name__}")
+    cls = EVENT_TYPES.get(data.get("kind"))  # type: ignore[arg-type]
+    if cls is None:
+        raise EventFormatError(f"unknown event kind: {data.get('kind')!r}")
+    names = {f.name: f for f in dataclasses.fields(cls)}
+    kwargs: dict[str, Any] = {}
+    for key, value in data.items():
+        if key == "kind" or key not in names:
+            continue
+        if isinstance(value, list) and key == "steps":
+            value = tuple(value)
+        kwargs[key] = value
+    try:
+        event = cls(**kwargs)
+    except TypeError as exc:  # pragma: no cover - dataclass kwargs are filtered above
+        raise EventFormatError(str(exc)) from exc
+    _check_types(event)
+    return event
+
+
+_SCALARS = {"int": int, "float": (int, float), "str": str, "bool": bool}
+
+
+def _check_types(event: Event) -> None:
+    for f in dataclasses.fields(event):
+        value = getattr(event, f.name)
+        expected = str(f.type).replace(" | None", "")
+        kind = _SCALARS.get(expected)
+        if kind is None:
+            continue
+        if value is None and "None" in str(f.type):
+            continue
+        if not isinstance(value, kind) or (expected in ("int", "float") and isinstance(value, bool)):
+            raise EventFormatError(f"{event.kind}.{f.name} should be {expected}, got {type(value).__name__}")
+
+
+@dataclass(slots=True)
+class Clock:
+    """Run-relative time source."""
+
+    start: float = field(default_factory=time.perf_counter)
+
+    def now(self) -> float:
+        return round(time.perf_counter() - self.start, 4)

@@ -1,0 +1,146 @@
+"""The embedded offline model: deterministic, no network, streams at a configurable speed.
+
+It plays scripts. Each call is routed to the script of the run's scenario (from the request's
+`scenario` hint, or by matching the task text), else to the generic script for free-text tasks.
+A script is a pure function of the request — role, hints and messages — so a run replays the same
+way every time, and reacts sensibly when the user changes limits (fewer retries, more rounds).
+Its model name says it is scripted, and its free-text replies say so in their text.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import zlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from ..messages import ChatRequest, Completion, Message, ToolCall, Usage, estimate_prompt_tokens, estimate_tokens
+
+MODEL_NAME = "offline-scripted"
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What a script says: text, and optionally tool calls as (name, arguments-json) pairs."""
+
+    text: str = ""
+    tool_calls: tuple[tuple[str, str], ...] = ()
+
+
+class Call:
+    """A read-only view of one request, with the questions scripts ask of it."""
+
+    def __init__(self, request: ChatRequest) -> None:
+        self.request = request
+        self.role = request.role
+        self.hints = request.hints
+        self.messages = request.messages
+        self.lang = request.hints.get("lang") or _guess_lang(request.messages)
+
+    def hint(self, name: str, default: object = None) -> object:
+        return self.hints.get(name, default)
+
+    @property
+    def zh(self) -> bool:
+        return self.lang == "zh"
+
+    def t(self, en: str, zh: str) -> str:
+        return zh if self.zh else en
+
+    @property
+    def task(self) -> str:
+        """The first user message (the task, for most roles)."""
+        return next((m.content for m in self.messages if m.role == "user"), "")
+
+    @property
+    def text(self) -> str:
+        """Every message's content, joined: for scripts that look for a phrase anywhere."""
+        return "\n".join(m.content for m in self.messages)
+
+    @property
+    def last(self) -> Message | None:
+        return self.messages[-1] if self.messages else None
+
+    def tool_results(self) -> list[Message]:
+        """Tool observations so far (native tool messages or text-protocol Observation lines)."""
+        return [m for m in self.messages
+                if m.role == "tool" or (m.role == "user" and m.content.startswith("Observation:"))]
+
+    def tool_names(self) -> list[str]:
+        return [t["function"]["name"] for t in self.request.tools]
+
+
+Script = Callable[[Call], Reply]
+
+_SCRIPTS: dict[str, Script] = {}
+
+
+def script(scenario_id: str) -> Callable[[Script], Script]:
+    """Register the script of a scenario."""
+    def register(fn: Script) -> Script:
+        _SCRIPTS[scenario_id] = fn
+        return fn
+    return register
+
+
+def _guess_lang(messages: tuple[Message, ...]) -> str:
+    text = " ".join(m.content for m in messages if m.role == "user")
+    return "zh" if re.search(r"[\u4e00-\u9fff]", text) else "en"
+
+
+class OfflineModel:
+    """A ChatModel that plays the scenarios' scripts.
+
+    `tokens_per_second` paces the stream (0 = as fast as possible); `first_token_s` adds a pause
+    before the first delta, like a real endpoint's time to first token.
+    """
+
+    def __init__(self, tokens_per_second: float = 0.0, first_token_s: float = 0.0, name: str = MODEL_NAME):
+        self.name = name
+        self.tokens_per_second = tokens_per_second
+        self.first_token_s = first_token_s
+
+    def stream(self, request: ChatRequest) -> Iterator[str | Completion]:
+        from . import scripts  # noqa: F401  (registers every scenario's script)
+
+        started = time.perf_counter()
+        reply = self._script_for(request)(Call(request))
+        if self.first_token_s:
+            time.sleep(self.first_token_s)
+        delay = 1.0 / self.tokens_per_second if self.tokens_per_second else 0.0
+        for piece in _chunks(reply.text):
+            if delay:
+                time.sleep(delay)
+            yield piece
+        calls = tuple(ToolCall(f"call_{i}_{zlib.crc32((name + args).encode()):08x}", name, args)
+                      for i, (name, args) in enumerate(reply.tool_calls))
+        usage = Usage(estimate_prompt_tokens(request.messages),
+                      estimate_tokens(reply.text) + sum(estimate_tokens(a) for _, a in reply.tool_calls),
+                      estimated=True)
+        yield Completion(reply.text, calls, usage, self.name, (time.perf_counter() - started) * 1000,
+                         "tool_calls" if calls else "stop")
+
+    @staticmethod
+    def _script_for(request: ChatRequest) -> Script:
+        from ..scenarios import find_by_task
+
+        scenario = request.hints.get("scenario")
+        if scenario not in _SCRIPTS:
+            first_user = next((m.content for m in request.messages if m.role == "user"), "")
+            found = find_by_task(first_user)
+            scenario = found.id if found else None
+        return _SCRIPTS.get(scenario or "", _SCRIPTS["generic"])
+
+
+_PIECE = re.compile(r"\s*\S+|\s+")
+
+
+def _chunks(text: str) -> Iterator[str]:
+    """Word-sized deltas for Latin text, a few characters at a time for CJK."""
+    for piece in _PIECE.findall(text):
+        if len(piece) > 6 and re.search(r"[\u4e00-\u9fff]", piece):
+            for i in range(0, len(piece), 3):
+                yield piece[i:i + 3]
+        else:
+            yield piece

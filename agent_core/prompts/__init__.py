@@ -1,0 +1,110 @@
+"""Default prompt templates (English and Chinese) for every pattern and role, and their validation.
+
+Templates use `{placeholder}` fields. Each `PromptSpec` declares which placeholders a template must
+contain and which it may contain; `validate()` names any missing or unknown placeholder, or a stray
+brace, before a model is ever called. Literal braces are written `{{` and `}}`.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from ..errors import TemplateError
+
+
+@dataclass(frozen=True)
+class PromptSpec:
+    """One editable prompt: its key, what it is for, its placeholders and its default texts."""
+
+    key: str
+    role: str
+    purpose: str
+    required: frozenset[str]
+    optional: frozenset[str]
+    en: str
+    zh: str
+
+    def default(self, lang: str) -> str:
+        return self.zh if lang == "zh" else self.en
+
+
+def spec(key: str, role: str, purpose: str, en: str, zh: str, *, required: Iterable[str] = (),
+         optional: Iterable[str] = ()) -> PromptSpec:
+    return PromptSpec(key, role, purpose, frozenset(required), frozenset(optional), en.strip("\n"), zh.strip("\n"))
+
+
+def placeholders(template: str, key: str = "") -> list[str]:
+    """The placeholder names in a template, in order; raises TemplateError on a stray brace."""
+    names: list[str] = []
+    try:
+        for _literal, name, _fmt, _conv in string.Formatter().parse(template):
+            if name is None:
+                continue
+            if name == "" or not name.isidentifier():
+                shown = "{" + name + "}"
+                raise TemplateError(
+                    f"prompt {key!r}: {shown} is not a valid placeholder; use a name like {{task}}, "
+                    "or write literal braces as {{{{ and }}}}", role=key, placeholder=shown)
+            names.append(name)
+    except ValueError as exc:
+        brace = "}" if "'}'" in str(exc) else "{"
+        raise TemplateError(
+            f"prompt {key!r}: stray {brace!r} ({exc}); write a literal brace as {brace * 2}",
+            role=key, placeholder=brace) from None
+    return names
+
+
+def validate(template: str, prompt: PromptSpec) -> None:
+    """Raise TemplateError naming the first missing or unknown placeholder."""
+    found = set(placeholders(template, prompt.key))
+    unknown = sorted(found - prompt.required - prompt.optional)
+    if unknown:
+        allowed = ", ".join("{" + n + "}" for n in sorted(prompt.required | prompt.optional)) or "none"
+        raise TemplateError(f"prompt {prompt.key!r}: unknown placeholder {{{unknown[0]}}}; allowed: {allowed}",
+                            role=prompt.key, placeholder=unknown[0])
+    missing = sorted(prompt.required - found)
+    if missing:
+        raise TemplateError(f"prompt {prompt.key!r}: missing placeholder {{{missing[0]}}}",
+                            role=prompt.key, placeholder=missing[0])
+
+
+class PromptSet:
+    """The prompts one run uses: defaults for its pattern and language, with user overrides."""
+
+    def __init__(self, specs: Mapping[str, PromptSpec], lang: str, overrides: Mapping[str, str] | None = None):
+        self.specs = dict(specs)
+        self.lang = lang
+        overrides = dict(overrides or {})
+        unknown = sorted(set(overrides) - set(self.specs))
+        if unknown:
+            raise TemplateError(f"no prompt called {unknown[0]!r}; prompts: {', '.join(self.specs)}",
+                                role=unknown[0])
+        self.texts = {key: overrides.get(key, s.default(lang)) for key, s in self.specs.items()}
+        for key, text in self.texts.items():
+            validate(text, self.specs[key])
+
+    def render(self, key: str, **values: object) -> str:
+        prompt = self.specs[key]
+        used = prompt.required | prompt.optional
+        return self.texts[key].format(**{k: ("" if v is None else v) for k, v in values.items() if k in used},
+                                      **{k: "" for k in used - values.keys()})
+
+
+def specs_for(pattern: str) -> dict[str, PromptSpec]:
+    """Every prompt of a pattern, keyed by prompt key."""
+    if pattern == "react":
+        from .react import PROMPTS
+    elif pattern == "plan-execute":
+        from .plan_execute import PROMPTS
+    elif pattern == "reflection":
+        from .reflection import PROMPTS
+    else:
+        raise TemplateError(f"unknown pattern {pattern!r}")
+    return {p.key: p for p in PROMPTS}
+
+
+def check_overrides(pattern: str, lang: str, overrides: Mapping[str, str]) -> None:
+    """Validate user-edited prompts for a pattern; raises TemplateError naming the problem."""
+    PromptSet(specs_for(pattern), lang, overrides)

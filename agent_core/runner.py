@@ -1,0 +1,76 @@
+"""One entry point for every pattern: `stream()` yields events, `run()` consumes them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from . import events as ev
+from .config import RunConfig
+from .models import ChatModel, ModelRouter
+from .tools import ToolRegistry
+
+
+def _pattern(name: str):  # noqa: ANN202 - returns a module
+    if name == "react":
+        from .patterns import react as mod
+    elif name == "plan-execute":
+        from .patterns import plan_execute as mod
+    else:
+        from .patterns import reflection as mod
+    return mod
+
+
+def call_bound(config: RunConfig) -> int:
+    """The most LLM calls a run with this config can make (the budget may lower it)."""
+    bound = _pattern(config.pattern).call_bound(config)
+    return min(bound, config.max_llm_calls) if config.max_llm_calls else bound
+
+
+def default_tools(config: RunConfig) -> ToolRegistry:
+    from . import mock_tools
+
+    return mock_tools.registry(list(config.tools))
+
+
+def stream(task: str, config: RunConfig, models: ModelRouter | ChatModel,
+           tools: ToolRegistry | None = None) -> Iterator[ev.Event]:
+    """Run `config.pattern` on `task`, yielding events as they happen.
+
+    Templates are validated first; a broken one raises TemplateError before any model is called.
+    """
+    from .prompts import check_overrides
+
+    check_overrides(config.pattern, config.lang, config.prompts)
+    router = models if isinstance(models, ModelRouter) else ModelRouter(models)
+    return _pattern(config.pattern).stream(task, config, router, tools if tools is not None else default_tools(config))
+
+
+@dataclass
+class RunResult:
+    """A finished run: its answer, why it ended, and every event."""
+
+    final_answer: str
+    reason: str
+    events: list[ev.Event] = field(default_factory=list)
+
+    @property
+    def failed(self) -> ev.RunFailed | None:
+        return next((e for e in self.events if isinstance(e, ev.RunFailed)), None)
+
+    @property
+    def llm_calls(self) -> int:
+        return sum(1 for e in self.events if isinstance(e, ev.LlmCall))
+
+
+def result_of(events: Iterable[ev.Event]) -> RunResult:
+    """Summarise a list of events (a finished or stopped run) as a RunResult."""
+    events = list(events)
+    answer = next((e.text for e in reversed(events) if isinstance(e, ev.FinalAnswer)), "")
+    finished = next((e for e in reversed(events) if isinstance(e, ev.RunFinished)), None)
+    return RunResult(answer, finished.reason if finished else "stop", events)
+
+
+def run(task: str, config: RunConfig, models: ModelRouter | ChatModel, tools: ToolRegistry | None = None) -> RunResult:
+    """Run to the end and return the result."""
+    return result_of(stream(task, config, models, tools))

@@ -1,0 +1,103 @@
+"""Traces: one JSON object holding a run's config, events and result — for export, import, replay.
+
+A trace never holds an API key: the config has model names only, and `dumps` refuses to write a
+key it is told about (belt and braces for exporters).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import events as ev
+from .errors import TraceFormatError
+
+VERSION = 1
+MAX_BYTES = 5 * 1024 * 1024
+MAX_DEPTH = 32
+
+
+@dataclass
+class Trace:
+    config: dict[str, Any]
+    events: list[ev.Event]
+    result: dict[str, Any] = field(default_factory=dict)
+    version: int = VERSION
+
+    @classmethod
+    def of(cls, config: Mapping[str, Any], events: Iterable[ev.Event], models: Mapping[str, str] | None = None,
+           keep_tokens: bool = False) -> Trace:
+        """A trace of a (possibly partial) run; `token` events are dropped unless `keep_tokens`."""
+        from .runner import result_of
+
+        events = list(events)
+        result = result_of(events)
+        cfg = dict(config)
+        if models is not None:
+            cfg["models"] = dict(models)
+        kept = events if keep_tokens else [e for e in events if not isinstance(e, ev.Token)]
+        return cls(cfg, kept, {"final_answer": result.final_answer, "reason": result.reason,
+                               "llm_calls": result.llm_calls,
+                               "error": result.failed.message if result.failed else None})
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"version": self.version, "config": self.config, "events": [e.to_dict() for e in self.events],
+                "result": self.result}
+
+    def dumps(self, secrets: Iterable[str] = (), indent: int | None = 2) -> str:
+        text = json.dumps(self.to_dict(), ensure_ascii=False, indent=indent)
+        for secret in secrets:
+            if secret and len(secret) >= 8 and secret in text:
+                text = text.replace(secret, "[redacted]")
+        return text
+
+
+def _depth(value: Any, limit: int) -> int:
+    """Nesting depth of JSON data, without recursion (a hostile file could nest thousands deep)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, d = stack.pop()
+        if d > limit:
+            return d
+        deepest = max(deepest, d)
+        if isinstance(item, dict):
+            stack += [(v, d + 1) for v in item.values()]
+        elif isinstance(item, list):
+            stack += [(v, d + 1) for v in item]
+    return deepest
+
+
+def loads(data: str | bytes) -> Trace:
+    """Parse and validate a trace; raises TraceFormatError with a message a user can act on."""
+    size = len(data.encode() if isinstance(data, str) else data)
+    if size > MAX_BYTES:
+        raise TraceFormatError(f"the file is {size / 1e6:.1f} MB; traces are limited to {MAX_BYTES // 1024 // 1024} MB")
+    try:
+        raw = json.loads(data)
+    except RecursionError:
+        raise TraceFormatError("the JSON is nested too deeply to be a trace") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise TraceFormatError(f"not a JSON file ({exc})") from None
+    if not isinstance(raw, dict):
+        raise TraceFormatError("a trace is a JSON object with version, config, events and result")
+    if _depth(raw, MAX_DEPTH) > MAX_DEPTH:
+        raise TraceFormatError(f"the JSON is nested more than {MAX_DEPTH} levels deep; not a trace")
+    missing = [k for k in ("version", "config", "events") if k not in raw]
+    if missing:
+        raise TraceFormatError(f"not a trace: missing field(s) {', '.join(missing)}")
+    if raw["version"] != VERSION:
+        raise TraceFormatError(f"trace version {raw['version']!r} is not supported (this app reads version {VERSION})")
+    if not isinstance(raw["config"], dict) or not isinstance(raw["events"], list):
+        raise TraceFormatError("not a trace: config must be an object and events a list")
+    result = raw.get("result") or {}
+    if not isinstance(result, dict):
+        raise TraceFormatError("not a trace: result must be an object")
+    events = []
+    for i, item in enumerate(raw["events"]):
+        try:
+            events.append(ev.event_from_dict(item))
+        except ev.EventFormatError as exc:
+            raise TraceFormatError(f"event {i}: {exc}") from None
+    return Trace(raw["config"], events, result, VERSION)

@@ -1,0 +1,3 @@
+"""Shared fixtures. Benchmarks in tests/bench are run by hand, never collected."""
+
+collect_ignore = ["bench"]
