@@ -134,5 +134,6 @@ def for_scenario(scenario_id: str, lang: str = "en", **overrides: Any) -> tuple[
     sc = scenarios.get(scenario_id)
     options = dict(sc.options)
     options.update(overrides)
-    config = RunConfig(pattern=sc.pattern, lang=lang, scenario=sc.id, tools=sc.tools, **options)
+    options.setdefault("pattern", sc.pattern)
+    config = RunConfig(lang=lang, scenario=sc.id, tools=sc.tools, **options)
     return config, sc.task_text(lang)

@@ -100,8 +100,8 @@ def parse_judgement(text: str) -> Verdict | None:
         return None
     passed = _bool(data.get("passed"))
     if passed is None:
-        verdict = str(data.get("verdict", "")).strip().upper()
-        passed = {"PASS": True, "REVISE": False}.get(verdict)
+        raw = data.get("verdict")
+        passed = {"PASS": True, "REVISE": False}.get(raw.strip().upper()) if isinstance(raw, str) else None
     if passed is None:
         return None
     feedback = _text(data.get("feedback"))
@@ -113,7 +113,8 @@ def parse_step_verdict(text: str) -> Verdict | None:
     data = extract_json(text)
     if data is None:
         return None
-    verdict = _text(data.get("verdict")).upper()
+    raw = data.get("verdict")
+    verdict = raw.strip().upper() if isinstance(raw, str) else ""
     if verdict not in ("PASS", "RETRY", "REPLAN"):
         return None
     return Verdict(verdict, analysis=_text(data.get("analysis")), suggestion=_text(data.get("suggestion")),
@@ -128,7 +129,8 @@ def parse_critique(text: str) -> Verdict:
     """
     data = extract_json(text)
     if data is not None:
-        verdict = _text(data.get("verdict")).upper()
+        raw = data.get("verdict")
+        verdict = raw.strip().upper() if isinstance(raw, str) else ""
         passed = _bool(data.get("passed"))
         feedback = _text(data.get("feedback")) or _text(data.get("suggestion"))
         if verdict in ("PASS", "REVISE"):

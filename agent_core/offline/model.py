@@ -123,13 +123,17 @@ class OfflineModel:
 
     @staticmethod
     def _script_for(request: ChatRequest) -> Script:
-        from ..scenarios import find_by_task
+        from ..scenarios import SCENARIOS, find_by_task
 
         scenario = request.hints.get("scenario")
         if scenario not in _SCRIPTS:
             first_user = next((m.content for m in request.messages if m.role == "user"), "")
             found = find_by_task(first_user)
             scenario = found.id if found else None
+        # a scenario's script plays its own pattern; another pattern on the same task gets the generic run
+        pattern = request.hints.get("pattern")
+        if scenario in SCENARIOS and pattern and SCENARIOS[scenario].pattern != pattern:
+            scenario = None
         return _SCRIPTS.get(scenario or "", _SCRIPTS["generic"])
 
 
