@@ -54,6 +54,7 @@ class RunConfig:
     max_reflection_rounds: int = 0
     text_protocol: bool = False
     memory_window: int = 20
+    observation_check: bool = False
 
     # Plan-and-Execute
     reflector: bool = False
@@ -116,7 +117,7 @@ class RunConfig:
 
 _PATTERN_ONLY_FIELDS: dict[str, tuple[str, ...]] = {
     "max_rounds": ("react",), "max_reflection_rounds": ("react",), "text_protocol": ("react",),
-    "memory_window": ("react",),
+    "memory_window": ("react",), "observation_check": ("react",),
     "reflector": ("plan-execute",), "max_plan_steps": ("plan-execute",), "max_step_rounds": ("plan-execute",),
     "max_step_retries": ("plan-execute",), "max_replans": ("plan-execute",),
     "goal_aware_executor": ("plan-execute",), "rule_precheck": ("plan-execute",),

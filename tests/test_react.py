@@ -243,3 +243,26 @@ def test_scripted_model_fails_on_an_unexpected_call():
     failed = of(events, ev.RunFailed)[0]
     assert failed.error_type == "UnexpectedCall" and "unexpected call #2" in failed.message
     assert UnexpectedCall.__name__ == failed.error_type
+
+
+def test_observation_check_appends_a_hint_to_an_error_observation():
+    """Seed 03's ReAct + Reflection: a reflector reads the round's results before the actor does."""
+    model = ScriptedModel([
+        say("track it", tool("query_logistics", tracking_no="SF0000000"), role="actor"),
+        say('{"verdict": "REPLAN", "analysis": "The waybill does not exist.", "suggestion": "Ask the user to check it."}',
+            role="reflector"),
+        say("That waybill does not exist; please check the number.", role="actor"),
+    ])
+    events = react(model, observation_check=True)
+    model.assert_consumed()
+    assert [v.verdict for v in of(events, ev.VerdictEvent)] == ["REPLAN"]
+    seen = model.requests[2].messages[-1].content
+    assert seen.startswith('{"error"') and "[Reflection hint] The waybill does not exist. Ask the user" in seen
+    assert model.calls <= call_bound(ac.RunConfig(observation_check=True))
+
+
+def test_observation_check_runs_offline_on_a_free_task():
+    config = ac.RunConfig(tools=("query_logistics",), observation_check=True)
+    result = ac.run("Where is parcel SF0000000?", config, ac.OfflineModel())
+    assert [e.verdict for e in result.events if isinstance(e, ev.VerdictEvent)] == ["REPLAN"]
+    assert result.reason == "answer"

@@ -71,7 +71,9 @@ class Call:
         return [t["function"]["name"] for t in self.request.tools]
 
 
-Script = Callable[[Call], Reply]
+#: A script returns None for a call it does not cover (e.g. a role its scenario never uses), and the
+#: generic script answers instead.
+Script = Callable[[Call], "Reply | None"]
 
 _SCRIPTS: dict[str, Script] = {}
 
@@ -105,7 +107,8 @@ class OfflineModel:
         from . import scripts  # noqa: F401  (registers every scenario's script)
 
         started = time.perf_counter()
-        reply = self._script_for(request)(Call(request))
+        call = Call(request)
+        reply = self._script_for(request)(call) or _SCRIPTS["generic"](call)
         if self.first_token_s:
             time.sleep(self.first_token_s)
         delay = 1.0 / self.tokens_per_second if self.tokens_per_second else 0.0

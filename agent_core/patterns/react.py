@@ -5,13 +5,17 @@ protocol for models without it. Guards (seed 03): `max_rounds` then one forced f
 tools disabled; a repeated identical tool call gets a reminder, and ends the loop the second time;
 consecutive near-identical thoughts (Jaccard > 0.7) end the loop. The reflection advisor (seed 01)
 judges each final answer; on REVISE its feedback is injected and the loop goes on, up to
-`max_reflection_rounds` judgements, after which the current answer is returned.
+`max_reflection_rounds` judgements, after which the current answer is returned. The optional
+observation check (seed 03, last part) has a reflector look at each round's tool results and append
+a hint to the observation when they hold an error or miss the target.
 
-Call bound: max_rounds + 1 + max_reflection_rounds * r, where r is 2 with the repair re-ask, else 1.
+Call bound: max_rounds + 1 + max_reflection_rounds * r (+ max_rounds * r with the observation
+check), where r is 2 with the repair re-ask, else 1.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -21,7 +25,7 @@ from ..config import RunConfig
 from ..messages import Message, ToolCall, assistant, system, tool_message, user
 from ..models import ModelRouter
 from ..tools import ToolRegistry
-from ..verdicts import Verdict, extract_json, parse_judgement, strip_think
+from ..verdicts import Verdict, extract_json, parse_judgement, parse_step_verdict, strip_think
 from .base import Body, RunContext, run_pattern
 
 JACCARD_LIMIT = 0.7
@@ -29,7 +33,9 @@ JACCARD_LIMIT = 0.7
 
 def call_bound(config: RunConfig) -> int:
     """The most LLM calls a ReAct run can make with these limits."""
-    return config.max_rounds + 1 + config.max_reflection_rounds * (2 if config.repair_reask else 1)
+    r = 2 if config.repair_reask else 1
+    checks = config.max_rounds * r if config.observation_check else 0
+    return config.max_rounds + 1 + config.max_reflection_rounds * r + checks
 
 
 @dataclass
@@ -196,6 +202,24 @@ def _loop(ctx: RunContext, memory: ConversationMemory | None) -> Body:
             last_call = signature
             output, _is_error = yield from ctx.run_tool(call)
             _observe(messages, call, output, text_mode)
+        if cfg.observation_check and calls:
+            yield from _check_observations(ctx, messages, len(calls), rounds)
+
+
+def _check_observations(ctx: RunContext, messages: list[Message], count: int, rounds: int) -> Body:
+    """Seed 03's ReAct + Reflection: judge this round's observations and append a hint to the last
+    one when they hold an error (REPLAN) or miss the target (RETRY)."""
+    observations = "\n".join(m.content for m in messages[-count:])
+    verdict = yield from ctx.judge(
+        "reflector", [user(ctx.prompts.render("observation_check", task=ctx.task, observations=observations))],
+        parse_step_verdict, Verdict("PASS", analysis="the check's reply could not be parsed", parsed=False),
+        round=rounds, check="observations")
+    yield ctx.verdict_event("reflector", verdict)
+    if verdict.verdict != "PASS":
+        last = messages[-1]
+        hint = ctx.prompts.render("observation_hint", analysis=verdict.analysis, suggestion=verdict.suggestion)
+        messages[-1] = dataclasses.replace(last, content=f"{last.content}\n{hint}")
+    return ""
 
 
 def _forced_final(ctx: RunContext, messages: list[Message]) -> Body:

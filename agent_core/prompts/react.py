@@ -127,4 +127,37 @@ Please follow the format: either an Action with an Action Input, or a Final Answ
 """, """
 请遵守格式：要么给出 Action 和 Action Input，要么给出 Final Answer。
 """),
+    spec("observation_check", "reflector", "Optional check of each round's tool results (seed 03's ReAct + Reflection).", """
+You check the results of an agent's tool calls before the agent reads them. Given the user's task and
+the observations of this round, decide whether they are usable.
+
+Output only JSON: {{"verdict": "PASS or RETRY or REPLAN", "analysis": "one sentence", "suggestion": "what to do next"}}
+- PASS: the observations are usable.
+- RETRY: usable but off target; say how to adjust the next call.
+- REPLAN: an error, or the data does not exist ("not found", "error"); a different approach is needed.
+
+## Task
+{task}
+
+## Observations
+{observations}
+""", """
+你负责在智能体读取工具结果之前检查本轮的工具调用结果。根据用户任务和本轮的观察结果，判断它们是否可用。
+
+只输出 JSON：{{"verdict": "PASS 或 RETRY 或 REPLAN", "analysis": "一句话说明", "suggestion": "下一步建议"}}
+- PASS：结果可用。
+- RETRY：结果可用但偏离目标；说明下一次调用如何调整。
+- REPLAN：工具返回错误或数据不存在（“未找到”“不存在”“error”），需要换一种方式。
+
+## 任务
+{task}
+
+## Observations
+{observations}
+""", required=["task", "observations"]),
+    spec("observation_hint", "actor", "Appended to an observation when the check finds a problem.", """
+[Reflection hint] {analysis} {suggestion}
+""", """
+[反思提示] {analysis} {suggestion}
+""", optional=["analysis", "suggestion"]),
 )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from ..model import Call, Reply, script
 from .generic import label, role
@@ -21,7 +22,9 @@ def _feedback_count(call: Call) -> int:
 # --- seed 01: weather report with a reflection advisor -------------------------------------------
 
 @script("weather-report")
-def weather_report(call: Call) -> Reply:
+def weather_report(call: Call) -> Reply | None:
+    if call.role not in ("actor", "judge"):
+        return None
     if call.role == "judge":
         return _weather_judge(call)
     if call.hint("forced"):
@@ -101,7 +104,9 @@ _DENTIST_STEPS = (
 
 
 @script("dentist-booking")
-def dentist_booking(call: Call) -> Reply:
+def dentist_booking(call: Call) -> Reply | None:
+    if call.role not in ("actor", "judge"):
+        return None
     if call.role == "judge":
         return Reply(json.dumps({"passed": True, "feedback": None}))
     done = len(call.tool_results())
@@ -133,7 +138,7 @@ def generic_actor(call: Call) -> Reply:
         tool = tools[0]
         schema = next((t["function"] for t in call.request.tools if t["function"]["name"] == tool), {})
         params = list(schema.get("parameters", {}).get("properties", {})) or ["query"]
-        args = {params[0]: call.task[:80]}
+        args = {params[0]: _guess_argument(call.task)}
         return _react_step(call, call.t(f"{label(call)} I will try the {tool} tool first.",
                                         f"{label(call)} 我先试试 {tool} 工具。"), tool, args)
     observed = call.tool_results()
@@ -148,6 +153,12 @@ def generic_actor(call: Call) -> Reply:
     return Reply(answer)
 
 
+def _guess_argument(task: str) -> str:
+    """An id-like token from the task (an order or waybill number), else the task itself."""
+    found = re.search(r"\b[A-Za-z]{0,3}\d{3,}\b", task)
+    return found.group(0) if found else task[:80]
+
+
 def _text_protocol_tools(call: Call) -> list[str]:
     if call.hint("protocol") != "text":
         return []
@@ -158,3 +169,15 @@ def _text_protocol_tools(call: Call) -> list[str]:
 @role("react", "judge")
 def generic_judge(call: Call) -> Reply:
     return Reply(json.dumps({"passed": True, "feedback": None}))
+
+
+@role("react", "reflector")
+def generic_observation_check(call: Call) -> Reply:
+    """Seed 03's observation reflection: an error in the observations is REPLAN, anything else PASS."""
+    observations = call.text.split("## Observations", 1)[-1]
+    if '"error"' in observations or "error:" in observations:
+        return Reply(json.dumps({"verdict": "REPLAN", "analysis": call.t(
+            "The last tool call returned an error.", "上一次工具调用返回了错误。"), "suggestion": call.t(
+            "Check the arguments or tell the user what could not be found.", "检查参数，或如实告知用户未找到的信息。")},
+            ensure_ascii=False))
+    return Reply(json.dumps({"verdict": "PASS", "analysis": "", "suggestion": ""}))
