@@ -1,0 +1,189 @@
+"""The test evaluator's sandbox: honest drafts are judged, hostile ones are contained."""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+
+import pytest
+
+from agent_core.errors import ConfigError
+from agent_core.sandbox import run_python_tests
+
+PRIMES = """
+def find_primes(n):
+    return [p for p in range(2, n) if all(p % d for d in range(2, int(p ** 0.5) + 1))]
+"""
+WRONG_PRIMES = """
+def find_primes(n):
+    return [p for p in range(3, n) if p % 2]
+"""
+PRIME_TESTS = """
+assert find_primes(2) == []
+assert find_primes(10) == [2, 3, 5, 7]
+assert find_primes(30) == [2, 3, 5, 7, 11, 13, 17, 19, 23, 29]
+"""
+HUMANEVAL_TESTS = """
+METADATA = {"author": "jt", "dataset": "test"}
+
+
+def check(candidate):
+    assert candidate(1, 2) == 3
+    assert candidate(-1, 1) == 0
+    for a in range(5):
+        assert candidate(a, a) == 2 * a, a
+"""
+
+
+def _sandbox_processes() -> list[str]:
+    """Live runner processes, so each hostile test can show it left nothing behind."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if b"runner.py\0payload.json" in f.read():
+                    found.append(pid)
+        except OSError:
+            pass
+    return found
+
+
+@pytest.fixture(autouse=True)
+def no_stragglers():
+    yield
+    assert _sandbox_processes() == []
+
+
+def test_a_correct_draft_passes():
+    outcome = run_python_tests(PRIMES, PRIME_TESTS)
+    assert (outcome.passed, outcome.status, outcome.tests_run, outcome.tests_failed) == (True, "passed", 3, 0)
+    assert outcome.summary == "all 3 tests passed"
+
+
+def test_a_wrong_draft_fails_naming_the_assertion_and_what_it_got():
+    outcome = run_python_tests(WRONG_PRIMES, PRIME_TESTS)
+    assert (outcome.passed, outcome.status, outcome.tests_run, outcome.tests_failed) == (False, "failed", 3, 2)
+    assert outcome.summary.startswith("2 of 3 tests failed: assert find_primes(10) == [2, 3, 5, 7] (got [3, 5, 7, 9]")
+    assert "\n" not in outcome.summary
+    assert "FAILED assert find_primes(30) == [2, 3, 5, 7, 11, 13, 17, 19, 23, 29]" in outcome.details
+
+
+def test_a_syntax_error_in_the_draft_is_an_error_with_its_line():
+    outcome = run_python_tests("def find_primes(n):\n    return [p for p in range(n) if]\n", PRIME_TESTS)
+    assert outcome.status == "error"
+    assert outcome.summary.startswith("SyntaxError in the draft, line 2")
+
+
+@pytest.mark.parametrize("body, status, failed", [("return a + b", "passed", 0), ("return a - b", "failed", 3)])
+def test_humaneval_check_runs_against_the_entry_point(body, status, failed):
+    outcome = run_python_tests(f"def add(a, b):\n    {body}\n", HUMANEVAL_TESTS, entry_point="add")
+    assert (outcome.status, outcome.tests_run, outcome.tests_failed) == (status, 3, failed)
+    if failed:
+        assert "assert candidate(1, 2) == 3 (got -1, expected 3)" in outcome.summary
+        assert "failing assertion: assert candidate(a, a) == 2 * a, a: 1" in outcome.details
+
+
+def test_a_missing_entry_point_is_an_error():
+    outcome = run_python_tests("def plus(a, b):\n    return a + b\n", HUMANEVAL_TESTS, entry_point="add")
+    assert (outcome.status, outcome.summary) == ("error", "the draft does not define a function `add`")
+
+
+def test_unittest_cases_are_counted_one_by_one():
+    tests = ("import unittest\n\nclass Primes(unittest.TestCase):\n"
+             "    def test_small(self):\n        self.assertEqual(find_primes(3), [2])\n"
+             "    def test_ten(self):\n        self.assertEqual(find_primes(10), [2, 3, 5, 7])\n")
+    outcome = run_python_tests(WRONG_PRIMES, tests)
+    assert (outcome.status, outcome.tests_run, outcome.tests_failed) == ("failed", 2, 2)
+
+
+@pytest.mark.parametrize("tests", ["", "  \n", "assert ("])
+def test_missing_or_broken_tests_are_misuse(tests):
+    with pytest.raises(ConfigError):
+        run_python_tests(PRIMES, tests)
+
+
+# Hostile drafts: each is contained with a clear status, and the test process carries on.
+
+def test_an_infinite_loop_times_out_naming_the_running_test():
+    code = PRIMES + "\ndef spin():\n    while True:\n        pass\n"
+    outcome = run_python_tests(code, "assert find_primes(3) == [2]\nassert spin() is None\n", timeout_s=1)
+    assert outcome.status == "timeout"
+    assert outcome.summary.startswith("timed out after 1 s while running `assert spin() is None`")
+    assert "before that: 1 passed, 0 failed" in outcome.summary
+    assert outcome.duration_ms < 3000
+
+
+@pytest.mark.parametrize("bomb", [
+    "import os\nwhile True:\n    os.fork()\n",
+    "import subprocess\nwhile True:\n    subprocess.Popen(['sleep', '60'])\n",
+    "import multiprocessing\nwhile True:\n    multiprocessing.get_context('spawn').Process(target=print).start()\n",
+])
+def test_a_fork_bomb_cannot_start_a_single_process(bomb):
+    outcome = run_python_tests(bomb, PRIME_TESTS, timeout_s=2)
+    assert outcome.status == "error"
+    assert "disabled in the sandbox" in outcome.summary
+
+
+def test_a_10_gb_allocation_hits_the_memory_limit():
+    outcome = run_python_tests("b = bytearray(10**10)\n" + PRIMES, PRIME_TESTS)
+    assert outcome.status == "memory"
+    assert outcome.summary == "ran out of memory while loading the draft (limit 256 MB)"
+
+
+def test_writing_outside_the_temp_dir_is_refused():
+    target = "/tmp/sandbox_escape_test.txt"
+    if os.path.exists(target):
+        os.remove(target)
+    code = (f"import os\nwith open({target!r}, 'w') as f:\n    f.write('escaped')\n"
+            "open('inside.txt', 'w').write('fine')\n")
+    outcome = run_python_tests(code, "assert True")
+    assert outcome.status == "error"
+    assert f"writing outside the sandbox directory is disabled: {target}" in outcome.summary
+    assert not os.path.exists(target)
+
+
+def test_the_parents_api_keys_are_not_visible(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-SANDBOXLEAK123")
+    code = ("import os\nseen = repr(dict(os.environ))\ntry:\n"
+            "    seen += open(f'/proc/{os.getppid()}/environ').read()\nexcept OSError as exc:\n"
+            "    seen += repr(exc)\nprint(seen)\n")
+    outcome = run_python_tests(code, "assert 'SANDBOXLEAK' not in seen\nassert 'OPENAI' not in seen\n")
+    assert outcome.passed
+    assert "other processes' /proc entries is disabled" in outcome.details
+    assert "SANDBOXLEAK" not in outcome.details
+
+
+def test_a_socket_to_localhost_is_refused_with_a_clear_message():
+    server = socket.create_server(("127.0.0.1", 0))
+    server.settimeout(0.5)
+    port = server.getsockname()[1]
+    accepted = []
+    listener = threading.Thread(target=lambda: accepted.append(_accept_once(server)))
+    listener.start()
+    code = f"import socket\nsocket.create_connection(('127.0.0.1', {port}), timeout=1).sendall(b'hi')\n"
+    outcome = run_python_tests(code, "assert True")
+    listener.join()
+    server.close()
+    assert outcome.status == "error"
+    assert "network access is disabled in the sandbox" in outcome.summary
+    assert accepted == [False]
+
+
+def _accept_once(server: socket.socket) -> bool:
+    try:
+        server.accept()[0].close()
+        return True
+    except TimeoutError:
+        return False
+
+
+@pytest.mark.parametrize("flood, note", [
+    ("print('x' * 10**8)", "[... output capped by the sandbox at 2000 characters]"),
+    ("import os; os.write(1, b'x' * 10**6)", "[... output truncated: 1000000 bytes in all]"),  # past the print cap
+])
+def test_a_huge_stdout_is_capped_and_the_tests_still_run(flood, note):
+    outcome = run_python_tests(f"{flood}\n{PRIMES}", PRIME_TESTS, max_output_chars=2000)
+    assert outcome.passed
+    assert note in outcome.details
+    assert len(outcome.details) < 2200
