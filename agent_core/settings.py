@@ -1,0 +1,141 @@
+"""Endpoint settings read from one place: Streamlit secrets, then the environment, then defaults.
+
+Secrets may hold `base_url`, `model`, `api_key`, `provider` (a preset id, or "offline" to force
+the offline model) at top level or under an `[llm]` table, as well as the env-style names below.
+The environment gives `OPENAI_BASE_URL`, `OPENAI_MODEL`, `OPENAI_API_KEY`, `DASHSCOPE_API_KEY`,
+`DEEPSEEK_API_KEY`. With no endpoint configured the app runs offline.
+
+The `OPENAI_*` names travel together: `OPENAI_API_KEY` and `OPENAI_MODEL` are used only for OpenAI
+itself or for the endpoint named by `OPENAI_BASE_URL`, so a stray OpenAI key is never sent to
+another provider. A key alone does not take the app online.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from .llm import PRESETS
+
+REDACTED = "sk-…redacted"
+OFFLINE = "offline"
+#: Shorter "keys" (placeholders like "x" for local servers) are no secret, and replacing them
+#: everywhere would garble ordinary text.
+MIN_SECRET_LENGTH = 8
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Where the real model lives. `provider` is a preset id, "custom", or "offline"."""
+
+    base_url: str = ""
+    model: str = ""
+    api_key: str | None = None
+    provider: str = OFFLINE
+
+    @property
+    def is_offline(self) -> bool:
+        """True when no endpoint is configured and the embedded offline model should answer."""
+        return not self.base_url
+
+    def __repr__(self) -> str:
+        key = None if self.api_key is None else REDACTED
+        return (f"Settings(base_url={self.base_url!r}, model={self.model!r}, api_key={key!r}, "
+                f"provider={self.provider!r})")
+
+
+def load_settings(secrets: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None) -> Settings:
+    """Resolve settings, secrets > environment > defaults; omitted sources are read from the app."""
+    sec = _flatten(_streamlit_secrets() if secrets is None else secrets)
+    env = os.environ if environ is None else environ
+
+    base_url, provider, paired = _endpoint(sec, env)
+    if not base_url:
+        return Settings()
+    preset = PRESETS.get(provider)
+    key_names = [preset.key_env] if preset and preset.key_env else []
+    model_names: list[str] = []
+    if paired:  # the OPENAI_* names travel together
+        key_names.append("OPENAI_API_KEY")
+        model_names.append("OPENAI_MODEL")
+    api_key = _get(sec, "api_key", *key_names) or _get(env, *key_names)
+    model = (_get(sec, "model", *model_names) or _get(env, *model_names)
+             or (preset.default_model if preset else ""))
+    return Settings(base_url=base_url, model=model, api_key=api_key or None, provider=provider)
+
+
+def provider_for_url(base_url: str) -> str:
+    """The preset id whose host and port match `base_url`, else "custom"."""
+    target = _host_port(base_url)
+    for preset in PRESETS.values():
+        if preset.base_url and _host_port(preset.base_url) == target:
+            return preset.id
+    return "custom"
+
+
+def mask_key(text: str, key: str | None) -> str:
+    """Replace every occurrence of `key` in `text` with "sk-…redacted"."""
+    return redact(text, [key])
+
+
+def redact(text: str, keys: Iterable[str | None]) -> str:
+    """Replace every occurrence of any of `keys` in `text` with "sk-…redacted"."""
+    # Longest first, so a key that contains another is replaced whole.
+    for key in sorted({k for k in keys if k and len(k) >= MIN_SECRET_LENGTH}, key=len, reverse=True):
+        text = text.replace(key, REDACTED)
+    return text
+
+
+def _endpoint(sec: Mapping[str, Any], env: Mapping[str, str]) -> tuple[str, str, bool]:
+    """(base_url, provider, paired with the OPENAI_* names) from the first source that names one."""
+    provider = _get(sec, "provider")
+    if provider == OFFLINE:
+        return "", OFFLINE, False
+    if url := _get(sec, "base_url"):
+        found = provider if provider in PRESETS else provider_for_url(url)
+        return url.rstrip("/"), found, found == "openai"
+    if url := _get(sec, "OPENAI_BASE_URL"):
+        return url.rstrip("/"), provider_for_url(url), True
+    preset = PRESETS.get(provider)
+    if preset and preset.base_url:  # a preset named in secrets outranks the environment's URL
+        return preset.base_url, preset.id, preset.id == "openai"
+    if url := _get(env, "OPENAI_BASE_URL"):
+        return url.rstrip("/"), provider_for_url(url), True
+    return "", OFFLINE, False
+
+
+def _streamlit_secrets() -> Mapping[str, Any]:
+    # Only when the app already runs Streamlit: the core must never import it.
+    if "streamlit" not in sys.modules:
+        return {}
+    try:
+        return sys.modules["streamlit"].secrets.to_dict()
+    except Exception:  # StreamlitSecretNotFoundError without a secrets file, TOML errors, ...
+        return {}
+
+
+def _flatten(secrets: Mapping[str, Any]) -> dict[str, Any]:
+    """Top-level values, with an optional `[llm]` table taking precedence."""
+    out = {k: v for k, v in secrets.items() if not isinstance(v, Mapping)}
+    llm = secrets.get("llm")
+    if isinstance(llm, Mapping):
+        out.update(llm)
+    return out
+
+
+def _get(source: Mapping[str, Any], *names: str) -> str:
+    for name in names:
+        value = source.get(name)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return ""
+
+
+def _host_port(url: str) -> tuple[str, int]:
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    return ("127.0.0.1" if host == "localhost" else host), parts.port or (443 if parts.scheme == "https" else 80)
