@@ -1,0 +1,126 @@
+"""Draft diffs: seed 04's trial-division draft refined into a sieve, Chinese reports, and big drafts."""
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+import agent_core as ac
+from agent_core import events as ev
+from agent_core.diffing import DiffStats, diff_stats, line_diff, sentences, side_by_side, tokens, word_diff
+
+
+def primes_drafts():
+    config, task = ac.for_scenario("primes")
+    return [e.text for e in ac.run(task, config, ac.OfflineModel()).events if isinstance(e, ev.Draft)]
+
+
+def spelled(segments, side):
+    """The text one side of a word diff spells: equal segments plus that side's changes."""
+    return "".join(text for tag, text in segments if tag in ("equal", side))
+
+
+def test_the_sieve_draft_diffs_against_the_trial_division_draft():
+    first, second = primes_drafts()
+    diff = line_diff(first, second, version=0)
+    lines = diff.splitlines()
+    assert lines[:2] == ["--- draft 0", "+++ draft 1"] and lines[2].startswith("@@")
+    assert any(line.startswith("-") and "divisor" in line for line in lines)
+    assert any(line.startswith("+") and "is_prime = [True] * (n + 1)" in line for line in lines)
+    assert not any(line.endswith("\n") for line in lines)  # lineterm=""
+    stats = diff_stats(first, second)
+    assert stats.added_lines == sum(1 for line in lines[2:] if line.startswith("+"))
+    assert stats.removed_lines == sum(1 for line in lines[2:] if line.startswith("-"))
+    assert 0 < stats.changed_ratio < 1
+
+
+def test_equal_drafts_have_no_diff():
+    assert line_diff("same\ntext", "same\ntext") == ""
+    assert word_diff("same text", "same text") == [("equal", "same text")]
+    assert diff_stats("same", "same") == DiffStats(0, 0, 0.0)
+    assert diff_stats("", "") == DiffStats(0, 0, 0.0)
+    assert word_diff("", "") == [] and side_by_side("", "") == []
+
+
+def test_headers_follow_the_version_given():
+    assert line_diff("a", "b", version=3).splitlines()[:2] == ["--- draft 3", "+++ draft 4"]
+
+
+def test_latin_text_diffs_per_word():
+    segments = word_diff("The quick brown fox jumps over the dog.", "The quick red fox jumps over the lazy dog.")
+    assert segments == [("equal", "The quick "), ("delete", "brown "), ("insert", "red "),
+                        ("equal", "fox jumps over the "), ("insert", "lazy "), ("equal", "dog.")]
+
+
+def test_chinese_text_diffs_per_character():
+    segments = word_diff("北京今天晴，风力较大。", "北京今天多云，风力五到六级。")
+    assert segments == [("equal", "北京今天"), ("delete", "晴"), ("insert", "多云"), ("equal", "，风力"),
+                        ("delete", "较大"), ("insert", "五到六级"), ("equal", "。")]
+    assert tokens("AQI 68，良") == ["AQI ", "68", "，", "良"]
+
+
+def test_an_edit_in_one_long_paragraph_stays_local():
+    # Chinese reports often come as one paragraph with no line breaks: sentences are aligned first
+    days = [f"第{i}天北京晴，西北风{i % 6}级，空气质量良。" for i in range(3000)]
+    before = "".join(days)
+    after = before.replace(days[1500], days[1500].replace("良", "优"))
+    changed = [(tag, text) for tag, text in word_diff(before, after) if tag != "equal"]
+    assert changed == [("delete", "良"), ("insert", "优")]
+    assert sentences(before) == days
+
+
+def test_a_huge_rewrite_is_one_deletion_and_one_insertion():
+    before = " ".join(f"w{i % 97}" for i in range(20000))
+    after = " ".join(f"v{i % 89}" for i in range(20000))
+    assert word_diff(before, after) == [("delete", before), ("insert", after)]
+    assert diff_stats(before, after).changed_ratio == 1.0
+
+
+def test_a_five_thousand_line_draft_with_scattered_edits():
+    before = [f"Line {i}: the report says {i * 7 % 13} things." for i in range(5000)]
+    after = list(before)
+    for i in range(0, 5000, 500):
+        after[i] = after[i].replace("says", "claims")
+    del after[4321]
+    a, b = "\n".join(before), "\n".join(after)
+    assert diff_stats(a, b) == DiffStats(added_lines=10, removed_lines=11,
+                                         changed_ratio=diff_stats(a, b).changed_ratio)
+    changed = [text for tag, text in word_diff(a, b) if tag == "insert"]
+    assert changed == ["claims "] * 10
+    rows = side_by_side(a, b)
+    assert sum(1 for row in rows if row[2] == "replace") == 10
+    assert [row for row in rows if row[2] == "delete"] == [(before[4321], "", "delete")]
+
+
+def test_side_by_side_pairs_changed_lines_and_pads_the_shorter_side():
+    rows = side_by_side("title\nold one\nold two\nend", "title\nnew one\nend\nextra")
+    assert rows == [("title", "title", "equal"), ("old one", "new one", "replace"), ("old two", "", "delete"),
+                    ("end", "end", "equal"), ("", "extra", "insert")]
+
+
+def test_changes_come_as_delete_then_insert():
+    segments = word_diff("a\nb\nc\n", "a\nB!\nc\nd\n")
+    for (tag, _), (next_tag, _) in zip(segments, segments[1:]):
+        assert tag != next_tag
+        assert (tag, next_tag) != ("insert", "delete")
+
+
+pieces = st.sampled_from(list("ab 。\n\r,.天气好x") + ["  ", "\r\n", "晴朗", "Beijing ", "A. "])
+texts = st.lists(pieces, max_size=40).map("".join)
+
+
+@given(texts, texts)
+def test_word_diff_spells_both_drafts(a, b):
+    segments = word_diff(a, b)
+    assert spelled(segments, "delete") == a and spelled(segments, "insert") == b
+    assert all(text for _, text in segments)
+    assert all(t1 != t2 for (t1, _), (t2, _) in zip(segments, segments[1:]))
+
+
+@given(texts, texts)
+def test_side_by_side_holds_every_line_of_both_drafts(a, b):
+    rows = side_by_side(a, b)
+    assert [left for left, _, tag in rows if tag != "insert"] == a.splitlines()
+    assert [right for _, right, tag in rows if tag != "delete"] == b.splitlines()
+    stats = diff_stats(a, b)
+    assert stats.removed_lines == sum(1 for _, _, tag in rows if tag in ("replace", "delete"))
+    assert stats.added_lines == sum(1 for _, _, tag in rows if tag in ("replace", "insert"))
+    assert 0.0 <= stats.changed_ratio <= 1.0 and (stats.changed_ratio == 0.0) == (a == b)
