@@ -48,7 +48,9 @@ def test_seed01_weather_report_two_revisions_then_the_cap():
     model.assert_consumed()
     assert kinds(events) == [
         "run_started", "thought", "tool_call", "tool_result", "tool_call", "tool_result", "tool_call", "tool_result",
-        "verdict", "thought", "tool_call", "tool_result", "verdict", "limit_reached", "final_answer", "run_finished"]
+        "draft", "verdict", "thought", "tool_call", "tool_result", "draft", "verdict", "limit_reached", "final_answer",
+        "run_finished"]
+    assert [(d.version, d.text[:9]) for d in of(events, ev.Draft)] == [(0, "Report v1"), (1, "Report v2")]
     assert [v.verdict for v in of(events, ev.VerdictEvent)] == ["REVISE", "REVISE"]
     assert of(events, ev.LimitReached)[0].limit == "max_reflection_rounds"
     assert of(events, ev.FinalAnswer)[0].text == "Report v2: no warning details could be found."

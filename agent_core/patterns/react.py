@@ -167,6 +167,8 @@ def _loop(ctx: RunContext, memory: ConversationMemory | None) -> Body:
             ctx.best_answer = final
             if cfg.max_reflection_rounds == 0:
                 return final
+            # each judged answer is a draft, so the UI can show what a REVISE was about and the diff
+            yield ctx.event(ev.Draft, version=judged, text=final)
             verdict = yield from ctx.judge(
                 "judge", [user(prompts.render("judge", question=ctx.task, answer=final))], parse_judgement,
                 Verdict("PASS", analysis="the judge's reply could not be parsed; answer accepted", parsed=False),
