@@ -37,14 +37,19 @@ def check(candidate):
 
 
 def _sandbox_processes() -> list[str]:
-    """Live runner processes, so each hostile test can show it left nothing behind."""
+    """Live runner processes started by this test process (others may run sandboxes at the same
+    time), so each hostile test can show it left nothing behind."""
     found = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             with open(f"/proc/{pid}/cmdline", "rb") as f:
-                if b"runner.py\0payload.json" in f.read():
-                    found.append(pid)
-        except OSError:
+                if b"runner.py\0payload.json" not in f.read():
+                    continue
+            with open(f"/proc/{pid}/status", encoding="ascii") as f:
+                ppid = next(line.split()[1] for line in f if line.startswith("PPid:"))
+            if int(ppid) == os.getpid():
+                found.append(pid)
+        except (OSError, StopIteration):
             pass
     return found
 
