@@ -3,6 +3,7 @@
     python -m agent_core scenarios
     python -m agent_core run --pattern react --scenario weather-report --reflection-rounds 2
     python -m agent_core run --pattern reflection --task "..." --base-url http://127.0.0.1:11434/v1 --model llama3.1
+    python -m agent_core eval --tasks bundled --pattern react --pattern reflection+tests --out results.csv
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Sequence
 from contextlib import closing
 from typing import TextIO
 
+from . import evaluation
 from . import events as ev
 from .config import PATTERNS, RunConfig, for_scenario
 from .errors import AgentError
@@ -53,13 +55,29 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--rule-precheck", action="store_true")
     run.add_argument("--selective-reflection", action="store_true")
     run.add_argument("--test-evaluator", action="store_true", help="Reflection: run drafts against unit tests")
-    run.add_argument("--base-url", help="an OpenAI-compatible endpoint (default: OPENAI_BASE_URL, else offline)")
-    run.add_argument("--model", help="model name at --base-url")
-    run.add_argument("--api-key", help="prefer the environment (OPENAI_API_KEY); never written to traces")
-    run.add_argument("--offline-speed", type=float, default=0.0, help="offline model tokens/s (0 = instant)")
+    _add_model_flags(run)
     run.add_argument("--show-tokens", action="store_true", help="print streamed text as it arrives")
     run.add_argument("--trace-out", help="write the trace JSON here")
+
+    ev_ = sub.add_parser("eval", help="score patterns on code tasks with unit tests (HumanEval's JSONL format)")
+    ev_.add_argument("--tasks", required=True, metavar="FILE|bundled",
+                     help="a .jsonl or .jsonl.gz task set, or 'bundled' for the small set shipped with the package")
+    ev_.add_argument("--pattern", action="append", dest="patterns", choices=evaluation.EVAL_PATTERNS, metavar="P",
+                     help=f"repeat for several; one of {', '.join(evaluation.EVAL_PATTERNS)} (default: all)")
+    ev_.add_argument("--limit", type=int, help="only the first N tasks")
+    ev_.add_argument("--out", help="write the per-task results as CSV here")
+    ev_.add_argument("--lang", choices=("en", "zh"), default="en", help="language of the prompts")
+    ev_.add_argument("--max-iterations", type=int, help="Reflection: critique rounds")
+    ev_.add_argument("--max-calls", type=int, help="budget of LLM calls for each run")
+    _add_model_flags(ev_)
     return parser
+
+
+def _add_model_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--base-url", help="an OpenAI-compatible endpoint (default: OPENAI_BASE_URL, else offline)")
+    parser.add_argument("--model", help="model name at --base-url")
+    parser.add_argument("--api-key", help="prefer the environment (OPENAI_API_KEY); never written to traces")
+    parser.add_argument("--offline-speed", type=float, default=0.0, help="offline model tokens/s (0 = instant)")
 
 
 def _config(args: argparse.Namespace) -> tuple[RunConfig, str]:
@@ -122,13 +140,13 @@ def describe(event: ev.Event) -> str | None:
                                       for s in event.steps]
             return "\n".join(lines)
         case ev.StepStarted():
-            again = f" (attempt {event.attempt + 1})" if event.attempt else ""
+            again = f" (attempt {event.attempt})" if event.attempt > 1 else ""
             return f"  step {event.step_id}{again}: {short(event.description, 100)}"
         case ev.StepFinished():
             return f"  step {event.step_id} {event.status}"
         case ev.VerdictEvent():
             note = "" if event.parsed else " (fallback: reply not parsed)"
-            detail = event.feedback or event.analysis
+            detail = event.analysis or event.feedback
             extra = f" | suggestion: {short(event.suggestion, 100)}" if event.suggestion and event.suggestion != detail else ""
             return f"  verdict {event.role} {event.verdict}{note}: {short(detail)}{extra}"
         case ev.Draft():
@@ -182,6 +200,59 @@ def run_command(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def eval_command(args: argparse.Namespace, out: TextIO) -> int:
+    """Run the eval harness: one line per pattern and task as it finishes, then the pass rates."""
+    tasks = evaluation.bundled_tasks() if args.tasks == "bundled" else evaluation.load_tasks(args.tasks)
+    patterns = args.patterns or list(evaluation.EVAL_PATTERNS)
+    overrides = {field: value for field, value in (("max_iterations", args.max_iterations),
+                                                   ("max_llm_calls", args.max_calls)) if value is not None}
+    models, _secrets = _models(args)
+    runs = evaluation.evaluate(tasks, patterns, models, limit=args.limit, config_overrides=overrides, lang=args.lang)
+    try:  # refused now rather than after a long evaluation
+        csv_file = open(args.out, "w", encoding="utf-8", newline="") if args.out else None
+    except OSError as exc:
+        print(f"error: cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    shown = tasks[:args.limit] if args.limit else tasks
+    total = len(shown) * len(patterns)
+    print(f"eval: {len(shown)} task(s) x {len(patterns)} pattern(s) on {models.default.name}", file=out, flush=True)
+    rows: list[evaluation.EvalRow] = []
+    width = max(len(t.task_id) for t in shown)
+    try:
+        with closing(runs):
+            for item in runs:
+                if isinstance(item, evaluation.EvalRow):
+                    rows.append(item)
+                    calls = f"{item.llm_calls} call{'' if item.llm_calls == 1 else 's'}"
+                    summary = item.summary if len(item.summary) <= 100 else item.summary[:99] + "…"
+                    print(f"[{len(rows):>{len(str(total))}}/{total}] {item.task_id:<{width}}  {item.pattern:<16} "
+                          f"{'PASS' if item.passed else 'FAIL'}  {calls:>8}  {summary}", file=out, flush=True)
+    except KeyboardInterrupt:
+        print(f"stopped by the user after {len(rows)} of {total} runs", file=out)
+    _print_scores(evaluation.summarize(rows), out)
+    if csv_file is not None:
+        with csv_file:
+            csv_file.write(evaluation.rows_to_csv(rows))
+        print(f"wrote {args.out} ({len(rows)} rows)", file=out)
+    failed = [r for r in rows if r.error]
+    if failed:
+        print(f"error: {len(failed)} of {len(rows)} runs failed; the first: {failed[0].error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _print_scores(scores: list[evaluation.PatternScore], out: TextIO) -> None:
+    print(f"\n{'pattern':<17}  {'pass rate':>9}  {'passed':>7}  {'calls/task':>10}  {'tokens/task':>11}", file=out)
+    for s in scores:
+        name = s.pattern + ("*" if s.sees_tests else "")
+        print(f"{name:<17}  {s.pass_rate:>9.1%}  {f'{s.passed}/{s.tasks}':>7}  {s.calls_per_task:>10.2f}  "
+              f"{s.tokens_per_task:>11.0f}{'~' if s.tokens_estimated else ''}", file=out)
+    if any(s.sees_tests for s in scores):
+        print(f"* {evaluation.TEST_FEEDBACK_NOTE['en']}", file=out)
+    if any(s.tokens_estimated for s in scores):
+        print("~ token counts estimated (the endpoint sent no usage)", file=out)
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     args = build_parser().parse_args(argv)
@@ -190,6 +261,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
             for s in SCENARIOS.values():
                 print(f"{s.id:<22} {s.pattern:<13} {s.title['en']}", file=out)
             return 0
+        if args.command == "eval":
+            return eval_command(args, out)
         return run_command(args, out)
     except AgentError as exc:  # a bad flag value, a broken template, an unreachable endpoint...
         print(f"error: {exc}", file=sys.stderr)

@@ -85,7 +85,19 @@ class PlanError(AgentError):
     code = "plan_error"
 
 
+class CriticalStepFailed(AgentError):
+    """A plan step the planner marked critical failed, so the run stops (seed 05)."""
+
+    code = "critical_step_failed"
+
+
 class TraceFormatError(AgentError):
     """A trace file is not one we can load."""
 
     code = "trace_format"
+
+
+class TaskSetError(AgentError):
+    """An evaluation task set cannot be loaded: the message names the line and the problem."""
+
+    code = "task_set"

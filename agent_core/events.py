@@ -90,7 +90,7 @@ class ToolResult(Event):
 @dataclass(frozen=True, slots=True)
 class PlanEvent(Event):
     """A plan, or a revised plan (`revision` > 0 after a re-plan). Steps are dicts:
-    id, description, tool, critical, status."""
+    id, description, tool, critical, synthesis, status, reason (why a failed step failed)."""
 
     kind: ClassVar[str] = "plan"
     steps: tuple[dict[str, Any], ...] = ()
@@ -99,6 +99,8 @@ class PlanEvent(Event):
 
 @dataclass(frozen=True, slots=True)
 class StepStarted(Event):
+    """An attempt at a plan step begins; `attempt` counts from 1 (2 and up are retries)."""
+
     kind: ClassVar[str] = "step_started"
     step_id: int = 0
     description: str = ""
