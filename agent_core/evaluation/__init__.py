@@ -1,0 +1,20 @@
+"""The Eval harness: run patterns on code tasks with unit tests, and compare pass rate against cost.
+
+    tasks = load_tasks("HumanEval.jsonl.gz")          # or bundled_tasks()
+    rows = [r for r in evaluate(tasks, ["react", "reflection+tests"], OfflineModel())
+            if isinstance(r, EvalRow)]
+    for score in summarize(rows): ...
+
+tasks.py loads and validates task sets (HumanEval's JSONL format), harness.py runs and judges,
+scores.py sums up and draws; see each module's docstring.
+"""
+
+from .harness import (EVAL_PATTERNS, PATTERN_HELP, REFERENCE, TEST_FEEDBACK_NOTE, WITH_TESTS, EvalProgress,
+                      EvalRow, evaluate, extract_code, judge, runnable_tests, task_text)
+from .scores import CSV_COLUMNS, REFERENCE_POINTS, PatternScore, ReferencePoint, rows_to_csv, scores_figure, summarize
+from .tasks import BUNDLED_PATH, MAX_BYTES, MAX_TASKS, EvalTask, bundled_tasks, load_tasks
+
+__all__ = ["BUNDLED_PATH", "CSV_COLUMNS", "EVAL_PATTERNS", "MAX_BYTES", "MAX_TASKS", "PATTERN_HELP", "REFERENCE",
+           "REFERENCE_POINTS", "TEST_FEEDBACK_NOTE", "WITH_TESTS", "EvalProgress", "EvalRow", "EvalTask",
+           "PatternScore", "ReferencePoint", "bundled_tasks", "evaluate", "extract_code", "judge", "load_tasks",
+           "rows_to_csv", "runnable_tests", "scores_figure", "summarize", "task_text"]

@@ -1,0 +1,293 @@
+"""Run patterns on a task set and judge every answer against the task's unit tests.
+
+`evaluate()` is a generator: before each run it yields an `EvalProgress`, after it an `EvalRow`, so a
+page can show a progress bar and a live table, and stopping the iteration stops the evaluation. Runs
+go task by task, every pattern on a task before the next task, so a stopped evaluation still
+compares the patterns on the same tasks.
+
+Judging is the same for every pattern: take the code out of the final answer (a fenced block, or
+the bare text; a bare function body is appended to the prompt, as in HumanEval), then run the
+task's tests on it in the sandbox. The `reference` pattern answers with the task's
+`canonical_solution` and calls no model: on a valid task set it must score 100%.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import closing
+from dataclasses import dataclass, fields
+from typing import Any
+
+from .. import events as ev
+from .. import metrics, runner
+from ..config import RunConfig
+from ..errors import ConfigError
+from ..models import ChatModel, ModelRouter
+from ..prompts import check_overrides
+from ..sandbox import TestOutcome, run_python_tests
+from ..tools import ToolRegistry
+from ..verdicts import strip_think
+from .tasks import EvalTask
+
+REFERENCE = "reference"
+WITH_TESTS = "reflection+tests"
+#: What `evaluate` can run: the ground truth, then the agent patterns (reflection twice: without and
+#: with the unit-test evaluator).
+EVAL_PATTERNS = (REFERENCE, "react", "plan-execute", "reflection", WITH_TESTS)
+
+PATTERN_HELP = {
+    REFERENCE: {"en": "the task's canonical solution, no model: checks the harness and the task set",
+                "zh": "直接使用任务自带的标准答案，不调用模型：用于检验评测框架和任务集本身"},
+    "react": {"en": "one answer, no tools: a one-shot baseline",
+              "zh": "不用工具、直接作答：一次生成的基线"},
+    "plan-execute": {"en": "plan the function, then write it (the executor sees the task)",
+                     "zh": "先规划再编写（执行器可以看到任务）"},
+    "reflection": {"en": "draft, critique, refine, with the critic's judgement alone (intrinsic self-correction)",
+                   "zh": "初稿→评审→修改，只依靠评审员自己的判断（内在自我纠错）"},
+    WITH_TESTS: {"en": "reflection whose drafts are run against the task's tests; failures go to the refiner",
+                 "zh": "反思模式，每版草稿都运行任务的单元测试，失败信息交给修订者"},
+}
+
+#: Said beside every result of reflection+tests: it is not the setting of the Reflexion paper.
+TEST_FEEDBACK_NOTE = {
+    "en": "reflection+tests gives the refiner the task's own tests, the same ones that judge the answer. "
+          "Reflexion (Shinn et al. 2023) writes internal tests of its own and keeps the hidden tests for "
+          "scoring, so this pass rate is optimistic next to the paper's setting.",
+    "zh": "reflection+tests 把任务自带的测试（也就是最终判分的测试）交给修订者。Reflexion（Shinn 等，2023）"
+          "使用自己生成的内部测试，隐藏测试只用于判分；因此与论文的设定相比，这里的通过率偏乐观。",
+}
+
+#: Options the harness sets itself for every run.
+_HARNESS_OWNED = ("pattern", "scenario", "tests", "test_evaluator", "tools", "lang")
+
+TASK_TEXT = {
+    "en": "Complete the Python function below. Keep its name and signature, and reply with the whole "
+          "function in one ```python code block.\n\n```python\n{prompt}```",
+    "zh": "请补全下面的 Python 函数。保持函数名和签名不变，把完整的函数放在一个 ```python 代码块中回复。"
+          "\n\n```python\n{prompt}```",
+}
+
+
+@dataclass(frozen=True)
+class EvalProgress:
+    """A run is about to start: `index` runs of `total` are done."""
+
+    index: int
+    total: int
+    task_id: str
+    pattern: str
+
+    @property
+    def fraction(self) -> float:
+        return self.index / self.total if self.total else 1.0
+
+
+@dataclass(frozen=True)
+class EvalRow:
+    """One pattern on one task: the judgement and what the run cost."""
+
+    task_id: str
+    pattern: str
+    passed: bool
+    #: the sandbox's status: passed, failed, error, timeout, memory or killed
+    status: str
+    summary: str
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    #: True when some token counts are estimates (the endpoint sent no usage)
+    tokens_estimated: bool = False
+    #: the run's wall time, without judging
+    elapsed_ms: float = 0.0
+    #: the sandbox's wall time for judging
+    judge_ms: int = 0
+    end_reason: str = ""
+    tests_run: int | None = None
+    tests_failed: int | None = None
+    #: why the run failed, if it did ("error_type: message")
+    error: str = ""
+    #: the code that was judged
+    code: str = ""
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+def task_text(task: EvalTask, lang: str = "en") -> str:
+    """What an agent is asked: complete the task's prompt."""
+    prompt = task.prompt if task.prompt.endswith("\n") else task.prompt + "\n"
+    return TASK_TEXT["zh" if lang == "zh" else "en"].format(prompt=prompt)
+
+
+def runnable_tests(task: EvalTask) -> str:
+    """The task's tests as runnable statements: a HumanEval `check` is called on the entry point."""
+    return f"{task.test.rstrip()}\n\n\ncheck({task.entry_point})\n" if task.defines_check else task.test
+
+
+# --- judging ----------------------------------------------------------------------------------------
+
+_FENCE = re.compile(r"```[ \t]*([\w+.-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
+_IMPORT = re.compile(r"^(?:import|from)\s+\S", re.MULTILINE)
+
+
+def extract_code(answer: str, task: EvalTask) -> str:
+    """The program an answer stands for: its code block (or bare text), completed from the prompt.
+
+    Code that defines the entry point comes after the prompt, whose imports and helper functions it
+    may use (its own definition replaces the prompt's stub); anything else is a function body and is
+    appended to the prompt, as in HumanEval.
+    """
+    text = strip_think(answer or "")
+    blocks = [(lang.lower(), body) for lang, body in _FENCE.findall(text)]
+    if blocks:
+        python = [body for lang, body in blocks if lang in ("", "python", "py", "python3")] or [b for _, b in blocks]
+        code = next((b for b in python if _defines(b, task.entry_point)), python[0])
+    else:
+        code = text
+    code = code.strip("\n")
+    if not code.strip():
+        return ""
+    prompt = task.prompt if task.prompt.endswith("\n") else task.prompt + "\n"
+    if _defines(code, task.entry_point):
+        program = f"{prompt}\n\n{code}\n"
+        if _compiles(program):
+            return program
+        # a prompt that is not a whole function (or code that does not parse): keep just the imports
+        imports = [line for line in task.prompt.splitlines() if _IMPORT.match(line) and line not in code]
+        return "\n".join([*imports, code]) + "\n"
+    lines = code.splitlines()
+    if not any(line[:1].isspace() for line in lines if line.strip()):
+        code = "\n".join("    " + line if line.strip() else line for line in lines)  # an unindented body
+    program = prompt + code + "\n"
+    if not blocks and not _compiles(program):
+        return ""  # prose, not a body: judged as "no code" rather than as a syntax error
+    return program
+
+
+def _compiles(code: str) -> bool:
+    try:
+        compile(code, "<answer>", "exec")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
+
+
+def _defines(code: str, name: str) -> bool:
+    return re.search(rf"^\s*def\s+{re.escape(name)}\s*\(", code, re.MULTILINE) is not None
+
+
+def judge(task: EvalTask, answer: str, *, timeout_s: float = 5.0) -> tuple[str, TestOutcome]:
+    """The code taken from `answer`, and how it fared against the task's tests."""
+    code = extract_code(answer, task)
+    if not code:
+        return "", TestOutcome(passed=False, status="error",
+                               summary="the answer holds no code: no code block, function or function body")
+    return code, run_python_tests(code, task.test, entry_point=task.entry_point, timeout_s=timeout_s)
+
+
+# --- running ----------------------------------------------------------------------------------------
+
+def evaluate(tasks: Iterable[EvalTask], patterns: Iterable[str], models: ModelRouter | ChatModel | None, *,
+             limit: int | None = None, config_overrides: Mapping[str, Any] | None = None, lang: str = "en",
+             timeout_s: float = 5.0) -> Iterator[EvalProgress | EvalRow]:
+    """Run every pattern on every task (the first `limit` tasks), yielding progress and rows.
+
+    `config_overrides` holds RunConfig fields for every pattern, and optionally, under a pattern's
+    name, fields for that pattern only: `{"max_llm_calls": 20, "reflection": {"max_iterations": 2}}`.
+    Patterns, limits and prompts are checked here, before anything runs.
+    """
+    tasks, patterns = list(tasks), list(dict.fromkeys(patterns))
+    if limit is not None:
+        if limit < 1:
+            raise ConfigError(f"limit must be at least 1, got {limit}")
+        tasks = tasks[:limit]
+    if not patterns:
+        raise ConfigError(f"choose at least one pattern: {', '.join(EVAL_PATTERNS)}")
+    configs = {p: _config(p, lang, config_overrides or {}) for p in patterns}
+    if models is None and any(c is not None for c in configs.values()):
+        raise ConfigError("a model is needed for every pattern but reference")
+    router = models if isinstance(models, ModelRouter) or models is None else ModelRouter(models)
+    return _evaluate(tasks, patterns, configs, router, lang, timeout_s)
+
+
+def _evaluate(tasks: list[EvalTask], patterns: list[str], configs: dict[str, RunConfig | None],
+              router: ModelRouter | None, lang: str, timeout_s: float) -> Iterator[EvalProgress | EvalRow]:
+    total = len(tasks) * len(patterns)
+    index = 0
+    for task in tasks:
+        for pattern in patterns:
+            yield EvalProgress(index, total, task.task_id, pattern)
+            config = configs[pattern]
+            if config is None:
+                yield _reference_row(task, timeout_s)
+            else:
+                yield _agent_row(task, pattern, config, router, lang, timeout_s)
+            index += 1
+
+
+_RUN_OPTIONS = frozenset(f.name for f in fields(RunConfig))
+
+
+def _check_overrides(overrides: Mapping[str, Any]) -> None:
+    for key, value in overrides.items():
+        if key in EVAL_PATTERNS and not isinstance(value, Mapping):
+            raise ConfigError(f"config_overrides[{key!r}] must map run options to values")
+        for name in value if key in EVAL_PATTERNS else (key,):
+            where = f"config_overrides[{key!r}]" if key in EVAL_PATTERNS else "config_overrides"
+            if name in _HARNESS_OWNED:
+                raise ConfigError(f"{where}: {name!r} is set by the harness for every run")
+            if name not in _RUN_OPTIONS:
+                raise ConfigError(f"{where}: {name!r} is neither a run option nor an eval pattern")
+
+
+def _config(pattern: str, lang: str, overrides: Mapping[str, Any]) -> RunConfig | None:
+    if pattern not in EVAL_PATTERNS:
+        raise ConfigError(f"unknown eval pattern {pattern!r}; choose from {', '.join(EVAL_PATTERNS)}")
+    _check_overrides(overrides)
+    shared = {k: v for k, v in overrides.items() if k not in EVAL_PATTERNS}
+    own = dict(overrides.get(pattern, {}))
+    if pattern == REFERENCE:
+        return None
+    base = "reflection" if pattern == WITH_TESTS else pattern
+    # The executor sees the function it is to write: an eval judges how a pattern solves a task, not
+    # whether a goal-blind step can guess a signature it was never shown.
+    defaults: dict[str, Any] = {"code_task": True, "goal_aware_executor": True}
+    config = RunConfig(pattern=base, lang=lang, test_evaluator=pattern == WITH_TESTS, **{**defaults, **shared, **own})
+    check_overrides(config.pattern, lang, config.prompts)
+    return config
+
+
+def _reference_row(task: EvalTask, timeout_s: float) -> EvalRow:
+    if not task.canonical_solution.strip():
+        return EvalRow(task.task_id, REFERENCE, False, "error", "the task has no canonical_solution")
+    code, outcome = judge(task, task.prompt + task.canonical_solution, timeout_s=timeout_s)
+    return _row(task, REFERENCE, outcome, code, end_reason="answer")
+
+
+def _agent_row(task: EvalTask, pattern: str, config: RunConfig, router: ModelRouter | None, lang: str,
+               timeout_s: float) -> EvalRow:
+    # The scenario id lets the offline model find the bundled task's script; real models ignore it.
+    config = config.replace(scenario=f"eval/{task.task_id}",
+                            tests=runnable_tests(task) if config.test_evaluator else "")
+    assert router is not None  # evaluate() refuses agent patterns without a model
+    events: list[ev.Event] = []
+    with closing(runner.stream(task_text(task, lang), config, router, ToolRegistry())) as stream:
+        events.extend(e for e in stream if not isinstance(e, ev.Token))
+    answer = runner.result_of(events).final_answer
+    cost = metrics.summary(events)
+    code, outcome = judge(task, answer, timeout_s=timeout_s)
+    if not code and cost.error:
+        outcome = TestOutcome(passed=False, status="error", summary=f"the run failed: {cost.error}")
+    return _row(task, pattern, outcome, code, cost=cost, end_reason=cost.end_reason or "stop")
+
+
+def _row(task: EvalTask, pattern: str, outcome: TestOutcome, code: str, *, end_reason: str,
+         cost: metrics.RunSummary | None = None) -> EvalRow:
+    cost = cost or metrics.RunSummary()
+    return EvalRow(task.task_id, pattern, outcome.passed, outcome.status, outcome.summary,
+                   llm_calls=cost.llm_calls, prompt_tokens=cost.prompt_tokens,
+                   completion_tokens=cost.completion_tokens, tokens_estimated=cost.usage_estimated,
+                   elapsed_ms=round(cost.elapsed_s * 1000, 1), judge_ms=outcome.duration_ms, end_reason=end_reason,
+                   tests_run=outcome.tests_run, tests_failed=outcome.tests_failed, error=cost.error, code=code)

@@ -1,0 +1,155 @@
+"""Evaluation task sets in HumanEval's JSONL format: loading, validation, and the bundled set.
+
+One JSON object a line with `task_id`, `prompt` (imports, signature and docstring), `entry_point`
+(the function's name) and `test` (code defining `check(candidate)`, or plain asserts), plus the
+optional `canonical_solution` (the body that completes `prompt`). Plain or gzipped. Everything is
+checked at load, so a bad upload is refused with a message naming its line, not found mid-run.
+"""
+
+from __future__ import annotations
+
+import ast
+import gzip
+import io
+import json
+import os
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import TaskSetError
+
+MAX_BYTES = 5 * 1024 * 1024
+MAX_TASKS = 500
+REQUIRED_FIELDS = ("task_id", "prompt", "entry_point", "test")
+BUNDLED_PATH = Path(__file__).resolve().parent.parent / "data" / "eval_tasks.jsonl"
+
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+@dataclass(frozen=True)
+class EvalTask:
+    """One task: complete `prompt` so that `test` passes against the function `entry_point`."""
+
+    task_id: str
+    prompt: str
+    entry_point: str
+    test: str
+    canonical_solution: str = ""
+
+    @property
+    def defines_check(self) -> bool:
+        """True for HumanEval-style tests, which define `check(candidate)` rather than call the function."""
+        return any(isinstance(node, ast.FunctionDef) and node.name == "check" for node in ast.parse(self.test).body)
+
+
+def bundled_tasks() -> list[EvalTask]:
+    """The small task set shipped with the package (it runs on the offline model)."""
+    return load_tasks(BUNDLED_PATH)
+
+
+def load_tasks(source: bytes | str | os.PathLike[str]) -> list[EvalTask]:
+    """Parse and validate a task set given as bytes (an upload) or a path; raises TaskSetError."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        data, name = bytes(source), "the task file"
+    else:
+        data, name = _read(Path(source)), Path(source).name
+    if len(data) > MAX_BYTES:
+        raise TaskSetError(f"{name} is {len(data) / 1e6:.1f} MB; task sets are limited to {_mb(MAX_BYTES)}")
+    if data[:2] == _GZIP_MAGIC:
+        data = _gunzip(data, name)
+    elif name.endswith(".gz"):
+        raise TaskSetError(f"{name} is named .gz but is not gzip-compressed")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise TaskSetError(f"{name} is not UTF-8 text (line {line}, byte {exc.start})") from None
+    try:
+        return _parse(text)
+    except TaskSetError as exc:
+        if isinstance(source, (bytes, bytearray, memoryview)):
+            raise
+        raise TaskSetError(f"{name}: {exc}") from None
+
+
+def _read(path: Path) -> bytes:
+    try:
+        size = path.stat().st_size
+        if size > MAX_BYTES:  # refused before reading it into memory
+            raise TaskSetError(f"{path.name} is {size / 1e6:.1f} MB; task sets are limited to {_mb(MAX_BYTES)}")
+        return path.read_bytes()
+    except OSError as exc:
+        raise TaskSetError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _gunzip(data: bytes, name: str) -> bytes:
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as fh:
+            out = fh.read(MAX_BYTES + 1)  # a bounded read: a small bomb must not fill the memory
+    except (OSError, EOFError, zlib.error) as exc:
+        raise TaskSetError(f"{name} is not a valid gzip file ({exc})") from None
+    if len(out) > MAX_BYTES:
+        raise TaskSetError(f"{name} unpacks to more than {_mb(MAX_BYTES)}; task sets are limited to that")
+    return out
+
+
+def _parse(text: str) -> list[EvalTask]:
+    tasks: list[EvalTask] = []
+    seen: dict[str, int] = {}
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        if len(tasks) == MAX_TASKS:
+            raise TaskSetError(f"more than {MAX_TASKS} tasks (line {lineno}); evaluate a smaller set")
+        task = _task(line, lineno)
+        if task.task_id in seen:
+            raise TaskSetError(f"line {lineno}: task_id {task.task_id!r} repeats line {seen[task.task_id]}")
+        seen[task.task_id] = lineno
+        tasks.append(task)
+    if not tasks:
+        raise TaskSetError("no tasks: expected one JSON object a line (HumanEval's JSONL format)")
+    return tasks
+
+
+def _task(line: str, lineno: int) -> EvalTask:
+    try:
+        raw = json.loads(line)
+    except ValueError as exc:
+        raise TaskSetError(f"line {lineno}: not JSON ({getattr(exc, 'msg', exc)}); expected one task object "
+                           "a line (HumanEval's JSONL format)") from None
+    if not isinstance(raw, dict):
+        raise TaskSetError(f"line {lineno}: expected a JSON object, got {_json_type(raw)}")
+    missing = [f for f in REQUIRED_FIELDS if f not in raw]
+    if missing:
+        raise TaskSetError(f"line {lineno}: missing field(s) {', '.join(missing)}; a task needs "
+                           f"{', '.join(REQUIRED_FIELDS)}")
+    if raw.get("canonical_solution") is None:
+        raw["canonical_solution"] = ""
+    for field in (*REQUIRED_FIELDS, "canonical_solution"):
+        if not isinstance(raw[field], str):
+            raise TaskSetError(f"line {lineno}: field {field!r} must be a string, got {_json_type(raw[field])}")
+    task = EvalTask(*(raw[f] for f in (*REQUIRED_FIELDS, "canonical_solution")))
+    where = f"line {lineno} ({task.task_id})"
+    if not task.task_id.strip():
+        raise TaskSetError(f"line {lineno}: task_id is empty")
+    if not task.entry_point.isidentifier():
+        raise TaskSetError(f"{where}: entry_point {task.entry_point!r} is not a Python function name")
+    if not task.test.strip():
+        raise TaskSetError(f"{where}: the test is empty")
+    try:
+        ast.parse(task.test)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        raise TaskSetError(f"{where}: the test does not parse (its line {getattr(exc, 'lineno', '?')}: "
+                           f"{getattr(exc, 'msg', exc)})") from None
+    return task
+
+
+def _json_type(value: object) -> str:
+    names = {dict: "an object", list: "an array", str: "a string", bool: "true/false", int: "a number",
+             float: "a number", type(None): "null"}
+    return names.get(type(value), type(value).__name__)
+
+
+def _mb(n: int) -> str:
+    return f"{n // (1024 * 1024)} MB"
