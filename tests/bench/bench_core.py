@@ -1,0 +1,398 @@
+"""Core overhead: µs per ReAct tool step and per Reflection iteration, beside peer frameworks.
+
+Every contender runs the same job: a model that asks for one trivial tool (`bump(i) -> i + 1`) N
+times, then answers. Each framework gets its own instant in-process fake model that returns what
+that framework's model layer hands its loop (JSON argument text for ours, smolagents and the bare
+loop; parsed arguments for LangChain, whose adapters parse them), so the time measured is the loop's
+own: building requests, recording history, events or memory, dispatching the tool. Every run is
+checked to have called the tool exactly N times and to have finished with the answer.
+
+    python tests/bench/bench_core.py [--quick]
+
+Peers come from tests/bench/requirements.txt (`python tests/bench/run_all.py` installs them into
+.bench-venv); a peer that is not installed is reported as such, never estimated.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import sys
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from agent_core.config import LIMITS, RunConfig  # noqa: E402
+from agent_core.messages import Completion, ToolCall, Usage  # noqa: E402
+from agent_core.models import ModelRouter  # noqa: E402
+from agent_core.patterns import react, reflection  # noqa: E402
+from agent_core.tools import Tool, ToolRegistry  # noqa: E402
+from tests.bench._util import machine, median, met, peak_kib, per_call, table, version  # noqa: E402
+
+SIZES = (10, 50, 200)
+ITERATIONS = (1, 4, 8)  # Reflection: LIMITS caps max_iterations at 8
+TASK = "Call bump until told to stop, then answer."
+FLAT_LIMIT = 1.5
+PEER_RATIO = 50
+
+
+@dataclass
+class Contender:
+    """One framework's ReAct run: `run(n)` does N tool steps plus the answer and returns what it built."""
+
+    name: str
+    run: Callable[[int], object]
+    note: str = ""
+
+
+# --- ours ------------------------------------------------------------------------------------------
+
+def ours() -> Contender:
+    class InstantModel:
+        """Asks for `bump` n times with fresh arguments (so the repeat guard stays quiet), then answers."""
+
+        name = "instant"
+
+        def __init__(self, n: int) -> None:
+            self.n, self.calls = n, 0
+
+        def stream(self, request):  # noqa: ANN001, ANN202 - the ChatModel protocol
+            self.calls += 1
+            if self.calls <= self.n:
+                call = ToolCall(f"call_{self.calls}", "bump", json.dumps({"i": self.calls}))
+                yield Completion("", (call,), Usage(), self.name, 0.0, "tool_calls")
+            else:
+                yield "done"
+                yield Completion("done", (), Usage(), self.name, 0.0, "stop")
+
+    bumps = [0]
+
+    def bump(i: int) -> int:
+        bumps[0] += 1
+        return i + 1
+
+    tools = ToolRegistry.of([Tool("bump", "Return i + 1.", {
+        "type": "object", "properties": {"i": {"type": "integer"}}, "required": ["i"]}, bump)])
+
+    def run(n: int) -> object:
+        bumps[0] = 0
+        events = list(react.stream(TASK, react_config(n + 1), ModelRouter(InstantModel(n)), tools))
+        assert bumps[0] == n and events[-1].reason == "answer", (bumps[0], events[-3:])
+        return events
+
+    return Contender("agent_core ReAct (ours)", run, "every event kept, as a page does")
+
+
+def react_config(rounds: int) -> RunConfig:
+    """A valid ReAct config whose round cap is then lifted past `LIMITS` (1..30) for this benchmark.
+
+    The cap is a product decision checked once in `__post_init__`; the loop only reads the field,
+    so setting it afterwards runs exactly the code a capped run runs, for N up to 200 in one run.
+    """
+    config = RunConfig(pattern="react", max_rounds=LIMITS["max_rounds"].high)
+    object.__setattr__(config, "max_rounds", rounds)
+    return config
+
+
+# --- the floor -------------------------------------------------------------------------------------
+
+def bare() -> Contender:
+    """A plain Python loop: dict messages, one JSON parse per call, nothing recorded but the history."""
+    def run(n: int) -> object:
+        calls = bumps = 0
+
+        def model(messages: list[dict]) -> dict:
+            nonlocal calls
+            calls += 1
+            if calls <= n:
+                return {"role": "assistant", "content": "", "tool_calls": [
+                    {"id": f"call_{calls}", "name": "bump", "arguments": json.dumps({"i": calls})}]}
+            return {"role": "assistant", "content": "done"}
+
+        def bump(i: int) -> int:
+            nonlocal bumps
+            bumps += 1
+            return i + 1
+
+        tools = {"bump": bump}
+        messages = [{"role": "system", "content": "Use the tools."}, {"role": "user", "content": TASK}]
+        while True:
+            reply = model(messages)
+            messages.append(reply)
+            if not reply.get("tool_calls"):
+                break
+            for call in reply["tool_calls"]:
+                output = tools[call["name"]](**json.loads(call["arguments"]))
+                messages.append({"role": "tool", "tool_call_id": call["id"], "content": str(output)})
+        assert bumps == n and reply["content"] == "done"
+        return messages
+
+    return Contender("bare Python loop (floor)", run)
+
+
+# --- peers -----------------------------------------------------------------------------------------
+
+def langgraph() -> Contender | str:
+    v = version("langgraph")
+    if v is None:
+        return "LangGraph: not installed"
+    from langchain_core.language_models.chat_models import BaseChatModel
+    from langchain_core.messages import AIMessage
+    from langchain_core.outputs import ChatGeneration, ChatResult
+    from langchain_core.tools import tool
+    from langgraph.prebuilt import create_react_agent
+
+    counter = {"calls": 0, "n": 0, "bumps": 0}
+
+    class InstantChatModel(BaseChatModel):
+        """Asks for `bump` n times, then answers."""
+
+        @property
+        def _llm_type(self) -> str:
+            return "instant"
+
+        def bind_tools(self, tools, **kwargs):  # noqa: ANN001, ANN003, ANN201 - LangChain's signature
+            return self
+
+        def _generate(self, messages, stop=None, run_manager=None, **kwargs):  # noqa: ANN001, ANN003, ANN202
+            counter["calls"] += 1
+            k = counter["calls"]
+            message = AIMessage(content="", tool_calls=[{"name": "bump", "args": {"i": k}, "id": f"call_{k}"}]) \
+                if k <= counter["n"] else AIMessage(content="done")
+            return ChatResult(generations=[ChatGeneration(message=message)])
+
+    @tool
+    def bump(i: int) -> int:
+        """Return i + 1."""
+        counter["bumps"] += 1
+        return i + 1
+
+    with warnings.catch_warnings():
+        # deprecated since LangGraph 1.0 in favour of langchain.agents.create_agent (another package);
+        # it is still the prebuilt ReAct graph LangGraph ships
+        warnings.simplefilter("ignore")
+        agent = create_react_agent(InstantChatModel(), [bump])
+
+    def run(n: int) -> object:
+        counter.update(calls=0, n=n, bumps=0)
+        state = agent.invoke({"messages": [("user", TASK)]}, {"recursion_limit": 2 * n + 10})
+        assert counter["bumps"] == n and state["messages"][-1].content == "done"
+        return state
+
+    return Contender(f"LangGraph {v} create_react_agent", run)
+
+
+def smolagents() -> Contender | str:
+    v = version("smolagents")
+    if v is None:
+        return "smolagents: not installed"
+    from smolagents import Model, ToolCallingAgent, tool
+    from smolagents.models import ChatMessage, ChatMessageToolCall, ChatMessageToolCallFunction, MessageRole
+    from smolagents.monitoring import LogLevel, TokenUsage
+
+    counter = {"calls": 0, "n": 0, "bumps": 0}
+
+    class InstantModel(Model):
+        """Asks for `bump` n times, then calls `final_answer`."""
+
+        def generate(self, messages, stop_sequences=None, response_format=None, tools_to_call_from=None,
+                     **kwargs):  # noqa: ANN001, ANN003, ANN201 - smolagents' signature
+            counter["calls"] += 1
+            k = counter["calls"]
+            name, args = ("bump", {"i": k}) if k <= counter["n"] else ("final_answer", {"answer": "done"})
+            call = ChatMessageToolCall(ChatMessageToolCallFunction(json.dumps(args), name), f"call_{k}", "function")
+            return ChatMessage(MessageRole.ASSISTANT, "", [call], token_usage=TokenUsage(0, 0))
+
+    @tool
+    def bump(i: int) -> int:
+        """Return i + 1.
+
+        Args:
+            i: the number to increase.
+        """
+        counter["bumps"] += 1
+        return i + 1
+
+    agent = ToolCallingAgent(tools=[bump], model=InstantModel(model_id="instant"), max_steps=SIZES[-1] + 2,
+                             verbosity_level=LogLevel.OFF)
+
+    def run(n: int) -> object:
+        counter.update(calls=0, n=n, bumps=0)
+        answer = agent.run(TASK, reset=True, max_steps=n + 2)
+        assert counter["bumps"] == n and answer == "done", (counter, answer)
+        return agent.memory.steps
+
+    return Contender(f"smolagents {v} ToolCallingAgent", run, "logging off (LogLevel.OFF)")
+
+
+# --- Reflection ------------------------------------------------------------------------------------
+
+VERDICT = json.dumps({"verdict": "REVISE", "feedback": "Say more about the second point."})
+
+
+def ours_reflection(k: int) -> object:
+    """The classic Reflection loop (seed 04) over K iterations, every event kept."""
+    class InstantModel:
+        """Writes drafts and, as the critic, always asks for another revision, so all K iterations run."""
+
+        name = "instant"
+
+        def stream(self, request):  # noqa: ANN001, ANN202 - the ChatModel protocol
+            text = VERDICT if request.role == "critic" else f"Draft after {len(request.messages)} message(s)."
+            yield text
+            yield Completion(text, (), Usage(), self.name, 0.0, "stop")
+
+    config = RunConfig(pattern="reflection", max_iterations=k)
+    events = list(reflection.stream(TASK, config, ModelRouter(InstantModel())))
+    assert sum(e.kind == "verdict" for e in events) == k and events[-1].reason == "cap", events[-3:]
+    return events
+
+
+def bare_reflection(k: int) -> object:
+    """Draft, then K rounds of critique (a JSON verdict parsed) and refinement, with plain strings."""
+    def model(prompt: str, role: str) -> str:
+        return VERDICT if role == "critic" else f"Draft for: {prompt[:20]}"
+
+    draft = model(f"Write an answer.\nTask: {TASK}", "actor")
+    trail = [draft]
+    for _ in range(k):
+        verdict = json.loads(model(f"Critique this draft.\nTask: {TASK}\nDraft: {draft}", "critic"))
+        if verdict["verdict"] == "PASS":
+            break
+        draft = model(f"Improve the draft.\nTask: {TASK}\nDraft: {draft}\nFeedback: {verdict['feedback']}", "refiner")
+        trail.append(draft)
+    assert len(trail) == k + 1
+    return trail
+
+
+# --- measuring -------------------------------------------------------------------------------------
+
+def measure(runs: dict[str, Callable[[int], object]], sizes: tuple[int, ...],
+            repeats: int) -> dict[str, dict[int, float]]:
+    """Median µs per run for each contender and size; batches are interleaved so drift hits all alike."""
+    for run in runs.values():  # warm-up: imports, caches, first-call costs
+        run(sizes[1])
+    samples: dict[str, dict[int, list[float]]] = {name: {n: [] for n in sizes} for name in runs}
+    for n in sizes:
+        for _ in range(repeats):
+            for name, run in runs.items():
+                samples[name][n].append(per_call(functools.partial(run, n)) * 1e6)
+    return {name: {n: median(v) for n, v in by_n.items()} for name, by_n in samples.items()}
+
+
+def per_step(run_us: dict[int, float], n: int, base: int = 0) -> float:
+    """What one more step costs: the run's time above the `base`-step run's, divided by the extra steps."""
+    return (run_us[n] - run_us[base]) / (n - base)
+
+
+def report_react(contenders: list[Contender], missing: list[str], repeats: int) -> str:
+    us = measure({c.name: c.run for c in contenders}, (0, *SIZES), repeats)
+    mem = {c.name: peak_kib(lambda c=c: c.run(SIZES[-1])) for c in contenders}
+    step = {name: {n: by_n[n] / n for n in SIZES} for name, by_n in us.items()}
+    growth = {name: by_n[SIZES[-1]] / by_n[SIZES[0]] for name, by_n in step.items()}
+    absent = [[m, *["—"] * (len(SIZES) + 2), "see tests/bench/requirements.txt"] for m in missing]
+    main = [[c.name, *(f"{step[c.name][n]:,.1f}" for n in SIZES), f"{growth[c.name]:.2f}×",
+             f"{mem[c.name]:,.0f}", c.note] for c in contenders]
+    parts = [[c.name, f"{us[c.name][0]:,.0f}", *(f"{per_step(us[c.name], n):,.1f}" for n in SIZES)]
+             for c in contenders]
+    out = [f"ReAct: µs per tool step = run(N) / N, a run being N tool steps and the answer "
+           f"(medians of {repeats} timed batches):", "",
+           table(["framework", *(f"N={n}" for n in SIZES), "growth N=200 / N=10", "peak KiB, N=200", "note"],
+                 main + absent), "",
+           "The same runs split into a fixed cost per run, run(0) (the model answers at once), and the cost "
+           "of one more step, (run(N) − run(0)) / N:", "",
+           table(["framework", "run(0) µs", *(f"µs per extra step, N={n}" for n in SIZES)], parts)]
+
+    ours_name, floor = contenders[0].name, step[bare().name]
+    others = "; ".join(f"{name.split(' ')[0]} {g:.2f}×" for name, g in growth.items() if name != ours_name)
+    targets = [["ours: growth of µs per step, N=200 / N=10", f"≤ {FLAT_LIMIT}×", f"{growth[ours_name]:.2f}×",
+                others, met(growth[ours_name] <= FLAT_LIMIT)]]
+    smol = next((name for name in step if name.startswith("smolagents")), None)
+    for n in SIZES if smol else ():
+        # overhead: what a framework adds above the floor, which pays for its own fake model and tool
+        ours_over, peer_over = step[ours_name][n] - floor[n], step[smol][n] - floor[n]
+        ratio = peer_over / ours_over if ours_over > 0 else float("inf")
+        targets.append([f"ours: overhead per step at N={n}, as a share of smolagents'", f"≤ 1/{PEER_RATIO}",
+                        f"1/{ratio:.0f} ({ours_over:,.1f} µs)", f"smolagents {peer_over:,.1f} µs",
+                        met(ratio >= PEER_RATIO)])
+    if not smol:
+        targets.append(["ours: overhead per step vs smolagents", f"≤ 1/{PEER_RATIO}", "—",
+                        "smolagents not installed", "not measured"])
+    out += ["", "Targets (overhead = µs per step minus the bare loop's at the same N):", "",
+            table(["figure", "target", "ours", "peers", "met"], targets)]
+    return "\n".join(out)
+
+
+def report_reflection(repeats: int) -> str:
+    us = measure({"ours": ours_reflection, "bare": bare_reflection}, ITERATIONS, repeats)
+    first, last = ITERATIONS[:2], ITERATIONS[1:]
+    rows = [[f"run(K={ITERATIONS[0]}) µs", f"{us['ours'][ITERATIONS[0]]:,.0f}", f"{us['bare'][ITERATIONS[0]]:,.1f}"]]
+    for a, b in (first, last):
+        rows.append([f"per iteration, K={a}→{b}", *(f"{per_step(us[name], b, a):,.1f}" for name in ("ours", "bare"))])
+    growth = per_step(us["ours"], last[1], last[0]) / per_step(us["ours"], first[1], first[0])
+    return "\n".join([
+        f"Reflection: a run of K iterations makes 1 + 2K LLM calls (the critic always says REVISE, so all K "
+        f"run and the run ends on the cap); medians of {repeats} timed batches:", "",
+        table(["figure", "agent_core Reflection (ours)", "bare loop (floor)"], rows), "",
+        table(["figure", "target", "ours", "met"],
+              [[f"ours: per-iteration growth (K={last[0]}→{last[1]} / K={first[0]}→{first[1]})", f"≤ {FLAT_LIMIT}×",
+                f"{growth:.2f}×", met(growth <= FLAT_LIMIT)]])])
+
+
+def profile(n: int) -> str:
+    """Where our ReAct steps spend their time: cProfile's own time, summed by module."""
+    import cProfile
+    import pstats
+
+    run = ours().run
+    run(10)
+    profiler = cProfile.Profile()
+    profiler.enable()
+    run(n)
+    profiler.disable()
+    by_area: dict[str, float] = {}
+    for (filename, _line, fn), row in pstats.Stats(profiler).stats.items():  # type: ignore[attr-defined]
+        by_area[_area(filename, fn)] = by_area.get(_area(filename, fn), 0.0) + row[2]
+    total = sum(by_area.values())
+    rows = [[area, f"{t / total:.0%}"] for area, t in sorted(by_area.items(), key=lambda kv: -kv[1])[:12]]
+    return "\n".join([f"Profile of ours at N={n}: share of own time by module (cProfile; it inflates small "
+                      "calls, so read the shares, not absolute times):", "",
+                      table(["module", "share"], rows)])
+
+
+def _area(filename: str, fn: str) -> str:
+    path = Path(filename)
+    if "agent_core" in path.parts:
+        return "agent_core/" + "/".join(path.parts[path.parts.index("agent_core") + 1:])
+    if path.name == Path(__file__).name:
+        return "the benchmark's fake model and tool"
+    if filename == "~":  # C functions: "<built-in method builtins.round>", "<method 'match' of ...>"
+        return "C: " + fn.strip("<>").removeprefix("built-in method ").removeprefix("builtins.")
+    return f"{path.parent.name}/{path.name} (stdlib)" if "python3" in filename else path.name
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="3 repeats instead of 7 (a smoke run)")
+    args = parser.parse_args()
+    repeats = 3 if args.quick else 7
+
+    contenders, missing = [ours(), bare()], []
+    for make in (smolagents, langgraph):
+        made = make()
+        (missing if isinstance(made, str) else contenders).append(made)
+    print(machine() + " Instant in-process fake models; the tool is `bump(i) -> i + 1`.\n")
+    print(report_react(contenders, missing, repeats))
+    print()
+    print(report_reflection(repeats))
+    print()
+    print(profile(SIZES[-1]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
