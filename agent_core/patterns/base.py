@@ -3,7 +3,6 @@ the run-wide budget, and the wrapper that turns any ending into well-formed clos
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,7 +13,7 @@ from ..errors import AgentError
 from ..messages import ChatRequest, Completion, Message, ToolCall
 from ..models import ModelRouter
 from ..prompts import PromptSet, specs_for
-from ..tools import ToolRegistry
+from ..tools import ToolRegistry, parse_arguments
 from ..verdicts import REPAIR_REQUEST, Verdict
 
 #: A pattern body: yields events, returns the final answer text.
@@ -47,6 +46,7 @@ class RunContext:
     step: int | None = None
     #: why the body ended when it returns normally: answer, pass or cap (see events.END_REASONS)
     end_reason: str = "answer"
+    _tool_schemas: tuple[dict[str, Any], ...] | None = None
 
     def event(self, cls: type[ev.Event], **fields: Any) -> ev.Event:
         fields.setdefault("step", self.step)
@@ -57,7 +57,7 @@ class RunContext:
         """Call the model bound to `role`, streaming `token` events, then one `llm_call` event."""
         self._check_budget()
         model = self.models.for_role(role)
-        request = ChatRequest(tuple(messages), self.tools.schemas(self.config.lang) if tools else (), role,
+        request = ChatRequest(tuple(messages), self._schemas() if tools else (), role,
                               {"pattern": self.config.pattern, "scenario": self.config.scenario, "lang": self.config.lang, **hints},
                               self.config.temperature)
         completion: Completion | None = None
@@ -78,6 +78,12 @@ class RunContext:
                          latency_ms=round(completion.latency_ms, 1), usage_estimated=usage.estimated)
         return completion
 
+    def _schemas(self) -> tuple[dict[str, Any], ...]:
+        # the registry does not change during a run: build its schemas once
+        if self._tool_schemas is None:
+            self._tool_schemas = self.tools.schemas(self.config.lang)
+        return self._tool_schemas
+
     def _check_budget(self) -> None:
         cfg = self.config
         if cfg.max_llm_calls and self.llm_calls >= cfg.max_llm_calls:
@@ -85,14 +91,19 @@ class RunContext:
         if cfg.max_total_tokens and self.total_tokens >= cfg.max_total_tokens:
             raise BudgetExhausted("max_total_tokens", cfg.max_total_tokens)
 
-    def run_tool(self, call: ToolCall) -> Generator[ev.Event, None, tuple[str, bool]]:
-        """Emit `tool_call`, run it, emit `tool_result`; returns (output, is_error)."""
-        try:
-            shown: Any = json.loads(call.arguments) if call.arguments else {}
-        except ValueError:
-            shown = call.arguments
-        yield self.event(ev.ToolCallEvent, name=call.name, arguments=shown, call_id=call.id)
-        obs = self.tools.run(call.name, call.arguments)
+    def run_tool(self, call: ToolCall, arguments: dict[str, Any] | None = None
+                 ) -> Generator[ev.Event, None, tuple[str, bool]]:
+        """Emit `tool_call`, run it, emit `tool_result`; returns (output, is_error).
+
+        `arguments` are the call's arguments when the caller has already parsed them (the hot path
+        parses each call once); otherwise they are parsed here, with the same checks.
+        """
+        if arguments is None:
+            arguments, _problem = parse_arguments(call.arguments)
+        usable = arguments is not None
+        yield self.event(ev.ToolCallEvent, name=call.name, arguments=arguments if usable else call.arguments,
+                         call_id=call.id)
+        obs = self.tools.run(call.name, arguments if usable else call.arguments)
         yield self.event(ev.ToolResult, name=call.name, output=obs.output, is_error=obs.is_error, call_id=call.id)
         return obs.output, obs.is_error
 

@@ -24,7 +24,7 @@ from .. import events as ev
 from ..config import RunConfig
 from ..messages import Message, ToolCall, assistant, system, tool_message, user
 from ..models import ModelRouter
-from ..tools import ToolRegistry
+from ..tools import ToolRegistry, parse_arguments
 from ..verdicts import Verdict, extract_json, parse_judgement, parse_step_verdict, strip_think
 from .base import Body, RunContext, run_pattern
 
@@ -125,7 +125,9 @@ def _loop(ctx: RunContext, memory: ConversationMemory | None) -> Body:
     messages.append(user(ctx.task))
 
     rounds = judged = repeats = 0
-    last_call: tuple[str, str] | None = None
+    #: the previous tool call (name, raw arguments, parsed arguments): a repeat is the same name with the
+    #: same raw text or, key order aside, the same arguments
+    last_call: tuple[str, str, dict | None] | None = None
     last_thought = ""
     while True:
         if rounds >= cfg.max_rounds:
@@ -187,8 +189,9 @@ def _loop(ctx: RunContext, memory: ConversationMemory | None) -> Body:
 
         messages.append(assistant(completion.text, () if text_mode else calls))
         for i, call in enumerate(calls):
-            signature = (call.name, _normalise(call.arguments))
-            if signature == last_call:
+            arguments, _problem = parse_arguments(call.arguments)
+            if last_call is not None and call.name == last_call[0] and (
+                    call.arguments == last_call[1] or (arguments is not None and arguments == last_call[2])):
                 repeats += 1
                 if repeats >= 2:
                     _close_calls(messages, calls[i:], text_mode, "not run: repeated identical call")
@@ -196,13 +199,14 @@ def _loop(ctx: RunContext, memory: ConversationMemory | None) -> Body:
                                     f"{call.name} was called with the same arguments three times in a row")
                     return (yield from _forced_final(ctx, messages))
                 reminder = prompts.render("repeat_reminder", tool=call.name)
-                yield ctx.event(ev.ToolCallEvent, name=call.name, arguments=_shown(call.arguments), call_id=call.id)
+                shown = arguments if arguments is not None else call.arguments
+                yield ctx.event(ev.ToolCallEvent, name=call.name, arguments=shown, call_id=call.id)
                 yield ctx.event(ev.ToolResult, name=call.name, output=reminder, is_error=True, call_id=call.id)
                 _observe(messages, call, reminder, text_mode)
                 continue
             repeats = 0
-            last_call = signature
-            output, _is_error = yield from ctx.run_tool(call)
+            last_call = (call.name, call.arguments, arguments)
+            output, _is_error = yield from ctx.run_tool(call, arguments)
             _observe(messages, call, output, text_mode)
         if cfg.observation_check and calls:
             yield from _check_observations(ctx, messages, len(calls), rounds)
@@ -244,13 +248,3 @@ def _close_calls(messages: list[Message], calls: tuple[ToolCall, ...], text_mode
     """Answer every pending tool call so the history stays valid for the next request."""
     if not text_mode:
         messages += [tool_message(c, note) for c in calls]
-
-
-def _normalise(arguments: str) -> str:
-    obj = extract_json(arguments) if arguments and arguments.lstrip().startswith("{") else None
-    return _json(dict(sorted(obj.items()))) if obj is not None else (arguments or "").strip()
-
-
-def _shown(arguments: str) -> object:
-    obj = extract_json(arguments) if arguments else {}
-    return obj if obj is not None else arguments
