@@ -1,0 +1,143 @@
+"""Eval: run patterns over a task set with ground truth (code tasks with unit tests) and read pass
+rate against cost, beside published reference points. Rows are stored as they arrive, so a Stop or
+a page switch keeps what was measured."""
+
+import dataclasses
+import uuid
+
+import pandas as pd
+import streamlit as st
+
+from agent_core.errors import AgentError
+from agent_core.evaluation import (EVAL_PATTERNS, PATTERN_HELP, REFERENCE_POINTS, TEST_FEEDBACK_NOTE, EvalProgress,
+                                   EvalRow, bundled_tasks, evaluate, load_tasks, rows_to_csv, scores_figure, summarize)
+from pages.ui import runs, shell, sidebar, text
+
+shell.require("eval")
+P = "ev"
+lang = sidebar.current_lang()
+state = st.session_state
+state.setdefault(f"{P}_patterns", ["reference", "react", "reflection", "reflection+tests"])
+state.setdefault(f"{P}_rows", [])
+state.setdefault(f"{P}_job", None)  # the id of the evaluation this session is running, if any
+
+st.title("Eval")
+st.caption("Run patterns over code tasks with unit tests; every answer is judged in the sandbox. "
+           "The bundled set runs offline; upload HumanEval-format JSONL (plain or .gz) for your own.")
+
+
+
+def _uploaded() -> None:
+    """Parse an upload once, when it arrives: the tasks, or why they cannot be used."""
+    upload = state.get(f"{P}_upload")
+    state[f"{P}_upload_tasks"], state[f"{P}_upload_error"] = [], None
+    if upload is not None:
+        try:
+            state[f"{P}_upload_tasks"] = load_tasks(upload.getvalue())
+        except AgentError as exc:
+            state[f"{P}_upload_error"] = str(exc)
+    _run_all(state[f"{P}_upload_tasks"])
+
+
+def _run_all(tasks: list) -> None:
+    """A new task set runs in full unless the user lowers the count."""
+    state[f"{P}_limit"] = max(1, len(tasks))
+
+
+def _source_changed() -> None:
+    _run_all(bundled_tasks() if state[f"{P}_source"] == "bundled" else state.get(f"{P}_upload_tasks") or [])
+
+
+source = st.radio("Task set", ["bundled", "upload"], horizontal=True, key=f"{P}_source",
+                  format_func=lambda s: {"bundled": "Bundled (7 tasks, offline)", "upload": "Upload JSONL"}[s],
+                  disabled=state[f"{P}_job"] is not None, persist_state="session", on_change=_source_changed)
+tasks, problem = [], None
+if source == "bundled":
+    tasks = bundled_tasks()
+else:
+    st.file_uploader("HumanEval-format task set", type=["jsonl", "gz", "json"], key=f"{P}_upload",
+                     on_change=_uploaded, help="One JSON object per line: task_id, prompt, entry_point, test "
+                                                "(defining check(candidate)), canonical_solution.")
+    tasks, problem = state.get(f"{P}_upload_tasks") or [], state.get(f"{P}_upload_error")
+    if problem:
+        st.error(text.escape(problem), icon=":material/error:")
+if tasks:
+    st.caption(f"{len(tasks)} tasks: " + ", ".join(text.code_span(t.task_id) for t in tasks[:12])
+               + (" …" if len(tasks) > 12 else ""))
+
+left, right = st.columns([3, 1])
+patterns = left.multiselect("Patterns", list(EVAL_PATTERNS), key=f"{P}_patterns",
+                            disabled=state[f"{P}_job"] is not None, persist_state="session",
+                            help="\n\n".join(f"**{p}** — {PATTERN_HELP[p][lang]}" for p in EVAL_PATTERNS))
+state.setdefault(f"{P}_limit", max(1, len(tasks)))
+state[f"{P}_limit"] = min(state[f"{P}_limit"], max(1, len(tasks)))
+limit = right.number_input("Tasks to run", min_value=1, max_value=max(1, len(tasks)), key=f"{P}_limit",
+                           disabled=state[f"{P}_job"] is not None, persist_state="session")
+if "reflection+tests" in patterns:
+    st.info(TEST_FEEDBACK_NOTE[lang], icon=":material/info:")
+
+
+def _start() -> None:
+    state[f"{P}_rows"] = []
+    state[f"{P}_job"] = uuid.uuid4().hex[:8]
+
+
+def _stop() -> None:
+    state[f"{P}_job"] = None
+
+
+blocked = not tasks or not patterns or bool(problem) or runs.any_active()
+buttons = st.container(horizontal=True)
+buttons.button("Run evaluation", key=f"{P}_run", type="primary", icon=":material/play_arrow:", on_click=_start,
+               disabled=blocked or state[f"{P}_job"] is not None)
+buttons.button("Stop", key=f"{P}_stop", icon=":material/stop_circle:", on_click=_stop,
+               disabled=state[f"{P}_job"] is None)
+
+progress = st.empty()
+table = st.empty()
+
+
+def _frame(rows: list[dict]) -> pd.DataFrame:
+    columns = ["task_id", "pattern", "passed", "status", "llm_calls", "prompt_tokens", "completion_tokens", "summary"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+job = state[f"{P}_job"]
+if job is not None:
+    try:
+        results = evaluate(tasks, patterns, sidebar.model_router(), limit=int(limit), lang=lang)
+        for item in results:
+            if state.get(f"{P}_job") != job:
+                break  # stopped, or superseded by a newer evaluation
+            if isinstance(item, EvalProgress):
+                progress.progress(item.fraction, text=f"{item.index}/{item.total} · {item.pattern} on {item.task_id}")
+            elif isinstance(item, EvalRow):
+                state[f"{P}_rows"].append(dataclasses.asdict(item))
+                table.dataframe(_frame(state[f"{P}_rows"]), hide_index=True, width="stretch")
+    except AgentError as exc:
+        st.error(text.escape(str(exc)), icon=":material/error:")
+    finally:
+        if state.get(f"{P}_job") == job:
+            state[f"{P}_job"] = None
+    st.rerun()
+
+rows = [EvalRow(**r) for r in state[f"{P}_rows"]]
+if rows:
+    progress.empty()
+    table.dataframe(_frame(state[f"{P}_rows"]), hide_index=True, width="stretch")
+    scores = summarize(rows)
+    st.subheader("Pass rate against cost")
+    st.plotly_chart(scores_figure(scores, lang), key=f"{P}_chart")
+    st.dataframe(pd.DataFrame([{
+        "pattern": s.pattern, "tasks": s.tasks, "passed": s.passed, "pass rate": f"{s.pass_rate:.0%}",
+        "LLM calls / task": round(s.calls_per_task, 2), "tokens / task": round(s.tokens_per_task),
+        "seconds / task": round(s.seconds_per_task, 2), "saw the tests": s.sees_tests} for s in scores]),
+        hide_index=True, width="stretch")
+    st.download_button("Download results (CSV)", rows_to_csv(rows), file_name="eval-results.csv", mime="text/csv",
+                       key=f"{P}_csv", icon=":material/download:")
+
+st.subheader("Published reference points")
+for point in REFERENCE_POINTS:
+    score = f" — {point.score:.0%} vs {point.baseline_score:.0%} for {point.baseline}" if point.score else ""
+    st.markdown(f"**{text.escape(point.method)}** · {text.escape(point.benchmark)}{text.escape(score)}  \n"
+                f"{text.escape(point.claim[lang])}  \n_[{text.escape(point.source)}]({point.url})_")
