@@ -1,0 +1,26 @@
+"""Agent Patterns Playground — the Streamlit entry point: `streamlit run app.py`.
+
+Pages are listed here (st.navigation does not scan pages/ once it is used); adding a page is one
+line in PAGES. The model sidebar is drawn once, here, for every page.
+"""
+
+import streamlit as st
+
+from pages.ui import runs, shell, sidebar
+
+st.set_page_config(page_title="Agent Patterns Playground", page_icon=":material/hub:", layout="wide")
+
+PAGES = [
+    st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
+    st.Page("pages/playground.py", title="Playground", icon=":material/play_circle:"),
+    st.Page("pages/compare.py", title="Compare", icon=":material/view_week:"),
+    st.Page("pages/replay.py", title="Replay", icon=":material/history:"),
+    st.Page("pages/eval.py", title="Eval", icon=":material/fact_check:"),
+    st.Page("pages/learn.py", title="Learn", icon=":material/school:"),
+]
+
+page = st.navigation(PAGES)
+shell.mark()
+runs.settle_stale()
+sidebar.render(locked=runs.any_active())
+page.run()

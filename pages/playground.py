@@ -1,0 +1,55 @@
+"""Playground: pick a pattern and a scenario, edit its prompts and limits, run it, and watch every
+step live; afterwards, its costs and downloads. A rerun redraws the stored run the same way."""
+
+import streamlit as st
+
+from pages.ui import controls, graphs, live, runs, shell, sidebar, summary, text
+from pages.ui.render import RunView, draw_run, hide_stale
+
+shell.require("playground")
+
+P = "pg"
+lang = sidebar.current_lang()
+controls.init_state(P, lang)
+st.session_state.setdefault(f"{P}_diff_layout", "inline")
+record = runs.current(P)
+running = record is not None and record.active
+setup = controls.read_setup(P, lang, sidebar.temperature())
+
+st.title("Playground")
+setup_col, run_col = st.columns([4, 8], gap="large")
+
+with setup_col:
+    controls.pattern_picker(P, lang, disabled=running)
+    live.run_buttons(P, setup, running=running)
+    limits_tab, prompts_tab = st.tabs(["Limits & switches", "Prompts"])
+    with limits_tab:
+        controls.limit_controls(P, setup, disabled=running)
+    with prompts_tab:
+        controls.prompt_editor(P, setup, lang, disabled=running)
+
+with run_col, st.container(key=f"{P}_run_area"):
+    claimed = runs.claim(P)
+    hide_stale(f"{P}_run_area", live=claimed is not None)
+    # keyed, so it never inherits the children of another element drawn at this place before
+    head = st.container(horizontal=True, vertical_alignment="center", key=f"{P}_head")
+    if record is None:
+        head.markdown("Press **Run** to watch the agent work, step by step.")
+        preview = setup.config.to_dict() if setup.config else {"pattern": setup.variant.pattern}
+        st.graphviz_chart(graphs.dot(preview), width="stretch")
+    else:
+        head.caption(f"Run `{record.run_id}` · {controls.VARIANTS[controls.variant_of(record.config)].label} · "
+                     + ", ".join(f"{role}: {text.code_span(name)}" for role, name in record.models.items()))
+        if sum(1 for e in record.events if e["kind"] == "draft") > 1:  # there are diffs to lay out
+            head.segmented_control("Diffs", ["inline", "side by side"], key=f"{P}_diff_layout", required=True,
+                                   disabled=running, label_visibility="collapsed", persist_state="session")
+        layout = st.session_state[f"{P}_diff_layout"]
+        if claimed is not None:
+            view = RunView(claimed.config, bound=claimed.bound, key=f"{P}_view", task=claimed.task, diff_layout=layout)
+            live.drive(claimed, view, sidebar.model_router())
+            st.rerun()  # unlock the inputs and add the costs and downloads
+        events = record.typed_events()
+        draw_run(record.config, events, bound=record.bound, key=f"{P}_view", task=record.task, diff_layout=layout)
+        st.divider()
+        summary.downloads(record, key=f"{P}_dl", secrets=sidebar.secrets_to_redact())
+        summary.costs(events, key=f"{P}_costs", lang=record.config.get("lang", "en"))

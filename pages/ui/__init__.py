@@ -1,0 +1,16 @@
+"""The view layer shared by the pages. Only this package (and the page scripts) import streamlit.
+
+- sidebar.py  — the model sidebar; `model_router()`, `current_lang()`, `secrets_to_redact()`
+- controls.py — pattern / scenario / prompt / limit widgets under a key prefix; `read_setup()`
+- render.py   — `RunView`, the one renderer of events (live and redraw); `draw_run()`
+- blocks.py   — which box (round, step, draft, critique...) each event goes in, and its label
+- graphs.py   — each pattern's graph as DOT, with the active node highlighted
+- live.py     — Run / Stop buttons and `drive()`, the loop from the core to the renderer
+- runs.py     — the runs kept in session_state (`RunRecord`), safe against overlapping reruns
+- summary.py  — after a run: downloads (trace, report) and costs (by role, timeline, per step)
+- text.py     — model text made safe for markdown; word diffs as coloured markdown
+- shell.py    — keeps every page inside app.py's shell (page config, navigation, sidebar)
+- lanes_view.py — Compare's lanes: setup under a prefix per lane, presets, concurrent runs
+- lane_results.py — after the lanes: a table, cost charts, an answer diff, the export
+- player.py   — Replay: opening traces (and Compare exports), the slider and the play loop
+"""

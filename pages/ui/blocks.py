@@ -1,0 +1,189 @@
+"""Which box each event of a run is drawn in, and what each box is called — pure logic, no drawing.
+
+A run is shown as a sequence of blocks: a ReAct round, the judge's review, a plan, a step attempt,
+the synthesis, a draft, a critique, a refinement. `Blocks.place(event)` says which block an event
+belongs to, opening a new one when the run has moved on; `Blocks.note(event)` then updates that
+block's label and state. The live view applies the changes as they come (st.status.update); a
+redraw replays the whole run through `final_looks` first, so it can draw every block once, with its
+final label (st.status sleeps 50 ms per block to let updates land; a redraw must not pay that).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent_core import events as ev
+
+from . import text
+
+#: run_failed error types raised by a model endpoint (agent_core.errors.ModelError codes)
+MODEL_ERRORS = frozenset({"model_error", "auth_error", "rate_limited", "connection_error", "timeout", "bad_request",
+                          "server_error", "stream_cut", "malformed_response"})
+STEP_WORDS = {"done": "done", "failed": "failed", "retried": "will be retried", "skipped": "skipped"}
+
+
+@dataclass
+class Block:
+    """One box of the run view. `box`, `stream` and `streamed` belong to the view that draws it."""
+
+    index: int
+    ident: tuple[Any, ...]
+    title: str
+    suffix: str = ""
+    state: str = "running"  # running | complete | error, as st.status has them
+    tools: list[str] = field(default_factory=list)
+    #: the current LLM call has streamed text that no llm_call has closed yet
+    streaming: bool = False
+    box: Any = None
+    stream: Any = None
+    streamed: str = ""
+
+    @property
+    def label(self) -> str:
+        return self.title + (f" — {self.suffix}" if self.suffix else "")
+
+
+class Blocks:
+    """The block bookkeeping of one run."""
+
+    def __init__(self, config: Mapping[str, Any]) -> None:
+        self.pattern = config.get("pattern", "react")
+        self.graph_style = bool(config.get("graph_style"))
+        self.items: list[Block] = []
+        self.plans = 0
+        self.step_titles: dict[Any, str] = {}
+
+    @property
+    def current(self) -> Block | None:
+        return self.items[-1] if self.items else None
+
+    # --- placing events ---------------------------------------------------------------------------
+    def place(self, e: ev.Event) -> Block | None:
+        """The block `e` is drawn in, opened if need be; None for events of the run's ending."""
+        if isinstance(e, (ev.Token, ev.LlmCall)):
+            return self._for_call(e.role, e.step)
+        if isinstance(e, ev.PlanEvent):
+            current = self.current
+            return current if current is not None and current.ident[0] == "plan" else self._open(("plan", self.plans))
+        if isinstance(e, ev.StepStarted):
+            if e.description:
+                self.step_titles[e.step_id] = f"Step {e.step_id} · {text.inline(e.description, 70)}"
+            ident = ("step", e.step_id, e.attempt)
+            current = self.current
+            return current if current is not None and current.ident == ident else self._open(ident)
+        if isinstance(e, ev.RunFailed):
+            current = self.current
+            if e.error_type in MODEL_ERRORS and (current is None or not current.streaming):
+                # the endpoint failed on a call that had streamed nothing yet: that call gets its own block
+                return self._open(("failed", e.error_type))
+            return current
+        if isinstance(e, (ev.RunStarted, ev.FinalAnswer, ev.RunFinished)):
+            return None
+        if isinstance(e, ev.LimitReached) and (e.step is None or self.current is None):
+            return None
+        return self.current if self.current is not None else self._open(("misc", e.step))
+
+    def _for_call(self, role: str, step: int | None) -> Block:
+        current = self.current
+        if role in ("executor", "reflector", "synthesizer") and current is not None \
+                and current.ident[0] == "step" and current.ident[1] == step:
+            return current
+        ident = self._ident(role, step)
+        return current if current is not None and current.ident == ident else self._open(ident)
+
+    def _ident(self, role: str, step: int | None) -> tuple[Any, ...]:
+        if self.pattern == "react":
+            return ("judge", step) if role == "judge" else ("round", step)
+        if role == "planner":
+            return ("plan", self.plans)
+        if role in ("executor", "reflector"):
+            return ("step", step, 0)
+        if role == "synthesizer":
+            return ("synth", step)
+        return (role, step)
+
+    def _open(self, ident: tuple[Any, ...]) -> Block:
+        if self.items:
+            self.settle(self.items[-1])
+        block = Block(len(self.items), ident, self._title(ident))
+        self.items.append(block)
+        return block
+
+    def _title(self, ident: tuple[Any, ...]) -> str:
+        kind, step = ident[0], ident[1]
+        if kind == "round":
+            return f"Round {step}"
+        if kind == "judge":
+            return f"Judge · the answer of round {step}"
+        if kind == "plan":
+            return "Plan" if step == 0 else f"Re-plan #{step}"
+        if kind == "step":
+            attempt = ident[2] if len(ident) > 2 else 0
+            title = self.step_titles.get(step, f"Step {step}")
+            return title + (f" · attempt {attempt}" if attempt and attempt > 1 else "")
+        if kind == "synth":
+            return "Synthesis"
+        if kind == "actor":
+            if self.graph_style:
+                return f"Generator · version {step}" if step else "Generator · first version"
+            return f"Draft {step}" if step else "Draft 0 · first attempt"
+        if kind == "critic":
+            return f"{'Review' if self.graph_style else 'Critique'} {step}"
+        if kind == "refiner":
+            return f"Refine · draft {step}"
+        if kind == "failed":
+            return "Model call"
+        return f"Step {step}" if step is not None else "Run"
+
+    # --- labels and states ------------------------------------------------------------------------
+    def note(self, e: ev.Event, block: Block | None) -> None:
+        """Update labels and states after `e` was drawn in `block`."""
+        if isinstance(e, ev.Token) and block is not None:
+            block.streaming = True
+        elif isinstance(e, ev.LlmCall) and block is not None:
+            block.streaming = False
+        elif isinstance(e, ev.ToolCallEvent) and block is not None and e.name != "unit_tests":
+            block.tools.append(e.name)
+            block.suffix = "calls " + ", ".join(dict.fromkeys(block.tools))
+        elif isinstance(e, ev.PlanEvent) and block is not None:
+            self.plans += 1
+            for s in e.steps:
+                self.step_titles[s.get("id")] = f"Step {s.get('id')} · {text.inline(s.get('description', ''), 70)}"
+            block.suffix = f"{len(e.steps)} step{'s' if len(e.steps) != 1 else ''}"
+        elif isinstance(e, ev.StepFinished) and block is not None and block.ident[0] == "step":
+            if e.status == "failed":
+                block.state = "error"
+            block.suffix = block.suffix or STEP_WORDS.get(e.status, e.status)
+        elif isinstance(e, ev.VerdictEvent) and block is not None:
+            block.suffix = e.verdict + ("" if e.parsed else " (fallback)")
+            if e.verdict == "REPLAN":
+                block.state = "error"
+        elif isinstance(e, ev.RunFailed) and block is not None:
+            block.state, block.suffix, block.streaming = "error", "failed", False
+            self.settle(block)
+        elif isinstance(e, ev.FinalAnswer) and self.current is not None:
+            self.settle(self.current)
+        elif isinstance(e, ev.RunFinished) and self.current is not None:
+            last = self.current
+            if e.reason == "stop" and last.state == "running":
+                last.suffix = (last.suffix + " · stopped").lstrip(" ·")
+            self.settle(last)
+
+    def settle(self, block: Block) -> None:
+        """A block the run has left: no longer running."""
+        if block.ident[0] == "round" and not block.tools and not block.suffix:
+            block.suffix = "final answer"
+        if block.state == "running":
+            block.state = "complete"
+
+
+def final_looks(config: Mapping[str, Any], events: Iterable[ev.Event]) -> list[tuple[str, str]]:
+    """(label, state) of every block once the events are all in: what a redraw draws at once."""
+    blocks = Blocks(config)
+    for e in events:
+        blocks.note(e, blocks.place(e))
+    if blocks.current is not None:
+        blocks.settle(blocks.current)
+    return [(b.label, b.state) for b in blocks.items]

@@ -1,0 +1,71 @@
+"""Running from a page: the Run and Stop buttons, and the loop that feeds the core's events to the
+renderer while the session stores them.
+
+Run's callback registers a pending run before the page draws, so that very script run draws every
+input locked and then drives the run. Stop's callback ends the run at once (the old script run is
+cut at its next st.* call, and `contextlib.closing` closes the core's generator and its HTTP
+stream). Any other end — finished, failed, the toolbar's Stop, a page switch — unlocks the page too.
+"""
+
+from __future__ import annotations
+
+from contextlib import closing
+
+import streamlit as st
+
+import agent_core as ac
+from agent_core import events as ev
+from agent_core.errors import AgentError
+from agent_core.models import ModelRouter
+
+from . import controls, runs, sidebar
+from .render import RunView
+
+
+def _start(prefix: str) -> None:
+    setup = controls.read_setup(prefix, sidebar.current_lang(), sidebar.temperature())
+    if setup.problems or setup.config is None or setup.bound is None or sidebar.model_problem():
+        return  # the page shows why; the button is disabled then anyway
+    router = sidebar.model_router()
+    runs.begin(prefix, setup.task, setup.config.to_dict(), router.names(), setup.bound)
+
+
+def run_buttons(prefix: str, setup: controls.Setup, *, running: bool) -> None:
+    """Run and Stop, the call bound, and why Run is disabled when it is."""
+    blocked = setup.problems or ([p] if (p := sidebar.model_problem()) else [])
+    # one container whatever is in it, so the widgets below keep their place (and their state)
+    with st.container():
+        _buttons(prefix, setup, running, blocked)
+
+
+def _buttons(prefix: str, setup: controls.Setup, running: bool, blocked: list[str]) -> None:
+    row = st.container(horizontal=True, vertical_alignment="center", gap="small")
+    row.button("Run", key=f"{prefix}_run", type="primary", icon=":material/play_arrow:", on_click=_start,
+               args=(prefix,), disabled=running or bool(blocked))
+    row.button("Stop", key=f"{prefix}_stop", icon=":material/stop_circle:", on_click=runs.stop, args=(prefix,),
+               disabled=not running)
+    if setup.bound is not None:
+        row.caption(f"≤ **{setup.bound}** LLM calls")
+    for problem in blocked:
+        st.error(problem, icon=":material/block:")
+
+
+def drive(record: runs.RunRecord, view: RunView, router: ModelRouter) -> None:
+    """Iterate the core for a claimed run, storing and drawing every event, until it ends or is stopped."""
+    try:
+        try:
+            stream = ac.stream(record.task, record.run_config(), router)
+        except AgentError as exc:  # refused before any call (the page checks first; a race may still land here)
+            for event in (ev.RunFailed(error_type=exc.code, message=str(exc)), ev.RunFinished(reason="error")):
+                if runs.append(record, event):
+                    view.add(event)
+        else:
+            with closing(stream) as events:
+                for event in events:
+                    if not runs.append(record, event):
+                        break  # stopped from another script run
+                    view.add(event)
+        view.close()
+        runs.finish(record)
+    finally:
+        runs.settle(record)  # cut short (toolbar Stop, page switch): unlock on the next script run

@@ -1,0 +1,440 @@
+"""THE renderer of run events. A `RunView` draws one run into the current container: live, event by
+event as the core yields them, or all at once from stored events (redraw, Replay, Compare). Both
+paths make the same calls in the same order, so a redrawn run looks like the live one.
+
+Layout, top to bottom: counters (LLM calls against the bound, tokens, time); the pattern's graph
+with the active node; a side table that changes as the run goes (the plan's step statuses, the
+drafts, or the tools used); one block per round / plan / step attempt / draft / critique holding
+what happened in it (blocks.py decides which and what they are called); the ending. A live block
+is an st.status whose label and state change as it goes; a redrawn one is an st.expander drawn
+once with the status's final label and icon (st.status sleeps 50 ms per block, which a redraw of
+a long run cannot afford). Live-only work — streamed tokens, "running…" slots, counter refreshes —
+is skipped on redraw.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from agent_core import events as ev
+from agent_core.diffing import diff_stats, line_diff
+
+from . import graphs, text
+from .blocks import Block, Blocks, final_looks
+
+VERDICT_LOOK = {"PASS": ("green", ":material/check_circle:"), "REVISE": ("orange", ":material/edit_note:"),
+                "RETRY": ("orange", ":material/replay:"), "REPLAN": ("red", ":material/alt_route:")}
+ROLE_NAMES = {"judge": "Judge (reflection advisor)", "reflector": "Reflector", "critic": "Critic"}
+#: reason -> (badge label, colour, one line)
+ENDINGS = {
+    "answer": ("answered", "green", "The agent gave its final answer."),
+    "pass": ("passed", "green", "The reviewer passed the answer."),
+    "cap": ("limit reached", "orange", "A round limit was reached; the answer is the best one so far."),
+    "budget": ("budget spent", "orange", "The run-wide budget was spent; the answer is the best one so far."),
+    "stop": ("stopped", "gray", "Stopped before the end; everything recorded so far is kept."),
+    "error": ("failed", "red", "The run failed; everything recorded so far is kept and can be downloaded."),
+}
+STEP_ICONS = {"pending": ":material/schedule:", "running": ":material/play_circle:", "done": ":material/check_circle:",
+              "failed": ":material/cancel:", "retried": ":material/replay:", "replanned": ":material/alt_route:",
+              "skipped": ":material/skip_next:"}
+#: the icons st.status shows per state, for redrawn blocks
+STATE_ICONS = {"running": ":material/progress_activity:", "complete": ":material/check:", "error": ":material/error:"}
+TOOL_OUTPUT_CHARS = 1500
+STEP_RESULT_CHARS = 800
+
+
+#: the shortest time between two paints of streamed text, in seconds
+TOKEN_PAINT_S = 0.1
+
+class RunView:
+    """Draws one run. Call `add(event)` for every event in order, then `close()`.
+
+    `looks` — (label, state) per block, from blocks.final_looks — makes it a redraw. `compact` puts
+    the counters in two rows, for narrow columns (Compare's lanes).
+    """
+
+    def __init__(self, config: Mapping[str, Any], *, bound: int, key: str, task: str = "",
+                 diff_layout: str = "inline", looks: list[tuple[str, str]] | None = None,
+                 compact: bool = False) -> None:
+        self.config = dict(config)
+        self.compact = compact
+        self.pattern = self.config.get("pattern", "react")
+        self.code = bool(self.config.get("code_task") or self.config.get("test_evaluator"))
+        self.bound, self.key, self.diff_layout = bound, key, diff_layout
+        self.looks, self.live = looks, looks is None
+        self.blocks = Blocks(self.config)
+        self.shown: dict[int, tuple[str, str]] = {}
+        self.calls = self.tokens = self.n = 0
+        self.estimated = False
+        self.elapsed = 0.0
+        self.reason: str | None = None
+        self.active: str | None = None
+        self.visited: list[str] = []
+        self.drafts: dict[int, str] = {}
+        self.draft_rows: list[dict[str, Any]] = []
+        self.plan: list[dict[str, Any]] = []
+        self.tool_rows: dict[str, list[int]] = {}
+        self.tool_slots: dict[str, tuple[Any, ev.ToolCallEvent]] = {}
+        self.raw: dict[str, str] = {}
+        self.final: str | None = None
+        self._side_dirty = False
+        self._painted = 0.0
+
+        if task:
+            st.markdown(f"**Task** · {text.inline(task, 400)}")
+        self._counters = st.empty()
+        self._graph = st.empty()
+        self._side = st.empty()
+        self._flow = st.container(key=f"{key}-flow")
+        self._end = st.container(key=f"{key}-end")
+        if self.live:
+            self._refresh(graph=True)
+
+    # --- the one entry point ----------------------------------------------------------------------
+    def add(self, event: ev.Event) -> None:
+        """Draw one event."""
+        self.elapsed = max(self.elapsed, event.t)
+        node = graphs.node_for(event, self.config)
+        moved = node is not None and node != self.active
+        if moved:
+            self.active = node
+            if node not in self.visited:
+                self.visited.append(node)
+        opened = len(self.blocks.items)
+        block = self.blocks.place(event)
+        if len(self.blocks.items) > opened:
+            if opened:
+                self._sync(self.blocks.items[opened - 1])
+            self._create(self.blocks.items[-1])
+        getattr(self, "_on_" + event.kind)(event, block)
+        self.blocks.note(event, block)
+        if self.live:
+            if block is not None:
+                self._sync(block)
+            if self.blocks.current is not None and self.blocks.current is not block:
+                self._sync(self.blocks.current)  # the ending settles the last block
+            if event.kind != "token" or moved:
+                self._refresh(graph=moved)
+
+    def add_all(self, events: Iterable[ev.Event]) -> None:
+        for event in events:
+            self.add(event)
+
+    def close(self) -> None:
+        """Finish the drawing: settle the last block, unfinished tools, counters, graph, side table."""
+        if self.blocks.current is not None:
+            self._cut_stream(self.blocks.current)
+            self.blocks.settle(self.blocks.current)
+            self._sync(self.blocks.current)
+        for slot, call in self.tool_slots.values():
+            slot.markdown(f"{_tool_line(call)} · _no result: the run ended first_")
+        self.tool_slots.clear()
+        if self.final is None and self.drafts and self.reason in ("stop", "error"):
+            version = max(self.drafts)
+            with self._end.container(border=True, key=f"{self.key}-latest-draft"):
+                st.markdown(f"#### Latest draft (version {version})")
+                self._text_block(self.drafts[version])
+        self._refresh(graph=True)
+
+    # --- blocks -----------------------------------------------------------------------------------
+    def _create(self, block: Block) -> None:
+        if self.live:
+            block.box = self._flow.status(block.label, expanded=True, state="running")
+            self.shown[block.index] = (block.label, "running")
+        else:
+            label, state = self.looks[block.index] if block.index < len(self.looks) else (block.label, "complete")
+            block.box = self._flow.expander(label, expanded=True, icon=STATE_ICONS[state])
+
+    def _sync(self, block: Block) -> None:
+        """Show a live block's current label and state, if they changed."""
+        look = (block.label, block.state)
+        if self.live and self.shown.get(block.index) != look:
+            block.box.update(label=look[0], state=look[1], expanded=True)
+            self.shown[block.index] = look
+
+    # --- events -----------------------------------------------------------------------------------
+    def _on_run_started(self, e: ev.RunStarted, _block: Block | None) -> None:
+        self.bound = e.max_llm_calls or self.bound
+
+    def _on_token(self, e: ev.Token, block: Block) -> None:
+        block.streamed += e.text
+        if not self.live:
+            return
+        # Each paint re-sends the call's whole text so far: at most TOKEN_PAINT_S apart, so a long
+        # reply costs the server (and 30 sessions on one box) linear, not quadratic, work. The last
+        # partial paint is replaced by the call's caption when it ends, so nothing is lost.
+        now = time.monotonic()
+        if block.stream is None:
+            block.stream = block.box.empty()
+        elif now - self._painted < TOKEN_PAINT_S:
+            return
+        self._painted = now
+        block.stream.code(block.streamed, language=None, wrap_lines=True)
+
+    def _on_llm_call(self, e: ev.LlmCall, block: Block) -> None:
+        self.calls += 1
+        self.tokens += e.prompt_tokens + e.completion_tokens
+        self.estimated |= e.usage_estimated
+        self.raw[e.role] = block.streamed
+        slot = block.stream if block.stream is not None else block.box.empty()
+        block.stream, block.streamed = None, ""
+        approx = "~" if e.usage_estimated else ""
+        slot.caption(f":material/smart_toy: {text.inline(e.role)} · {text.inline(e.model, 60)} · "
+                     f"{approx}{e.prompt_tokens:,} → {approx}{e.completion_tokens:,} tokens · "
+                     f"{e.latency_ms / 1000:.2f} s")
+
+    def _on_thought(self, e: ev.Thought, block: Block) -> None:
+        block.box.markdown(f":material/psychology: {text.escape(e.text)}")
+
+    def _on_tool_call(self, e: ev.ToolCallEvent, block: Block) -> None:
+        slot = block.box.empty()
+        self.tool_slots[e.call_id or f"{e.name}#{len(self.tool_slots)}"] = (slot, e)
+        if self.live:
+            slot.markdown(f"{_tool_line(e)} · _running…_")
+
+    def _on_tool_result(self, e: ev.ToolResult, block: Block) -> None:
+        found = self.tool_slots.pop(e.call_id, None) if e.call_id else None
+        if found is None:  # servers without call ids: the oldest open call of that tool
+            match = next((k for k, (_, c) in self.tool_slots.items() if c.name == e.name), None)
+            found = self.tool_slots.pop(match) if match is not None else None
+        slot, call = found if found is not None else (block.box.empty(), ev.ToolCallEvent(name=e.name))
+        row = self.tool_rows.setdefault(e.name, [0, 0])
+        row[0] += 1
+        row[1] += int(e.is_error)
+        self._side_dirty = True
+        with slot.container():
+            st.markdown(_tool_line(call))
+            output = text.clip(e.output, TOOL_OUTPUT_CHARS)
+            if e.name == "unit_tests":
+                head, _, rest = output.partition("\n")
+                (st.error if e.is_error else st.success)(text.escape(head), icon=":material/science:")
+                if rest.strip():
+                    st.code(rest.strip(), language=None, wrap_lines=True)
+            elif e.is_error:
+                st.error(text.escape(output), icon=":material/error:")
+            else:
+                st.code(output, language="json" if text.looks_like_json(output) else None, wrap_lines=True)
+
+    def _on_plan(self, e: ev.PlanEvent, block: Block) -> None:
+        self.plan = [dict(s) for s in e.steps]
+        self._side_dirty = True
+        lines = []
+        for s in e.steps:
+            tool = f" · tool {text.code_span(str(s['tool']))}" if s.get("tool") else ""
+            critical = " · **critical**" if s.get("critical") else ""
+            icon = STEP_ICONS.get(s.get("status", "pending"), "")
+            lines.append(f"{s.get('id')}. {icon} {text.inline(s.get('description', ''), 300)}{tool}{critical}")
+        block.box.markdown("  \n".join(lines) or "_an empty plan_")
+
+    def _on_step_started(self, e: ev.StepStarted, _block: Block) -> None:
+        self._set_status(e.step_id, "running")
+
+    def _on_step_finished(self, e: ev.StepFinished, block: Block) -> None:
+        shown = text.escape(text.clip(e.result, STEP_RESULT_CHARS)) if e.result else ""
+        if e.status == "failed":
+            block.box.error(f"**Step {e.step_id} failed** · {shown}", icon=":material/cancel:")
+        else:
+            icon = STEP_ICONS.get(e.status, ":material/circle:")
+            words = {"done": "done", "retried": "will be retried", "skipped": "skipped"}
+            block.box.markdown(f"{icon} **Step {e.step_id} {words.get(e.status, text.inline(e.status))}**"
+                               + (f"  \n{shown}" if shown else ""))
+        self._set_status(e.step_id, e.status)
+
+    def _on_verdict(self, e: ev.VerdictEvent, block: Block) -> None:
+        self.n += 1
+        color, icon = VERDICT_LOOK.get(e.verdict, ("gray", None))
+        with block.box.container(key=f"{self.key}-verdict-{self.n}-{e.verdict}"):
+            row = st.container(horizontal=True, vertical_alignment="center", gap="small")
+            row.badge(e.verdict, color=color, icon=icon)
+            row.markdown(f"**{ROLE_NAMES.get(e.role, text.inline(e.role))}**")
+            if not e.parsed:
+                row.badge("fallback verdict", color="gray", icon=":material/warning:",
+                          help="The reply could not be parsed, so the pattern used its fallback verdict.")
+            for name, value in (("Feedback", e.feedback), ("Analysis", e.analysis), ("Suggestion", e.suggestion)):
+                if value:
+                    st.markdown(f"**{name}** · {text.escape(value)}")
+            raw = self.raw.get(e.role, "")
+            if not e.parsed and raw.strip():
+                st.caption("The reply that could not be parsed:")
+                st.code(text.clip(raw, 1500), language=None, wrap_lines=True)
+        if self.draft_rows and e.role == "critic":
+            self.draft_rows[-1]["verdict"] = e.verdict
+            self._side_dirty = True
+
+    def _on_draft(self, e: ev.Draft, block: Block) -> None:
+        earlier = [v for v in self.drafts if v < e.version]
+        previous = self.drafts[max(earlier)] if earlier else None
+        self.drafts[e.version] = e.text
+        stats = diff_stats(previous, e.text) if previous is not None else None
+        self.draft_rows.append({"draft": e.version, "lines": len(e.text.splitlines()), "characters": len(e.text),
+                                "changed": f"{stats.changed_ratio:.0%}" if stats else "—", "verdict": ""})
+        self._side_dirty = True
+        with block.box.container(key=f"{self.key}-draft-{e.version}"):
+            row = st.container(horizontal=True, vertical_alignment="center", gap="small")
+            row.badge(f"Draft {e.version}", color="blue", icon=":material/description:")
+            if stats is not None:
+                row.caption(f"+{stats.added_lines} / −{stats.removed_lines} lines · {stats.changed_ratio:.0%} of "
+                            f"the text changed since draft {max(earlier)}")
+            if previous is None:
+                self._text_block(e.text)
+                return
+            with st.container(key=f"{self.key}-diff-{e.version}"):
+                self._diff(previous, e.text, max(earlier), e.version)
+
+    def _diff(self, old: str, new: str, v_old: int, v_new: int) -> None:
+        labels = ["Changes · words", "Changes · lines", f"Draft {v_new}"]
+        words, lines, full = st.tabs(labels, default=labels[1] if self.code else labels[0])
+        with words:
+            if self.diff_layout == "side by side":
+                left, right = st.columns(2, gap="medium")
+                left.caption(f"Draft {v_old}")
+                right.caption(f"Draft {v_new}")
+                old_md, new_md = text.word_diff_sides(old, new)
+                left.markdown(old_md)
+                right.markdown(new_md)
+            else:
+                st.markdown(text.word_diff_inline(old, new))
+        with lines:
+            st.code(line_diff(old, new, v_old) or "(no line changed)", language="diff")
+        with full:
+            self._text_block(new)
+
+    def _text_block(self, body: str) -> None:
+        if self.code:
+            st.code(body, language="python")
+        else:
+            st.markdown(text.escape(body))
+
+    def _on_limit_reached(self, e: ev.LimitReached, block: Block | None) -> None:
+        target = self._end if block is None else block.box
+        target.warning(f"**Limit reached · {text.inline(e.limit)} = {e.value}** · {text.escape(e.message)}",
+                       icon=":material/block:")
+
+    def _on_final_answer(self, e: ev.FinalAnswer, _block: None) -> None:
+        self.final = e.text
+        with self._end.container(border=True, key=f"{self.key}-final"):
+            st.markdown("#### Final answer")
+            if e.text.strip():
+                self._text_block(e.text)
+            else:
+                st.caption("The run produced no answer text.")
+
+    def _cut_stream(self, block: Block) -> None:
+        """Keep the text a call had streamed when the run ended before the call did."""
+        if block.streamed:
+            slot = block.stream if block.stream is not None else block.box.empty()
+            with slot.container():
+                st.code(block.streamed, language=None, wrap_lines=True)
+                st.caption("The reply so far: the run ended before this call did.")
+        block.stream, block.streamed = None, ""
+
+    def _on_run_failed(self, e: ev.RunFailed, block: Block | None) -> None:
+        message = f"**{text.inline(e.error_type)}** · {text.escape(e.message)}"
+        if block is not None:
+            self._cut_stream(block)
+            block.box.error(message, icon=":material/error:")
+        self._end.error(f"**The run failed.** {message}  \nEverything recorded until then is kept above and "
+                        "in the downloads.", icon=":material/error:")
+
+    def _on_run_finished(self, e: ev.RunFinished, _block: None) -> None:
+        self.reason = e.reason
+        self.elapsed = max(self.elapsed, e.elapsed_ms / 1000)
+        label, color, line = ENDINGS.get(e.reason, (e.reason, "gray", ""))
+        with self._end.container(key=f"{self.key}-end-{e.reason}"):
+            row = st.container(horizontal=True, vertical_alignment="center", gap="small")
+            row.badge(f"Ended · {label}", color=color, icon=":material/flag:")
+            row.caption(f"{line} {e.llm_calls} LLM call{'s' if e.llm_calls != 1 else ''} · {e.total_tokens:,} tokens · "
+                        f"{e.elapsed_ms / 1000:.1f} s")
+
+    # --- live panels ------------------------------------------------------------------------------
+    def _set_status(self, step_id: int, status: str) -> None:
+        self._side_dirty = True
+        for s in self.plan:
+            if s.get("id") == step_id:
+                s["status"] = status
+
+    def _refresh(self, graph: bool) -> None:
+        """Redraw the counters, and the graph and side table when they changed."""
+        with self._counters.container():
+            if self.compact:
+                (a, b), (c, d) = st.columns(2), st.columns(2, vertical_alignment="center")
+            else:
+                a, b, c, d = st.columns(4, vertical_alignment="center")
+            a.metric("LLM calls", f"{self.calls} / {self.bound}", help="Calls used against the most this "
+                     "configuration can make (agent_core.call_bound).")
+            b.metric("Tokens" + (" (estimated)" if self.estimated else ""), f"{self.tokens:,}")
+            c.metric("Elapsed", f"{self.elapsed:.1f} s")
+            if self.reason in ENDINGS:
+                label, color, _ = ENDINGS[self.reason]
+                d.badge(label, color=color, icon=":material/flag:")
+            else:
+                d.badge("running", color="blue", icon=":material/progress_activity:")
+        if graph:
+            self._graph.graphviz_chart(graphs.dot(self.config, self.active, self.visited), width="stretch")
+        if graph or self._side_dirty:
+            self._side_dirty = False
+            self._draw_side()
+
+    def _draw_side(self) -> None:
+        if self.pattern == "plan-execute" and self.plan:
+            rows = [{"status": s.get("status", "pending"), "step": s.get("id"), "description": s.get("description", ""),
+                     "tool": s.get("tool") or "", "critical": bool(s.get("critical"))} for s in self.plan]
+            self._side.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+        elif self.pattern == "reflection" and self.draft_rows:
+            self._side.dataframe(pd.DataFrame(self.draft_rows), hide_index=True, width="stretch")
+        elif self.pattern == "react" and self.tool_rows:
+            rows = [{"tool": name, "calls": n, "errors": errors} for name, (n, errors) in self.tool_rows.items()]
+            self._side.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+
+
+def _tool_line(call: ev.ToolCallEvent) -> str:
+    if call.name == "unit_tests":
+        draft = call.arguments.get("draft", "?") if isinstance(call.arguments, dict) else "?"
+        return f":material/science: **unit tests** on draft {text.inline(str(draft))}"
+    args = text.arguments(call.arguments) if call.arguments not in (None, {}, "") else ""
+    return f":material/build: **{text.inline(call.name, 60)}** {text.code_span(args) if args else '()'}"
+
+
+def hide_stale(area_key: str, live: bool) -> None:
+    """Call first in the keyed container `area_key` that holds a run view.
+
+    Streamlit keeps what the previous script run drew, faded, until the current one ends, so a live
+    run would show the last run's blocks under its own for as long as it takes. While `live`, this
+    hides them: stale elements carry data-stale="true", and a box (a step block, the answer's
+    border) holding no fresh element is one the current run has not drawn yet. Otherwise it draws an
+    empty style in the same place, so the rule is gone as soon as the next run starts. Our own
+    constant CSS: no model text goes near st.html.
+    """
+    area = f".st-key-{area_key}"
+    boxes = ", ".join(f"[data-testid={name}]" for name in ("stExpander", "stVerticalBlock", "stTabs"))
+    rule = (f"{area} [data-stale='true'], {area} :is({boxes}):not(:has([data-stale='false'])) "
+            "{ display: none; }") if live else ""
+    st.html(f"<style>{rule}</style>")
+
+
+def draw_run(config: Mapping[str, Any], events: Iterable[ev.Event], *, bound: int, key: str, task: str = "",
+             diff_layout: str = "inline", compact: bool = False) -> RunView:
+    """Redraw a stored run (finished, stopped or failed) from its events."""
+    events = list(events)
+    view = RunView(config, bound=bound, key=key, task=task, diff_layout=diff_layout,
+                   looks=final_looks(config, events), compact=compact)
+    view.add_all(events)
+    view.close()
+    return view
+
+
+def fresh_area(live: bool) -> Any:
+    """A container for a run view that never shows the previous script run's leftovers.
+
+    Streamlit lets a container inherit the children its predecessor at the same place had, and shows
+    them faded until the script run ends: a long live run would sit above the old run's later blocks.
+    An element sent to that place first drops them. So there are two places: a live run draws in one
+    and empties the other, a redraw the reverse (a redraw is quick, its own leftovers barely show).
+    """
+    first, second = st.empty(), st.empty()
+    return (second if live else first).container()

@@ -1,0 +1,173 @@
+"""The runs of a session: each one's event dicts, config, model names and run id.
+
+A page keeps its runs under `<prefix>_runs` in session_state, newest last. One script run drives a
+run; Streamlit may start the next script run while the old one is still iterating (fast reruns, the
+Stop button, a page switch), so every write goes through `append`, which refuses events for a run
+that has ended. Lifecycle: `begin` (pending, from the Run button's callback) -> `claim` (running,
+in the script run that iterates the core) -> `finish` | `stop` | `settle_stale` (every kind of end
+unlocks the page).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import streamlit as st
+
+from agent_core import events as ev
+from agent_core.config import RunConfig
+
+#: Finished runs kept per page: enough to look back, bounded so a workshop server's memory is too.
+HISTORY = 10
+PENDING, RUNNING, FINISHED, STOPPED = "pending", "running", "finished", "stopped"
+
+# Guards check-then-append against the Stop callback running on another script thread.
+_LOCK = threading.Lock()
+
+
+@dataclass
+class RunRecord:
+    """One run as the session keeps it: plain data, so it can be redrawn, exported or compared."""
+
+    run_id: str
+    task: str
+    config: dict[str, Any]
+    models: dict[str, str]
+    bound: int
+    events: list[dict[str, Any]] = field(default_factory=list)
+    status: str = PENDING
+    started: float = 0.0
+    #: set when the run ended without its own closing events (Stop, a page switch, the toolbar)
+    interrupted: bool = False
+
+    @property
+    def active(self) -> bool:
+        return self.status in (PENDING, RUNNING)
+
+    def run_config(self) -> RunConfig:
+        return RunConfig.from_dict(self.config)
+
+    def typed_events(self) -> list[ev.Event]:
+        """The stored events as the core's dataclasses (tokens are already coalesced per call)."""
+        return [ev.event_from_dict(d) for d in self.events]
+
+
+def _key(prefix: str) -> str:
+    return f"{prefix}_runs"
+
+
+def history(prefix: str) -> list[RunRecord]:
+    """Every kept run of a page, oldest first."""
+    return st.session_state.setdefault(_key(prefix), [])
+
+
+def current(prefix: str) -> RunRecord | None:
+    """The page's latest run, if any."""
+    kept = history(prefix)
+    return kept[-1] if kept else None
+
+
+def begin(prefix: str, task: str, config: Mapping[str, Any], models: Mapping[str, str], bound: int) -> RunRecord:
+    """Register a new pending run (called from the Run button's callback, before the page draws)."""
+    record = RunRecord(uuid.uuid4().hex[:12], task, dict(config), dict(models), bound)
+    kept = history(prefix)
+    kept.append(record)
+    del kept[:-HISTORY]
+    return record
+
+
+def claim(prefix: str) -> RunRecord | None:
+    """The pending run this script run must drive, now marked running; else None."""
+    record = current(prefix)
+    with _LOCK:
+        if record is None or record.status != PENDING:
+            return None
+        record.status = RUNNING
+        record.started = time.time()
+    return record
+
+
+def append(record: RunRecord, event: ev.Event) -> bool:
+    """Store one event of a running run; False once the run has ended (stop it iterating).
+
+    Consecutive tokens of one call are merged into one token event, so a stored run holds at most
+    one token event per LLM call and redraws fast.
+    """
+    data = event.to_dict()
+    with _LOCK:
+        if record.status != RUNNING:
+            return False
+        last = record.events[-1] if record.events else None
+        if (data["kind"] == "token" and last is not None and last["kind"] == "token"
+                and last["role"] == data["role"] and last["step"] == data["step"]):
+            last["text"] += data["text"]
+        else:
+            record.events.append(data)
+    return True
+
+
+def finish(record: RunRecord) -> None:
+    """The core's generator ran to its end."""
+    with _LOCK:
+        if record.status == RUNNING:
+            record.status = FINISHED
+
+
+def stop(prefix: str) -> None:
+    """End the page's active run now, keeping what it recorded (the Stop button's callback)."""
+    record = current(prefix)
+    if record is not None:
+        _interrupt(record)
+
+
+def settle(record: RunRecord) -> None:
+    """Mark a run whose driver is gone as stopped; a no-op for runs that ended properly."""
+    _interrupt(record)
+
+
+def settle_stale() -> None:
+    """At the start of a script run, end every run still marked running.
+
+    A new script run means the one that drove it was stopped (toolbar Stop, page switch, a click
+    while running), so its flag would otherwise lock the page for good. Pending runs are left:
+    the Run button has just asked for them.
+    """
+    for record in _all_records():
+        if record.status == RUNNING:
+            _interrupt(record)
+
+
+def any_active() -> bool:
+    """True while any page has a run pending or running (the sidebar locks then)."""
+    return any(r.active for r in _all_records())
+
+
+def _all_records() -> Iterable[RunRecord]:
+    for key in list(st.session_state.keys()):
+        if isinstance(key, str) and key.endswith("_runs"):
+            value = st.session_state[key]
+            if isinstance(value, list):
+                yield from (r for r in value if isinstance(r, RunRecord))
+
+
+def _interrupt(record: RunRecord) -> None:
+    """Close a pending or running run with a `run_finished(reason="stop")` built from its events."""
+    with _LOCK:
+        if not record.active:
+            return
+        record.status = STOPPED
+        record.interrupted = True
+        if record.events and record.events[-1]["kind"] == "run_finished":
+            return
+        calls = [e for e in record.events if e["kind"] == "llm_call"]
+        elapsed = time.time() - record.started if record.started else 0.0
+        last_t = max((e["t"] for e in record.events), default=0.0)
+        closing = ev.RunFinished(t=round(max(elapsed, last_t), 4), reason="stop", llm_calls=len(calls),
+                                 total_tokens=sum(c["prompt_tokens"] + c["completion_tokens"] for c in calls),
+                                 elapsed_ms=round(max(elapsed, last_t) * 1000, 1))
+        record.events.append(closing.to_dict())

@@ -1,0 +1,78 @@
+"""After a run: downloads (trace JSON, Markdown report) and its costs — calls, tokens and latency by
+role, a timeline of every LLM and tool call, tokens per step."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from agent_core import events as ev
+from agent_core import metrics
+from agent_core.report import markdown_report
+from agent_core.trace import Trace
+
+from .runs import RunRecord
+
+
+def trace_json(record: RunRecord, secrets: Iterable[str] = ()) -> str:
+    """The run as a versioned trace (agent_core.trace), with any of `secrets` redacted."""
+    return Trace.of(record.config, record.typed_events(), record.models).dumps(secrets=list(secrets))
+
+
+def report_markdown(record: RunRecord, secrets: Iterable[str] = ()) -> str:
+    """The run as a Markdown handout (agent_core.report), with any of `secrets` redacted."""
+    return markdown_report(record.config, record.typed_events(), record.models, secrets=list(secrets))
+
+
+def file_stem(record: RunRecord) -> str:
+    subject = record.config.get("scenario") or "task"
+    return f"{record.config.get('pattern', 'run')}-{subject}-{record.run_id}"
+
+
+def downloads(record: RunRecord, *, key: str, secrets: Iterable[str] = ()) -> None:
+    """Download buttons for the trace and the report; the files are built only when clicked."""
+    keys = list(secrets)
+    row = st.container(horizontal=True, gap="small", key=f"{key}-downloads")
+    row.download_button("Download trace (JSON)", lambda: trace_json(record, keys), f"trace-{file_stem(record)}.json",
+                        "application/json", key=f"{key}-trace", icon=":material/data_object:", on_click="ignore")
+    row.download_button("Download report (Markdown)", lambda: report_markdown(record, keys),
+                        f"report-{file_stem(record)}.md", "text/markdown", key=f"{key}-report",
+                        icon=":material/article:", on_click="ignore")
+
+
+def costs(events: list[ev.Event], *, key: str, lang: str = "en") -> None:
+    """Metrics by role, the timeline of calls, and tokens per step."""
+    by_role, timeline, per_step = st.tabs(["Cost by role", "Timeline", "Tokens per step"])
+    with by_role:
+        table = metrics.by_role(events)
+        if table.empty:
+            st.caption("No LLM call was made.")
+        else:
+            st.dataframe(table, hide_index=True, width="stretch", key=f"{key}-by-role", column_order=(
+                "role", "model", "calls", "prompt_tokens", "completion_tokens", "total_tokens", "latency_ms_mean",
+                "latency_ms_total", "estimated"), column_config={
+                "prompt_tokens": st.column_config.NumberColumn("prompt tok."),
+                "completion_tokens": st.column_config.NumberColumn("completion tok."),
+                "total_tokens": st.column_config.NumberColumn("total tok."),
+                "latency_ms_mean": st.column_config.NumberColumn("mean ms", format="%.0f"),
+                "latency_ms_total": st.column_config.NumberColumn("total ms", format="%.0f"),
+                "estimated": st.column_config.CheckboxColumn("est.", help="The server sent no usage; token "
+                                                             "counts are estimates."),
+            })
+    with timeline:
+        st.plotly_chart(metrics.timeline_figure(events, lang), key=f"{key}-timeline", width="stretch")
+    with per_step:
+        frame = metrics.tokens_per_step(events)
+        if frame.empty:
+            st.caption("No LLM call was made.")
+        else:
+            labels = [("run" if pd.isna(s) else f"step {s}") + f" · {r}"
+                      for s, r in zip(frame["step"].astype(object), frame["roles"])]
+            fig = go.Figure([go.Bar(name="prompt", x=labels, y=frame["prompt_tokens"], marker_color="#A5B4FC"),
+                             go.Bar(name="completion", x=labels, y=frame["completion_tokens"], marker_color="#4F46E5")])
+            fig.update_layout(barmode="stack", height=320, margin={"l": 10, "r": 10, "t": 30, "b": 40},
+                              legend={"orientation": "h", "y": 1.05}, yaxis_title="tokens")
+            st.plotly_chart(fig, key=f"{key}-per-step", width="stretch")

@@ -1,0 +1,94 @@
+"""Model and user text made safe for Streamlit markdown, and word diffs as coloured markdown.
+
+Model output is never trusted as markup: every markdown character is backslash-escaped (so a `$`
+is not LaTeX, a `:red[` is not a directive, `![x](url)` fetches nothing, `<b>` is text), and line
+breaks and indentation are kept.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from agent_core.diffing import word_diff
+
+# Every ASCII punctuation mark Streamlit's markdown could read as syntax (CommonMark lets any of
+# them be backslash-escaped), plus ":" for emoji shortcodes and colour directives.
+_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:^=&\"'])")
+_LEADING = re.compile(r"^[ \t]+", re.MULTILINE)
+NBSP = "\u00a0"
+
+
+def escape(text: str) -> str:
+    """Text shown verbatim by st.markdown: markup escaped, line breaks and indentation kept."""
+    text = _SPECIAL.sub(r"\\\1", text.replace("\r\n", "\n"))
+    text = _LEADING.sub(lambda m: NBSP * len(m.group(0).expandtabs(4)), text)
+    return text.replace("\n", "  \n")
+
+
+def inline(text: str, limit: int = 120) -> str:
+    """One escaped line for labels: whitespace collapsed, cut at `limit` characters."""
+    flat = " ".join(str(text).split())
+    return escape(flat if len(flat) <= limit else flat[: limit - 1] + "…")
+
+
+def clip(text: str, limit: int) -> str:
+    """Cut `text` at `limit` characters, saying how much was left out."""
+    return text if len(text) <= limit else f"{text[:limit]}\n… ({len(text) - limit:,} more characters)"
+
+
+def code_span(text: str) -> str:
+    """An inline code span holding `text` whatever backticks it contains."""
+    flat = " ".join(text.split())
+    ticks = "`" * (max((len(r) for r in re.findall(r"`+", flat)), default=0) + 1)
+    pad = " " if flat.startswith("`") or flat.endswith("`") else ""
+    return f"{ticks}{pad}{flat}{pad}{ticks}"
+
+
+def arguments(value: Any, limit: int = 200) -> str:
+    """Tool-call arguments as compact JSON for one line."""
+    shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
+
+
+def looks_like_json(text: str) -> bool:
+    stripped = text.lstrip()
+    return stripped[:1] in ("{", "[")
+
+
+# --- word diffs -----------------------------------------------------------------------------------
+
+_MARK = {"delete": "red-background", "insert": "green-background"}
+
+
+def _mark(tag: str, text: str) -> str:
+    """One diff segment: escaped, coloured line by line (a directive cannot span a line break)."""
+    if tag == "equal":
+        return escape(text)
+    pieces = []
+    for i, line in enumerate(text.split("\n")):
+        body = _edges_kept(escape(line)) if line.strip() else ""
+        pieces.append(("  \n" if i else "") + (f":{_MARK[tag]}[{body}]" if body else ""))
+    return "".join(pieces)
+
+
+def _edges_kept(text: str) -> str:
+    # A directive drops the spaces at its edges; non-breaking ones survive (inner spaces stay
+    # ordinary, so long insertions still wrap).
+    core = text.strip(" ")
+    head, tail = len(text) - len(text.lstrip(" ")), len(text) - len(text.rstrip(" "))
+    return NBSP * head + core + NBSP * tail
+
+
+def word_diff_inline(old: str, new: str) -> str:
+    """Both drafts in one text: deletions on red, insertions on green."""
+    return "".join(_mark(tag, text) for tag, text in word_diff(old, new))
+
+
+def word_diff_sides(old: str, new: str) -> tuple[str, str]:
+    """The old draft with its deletions on red, and the new one with its insertions on green."""
+    segments = word_diff(old, new)
+    left = "".join(_mark(tag, text) for tag, text in segments if tag != "insert")
+    right = "".join(_mark(tag, text) for tag, text in segments if tag != "delete")
+    return left, right

@@ -1,0 +1,143 @@
+"""A real browser on the real app: `streamlit run app.py` on 127.0.0.1 (a free port, headless,
+offline), Debian's chromium driven by Playwright, and the few page moves the tests and the UI
+benchmark share. Never `playwright install`: it downloads a browser, and the system one is used.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+#: Endpoint settings the app would pick up: cleared, so the server starts on the offline model.
+_ENDPOINT_ENV = ("OPENAI_BASE_URL", "OPENAI_API_KEY", "OPENAI_MODEL", "DASHSCOPE_API_KEY", "DEEPSEEK_API_KEY")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextlib.contextmanager
+def streamlit_app(env: Mapping[str, str] | None = None, log_name: str = "streamlit.log") -> Iterator[str]:
+    """Serve app.py and yield its base URL; the server is stopped (by its own pid) afterwards."""
+    port = free_port()
+    ARTIFACTS.mkdir(exist_ok=True)
+    clean = {k: v for k, v in os.environ.items() if k not in _ENDPOINT_ENV}
+    clean.update(env or {})
+    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+               "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"]
+    with open(ARTIFACTS / log_name, "w") as log:
+        proc = subprocess.Popen(command, cwd=ROOT, env=clean, stdout=log, stderr=subprocess.STDOUT)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            _wait_healthy(url, proc)
+            yield url
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def _wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited with {proc.returncode}; see {ARTIFACTS / 'streamlit.log'}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as response:
+                if response.read() == b"ok":
+                    return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"streamlit did not answer on {url} within {timeout:.0f} s")
+
+
+@contextlib.contextmanager
+def chromium() -> Iterator[object]:
+    """Debian's chromium under Playwright."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+# --- page moves -----------------------------------------------------------------------------------
+
+def open_playground(page, url: str) -> None:  # noqa: ANN001 - playwright Page
+    page.goto(f"{url}/playground")
+    page.locator(".st-key-pg_run button").wait_for(timeout=30_000)
+    settle(page)
+
+
+_SETTLE = """
+([startWithin, timeout]) => new Promise((resolve, reject) => {
+  const app = document.querySelector('[data-testid=stApp]');
+  const running = () => app.dataset.testScriptState === 'running';
+  let seen = running();
+  const finish = () => { observer.disconnect(); clearTimeout(give); clearTimeout(late); resolve(); };
+  const observer = new MutationObserver(() => {
+    if (running()) seen = true;
+    else if (seen) finish();
+  });
+  observer.observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+  // an interaction's rerun may not have started yet: give it `startWithin` ms to show up
+  const late = setTimeout(() => { if (!seen) finish(); }, startWithin);
+  const give = setTimeout(() => { observer.disconnect(); reject(new Error('the script run did not end')); }, timeout);
+})
+"""
+
+
+def settle(page, timeout: float = 30_000, start_within: float = 400) -> None:  # noqa: ANN001
+    """Wait until the script run an interaction caused (if any, within `start_within` ms) is over."""
+    page.evaluate(_SETTLE, [start_within, timeout])
+
+
+def pick(page, key: str, option: str) -> None:  # noqa: ANN001
+    """Choose `option` in the selectbox with widget key `key`."""
+    page.locator(f".st-key-{key}").click()
+    page.get_by_role("option", name=option, exact=True).click()
+    settle(page)
+
+
+def verdict(page, name: str):  # noqa: ANN001, ANN201
+    """The verdict containers showing `name` (PASS, REVISE, RETRY or REPLAN)."""
+    return page.locator(f"[class*='st-key-pg_view-verdict-'][class*='-{name}']")
+
+
+def verdicts_in_order(page) -> list[str]:  # noqa: ANN001
+    classes = page.locator("[class*='st-key-pg_view-verdict-']").evaluate_all("els => els.map(e => e.className)")
+    return [next(c.rsplit("-", 1)[1] for c in cls.split() if c.startswith("st-key-pg_view-verdict-"))
+            for cls in classes]
+
+
+def shot(page, name: str) -> Path:  # noqa: ANN001
+    """A screenshot of the whole page (the app scrolls inside its main area, so grow the window)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    size = page.viewport_size
+    height = page.evaluate("() => Math.max(...[...document.querySelectorAll('[data-testid=stMain], "
+                           "[data-testid=stMainBlockContainer]')].map(e => e.scrollHeight), innerHeight)")
+    page.set_viewport_size({"width": size["width"], "height": min(int(height) + 40, 8000)})
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    page.set_viewport_size(size)
+    return path
