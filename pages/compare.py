@@ -1,0 +1,45 @@
+"""Compare: two to four lanes on one task — patterns, prompts, limits or models — running at the same
+time, each drawn live in its own column; then a table, cost charts, a diff of two answers and one
+export file. A rerun redraws the finished lanes from their stored events."""
+
+import streamlit as st
+
+from pages.ui import lane_results, shell, sidebar
+from pages.ui import lanes_view as lv
+from pages.ui.render import RunView, draw_run, fresh_area
+
+shell.require("compare")
+
+lang = sidebar.current_lang()
+lv.init_state(lang)
+comparison = lv.current()
+running = comparison is not None and comparison.active
+setups = lv.read_setups(lang)
+
+st.title("Compare")
+st.caption("Put the same task through different patterns, prompts, limits or models, side by side and at the "
+           "same time. Then see what each lane cost and how their answers differ.")
+lv.task_picker(lang, disabled=running)
+lv.lane_cards(setups, lang, disabled=running)
+lv.run_buttons(setups, running=running)
+
+if comparison is None:
+    st.info("Press **Run all lanes** to start every lane at once, or pick a one-click comparison above.",
+            icon=":material/view_week:")
+else:
+    live = lv.claim(comparison)
+    with fresh_area(live):
+        st.divider()
+        holders = lv.lane_columns(comparison)
+        if live:
+            views = []
+            for i, (holder, record) in enumerate(zip(holders, comparison.lanes, strict=True)):
+                with holder:
+                    views.append(RunView(record.config, bound=record.bound, key=lv.view_key(i), compact=True))
+            lv.drive(comparison, views, holders)
+            st.rerun()  # unlock the inputs and add the results
+        for i, (holder, record) in enumerate(zip(holders, comparison.lanes, strict=True)):
+            with holder:
+                draw_run(record.config, record.typed_events(), bound=record.bound, key=lv.view_key(i), compact=True)
+        if not comparison.active:
+            lane_results.results(comparison, lang=lang)

@@ -1,0 +1,32 @@
+"""Replay: open a saved run — a bundled example or a trace file — and step through it, or play it at
+1×, 2× or 4×, drawn exactly as it was live; fork its configuration into the Playground. No model
+is called, whatever the sidebar says."""
+
+import streamlit as st
+
+from pages.ui import handoff, player, runs, shell, sidebar
+
+shell.require("replay")
+handoff.go_if_requested()
+
+st.title("Replay")
+st.caption("Watch a recorded run again, step by step or at its own pace — no model, no key, no network. "
+           "Then fork it into the Playground to change a prompt or a limit and run it yourself.")
+source_col, run_col = st.columns([4, 8], gap="large")
+
+with source_col:
+    loaded = player.pick_trace(sidebar.current_lang())
+    if loaded is not None:
+        player.trace_card(loaded)
+        busy = runs.any_active()
+        st.button("Fork into the Playground", key="rp_fork", icon=":material/call_split:", width="stretch",
+                  on_click=handoff.load_into_playground, args=(dict(loaded.config), loaded.task), disabled=busy,
+                  help="A run is going: stop it first." if busy else
+                  "Open this run's pattern, task, limits and prompts in the Playground, to change and run it.")
+
+with run_col:
+    if loaded is None:
+        with st.container(border=True, key="rp_empty"):
+            st.markdown("Pick a bundled example, or open a trace file, to replay it here.")
+    else:
+        player.player(loaded)

@@ -1,0 +1,115 @@
+"""Compare in a real browser, on the offline model at its default (watchable) speed: three lanes
+visibly progressing at the same time, the comparison at the end, the export, and Stop.
+
+Screenshots go to test-artifacts/.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from playwright.sync_api import expect
+
+from tests.browser.harness import ARTIFACTS, settle, shot
+
+RUN, STOP = ".st-key-cmp_run button", ".st-key-cmp_stop button"
+LANES = 3
+
+
+def open_compare(page, url: str) -> None:  # noqa: ANN001 - playwright Page
+    page.goto(f"{url}/compare")
+    page.locator(RUN).wait_for(timeout=30_000)
+    settle(page)
+    page.locator(".st-key-cmp_preset_patterns button").first.click()
+    settle(page)
+
+
+def blocks(page, lane: int):  # noqa: ANN001, ANN201
+    return page.locator(f".st-key-cmp_lane{lane}-flow [data-testid=stExpander]")
+
+
+def ended(page, lane: int, reason: str = ""):  # noqa: ANN001, ANN201
+    return page.locator(f"[class*='st-key-cmp_lane{lane}-end-{reason}']")
+
+
+_SNAPSHOT = """
+lanes => ({
+  lanes: [...Array(lanes).keys()].map(i => [
+    document.querySelectorAll(`.st-key-cmp_lane${i}-flow [data-testid=stExpander]`).length,
+    document.querySelectorAll(`[class*='st-key-cmp_lane${i}-end-']`).length]),
+  run: document.querySelector('.st-key-cmp_run button').disabled,
+  stop: document.querySelector('.st-key-cmp_stop button').disabled,
+  pattern: document.querySelector('.st-key-cmp0_variant input').disabled,
+})
+"""
+
+
+def all_lanes_under_way(page, timeout: float = 30.0) -> dict | None:  # noqa: ANN001
+    """Wait for a moment (one snapshot of the page) when every lane shows at least one step and
+    none has finished; return that snapshot, or None if there was no such moment."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        seen = page.evaluate(_SNAPSHOT, LANES)
+        if all(steps and not end for steps, end in seen["lanes"]):
+            return seen
+        time.sleep(0.05)
+    return None
+
+
+def live_shot(page, name: str) -> None:  # noqa: ANN001
+    """The lanes as they are now: scrolled into view, no resize (a full-page shot takes too long)."""
+    page.locator(".st-key-cmp_lane0-column").evaluate("e => e.scrollIntoView({block: 'start'})")
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+
+
+def test_three_patterns_run_side_by_side_at_the_same_time(page, app_url):
+    open_compare(page, app_url)
+    expect(page.locator(".st-key-cmp_task_box")).to_contain_text("Has my order 99999 arrived yet?")
+    shot(page, "compare-0-setup")
+    page.locator(RUN).click()
+
+    seen = all_lanes_under_way(page)
+    assert seen, "the three lanes never showed progress at the same time"
+    live_shot(page, "compare-1-lanes-live")
+    assert (seen["run"], seen["stop"], seen["pattern"]) == (True, False, True)  # locked while running
+
+    answer_diff = page.locator(".st-key-cmp_answer_diff")
+    expect(answer_diff).to_be_visible(timeout=60_000)
+    settle(page)
+    for lane, reason in enumerate(("pass", "pass", "pass")):
+        expect(ended(page, lane, reason)).to_be_visible()
+    expect(page.locator(".st-key-cmp_lane1-column")).to_contain_text("REPLAN")
+    expect(answer_diff).to_contain_text("of the text differs")
+    expect(page.locator(RUN)).to_be_enabled()
+    assert page.locator("[data-testid=stPlotlyChart]").count() >= 1
+    shot(page, "compare-2-results")
+
+    with page.expect_download() as info:
+        page.locator(".st-key-cmp_export button").click()
+    export = json.loads(Path(info.value.path()).read_text(encoding="utf-8"))
+    assert [lane["name"] for lane in export["lanes"]] == [
+        "A · ReAct + advisor", "B · Plan-and-Execute + Reflector", "C · Reflection"]
+    assert [lane["result"]["reason"] for lane in export["lanes"]] == ["pass", "pass", "pass"]
+
+
+def test_stop_ends_every_lane_at_once_and_keeps_their_steps(page, app_url):
+    open_compare(page, app_url)
+    page.locator(RUN).click()
+    assert all_lanes_under_way(page)
+    page.locator(STOP).click()
+    pressed = time.perf_counter()
+    for lane in range(LANES):
+        expect(ended(page, lane, "stop")).to_be_visible(timeout=5_000)
+    stopped_after = time.perf_counter() - pressed
+    assert stopped_after < 2.0, f"Stop took {stopped_after:.2f} s"  # three lanes redrawn, on 2 cores
+    expect(page.locator(RUN)).to_be_enabled()
+    settle(page)
+    kept = [blocks(page, i).count() for i in range(LANES)]
+    assert all(kept)
+    time.sleep(1.5)  # the stopped lanes must not go on in the background
+    settle(page)
+    assert [blocks(page, i).count() for i in range(LANES)] == kept
+    expect(page.locator("[data-testid=stDataFrame]").last).to_be_visible()
+    shot(page, "compare-3-stopped")
