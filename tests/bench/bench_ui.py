@@ -147,10 +147,8 @@ def long_run_reply(request) -> Reply:  # noqa: ANN001
     return Reply(f"Round {rounds}: {words} next.", tool_calls=calls, chunks=3)
 
 
-def redraw(browser, url: str, fake: FakeOpenAIServer, repeats: int) -> tuple[int, list[float]]:  # noqa: ANN001
-    fake.default = long_run_reply
-    context = browser.new_context(viewport={"width": 1440, "height": 1000})
-    page = context.new_page()
+def long_run(page, url: str) -> None:  # noqa: ANN001
+    """Run the ~300-event ReAct survey (the fake server must answer with `long_run_reply`) to its end."""
     open_playground(page, url)
     pick(page, "pg_variant", "ReAct")
     pick(page, "pg_scenario", "Free task — type your own")
@@ -168,6 +166,13 @@ def redraw(browser, url: str, fake: FakeOpenAIServer, repeats: int) -> tuple[int
     page.locator(".st-key-pg_run button").click()
     page.locator(".st-key-pg_view-final").wait_for(timeout=300_000)
     settle(page, timeout=120_000)
+
+
+def redraw(browser, url: str, fake: FakeOpenAIServer, repeats: int) -> tuple[int, list[float]]:  # noqa: ANN001
+    fake.default = long_run_reply
+    context = browser.new_context(viewport={"width": 1440, "height": 1000})
+    page = context.new_page()
+    long_run(page, url)
     events = page.evaluate("() => document.querySelectorAll('.st-key-pg_view-flow [data-testid=stExpander]').length")
     times = []
     budget = ".st-key-pg_limit_max_total_tokens [data-testid=stNumberInputStep{}]"
