@@ -30,7 +30,11 @@ for column, (title, _pattern, config, what, scenarios) in zip(st.columns(3, gap=
         st.markdown(what)
         st.caption(f"Scenarios: {scenarios}")
 
-st.page_link("pages/playground.py", label="Open the Playground", icon=":material/play_circle:")
+links = st.container(horizontal=True, gap="medium")
+links.page_link("pages/playground.py", label="Open the Playground", icon=":material/play_circle:")
+links.page_link("pages/compare.py", label="Compare patterns side by side", icon=":material/view_week:")
+links.page_link("pages/replay.py", label="Replay a recorded run", icon=":material/history:")
+links.page_link("pages/learn.py", label="Learn when to use which", icon=":material/school:")
 if sidebar.is_offline():
     st.info("You are on the scripted offline model: no key and no network needed, and every run replays the "
             "articles' documented behaviour. Choose a provider in the sidebar to use a real model.",
