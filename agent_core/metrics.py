@@ -273,6 +273,16 @@ _COLORS = {"llm": "#4C78A8", "tool": "#F58518", "error": "#E45756"}
 _LANE_COLORS = ("#4C78A8", "#F58518", "#54A24B", "#B279A2", "#E45756", "#72B7B2", "#EECA3B", "#9D755D")
 
 
+def empty_figure(message: str, height: int = 200) -> go.Figure:
+    """A blank chart that says why it is blank (no calls, no results yet)."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    fig.add_annotation(text=message, showarrow=False, xref="paper", yref="paper", x=0.5, y=0.5)
+    fig.update_layout(xaxis={"visible": False}, yaxis={"visible": False}, height=height)
+    return fig
+
+
 def timeline_figure(events: Iterable[ev.Event], lang: str = "en") -> go.Figure:
     """Horizontal bars per role and tool over the run's seconds."""
     import plotly.graph_objects as go
@@ -281,9 +291,7 @@ def timeline_figure(events: Iterable[ev.Event], lang: str = "en") -> go.Figure:
     items = spans(events)
     fig = go.Figure()
     if not items:
-        fig.add_annotation(text=text["empty"], showarrow=False, xref="paper", yref="paper", x=0.5, y=0.5)
-        fig.update_layout(xaxis={"visible": False}, yaxis={"visible": False}, height=200)
-        return fig
+        return empty_figure(text["empty"], height=200)
     end = max(s.end_s for s in items)
     # Offline calls and mock tools take microseconds; give every bar a sliver of width so it shows.
     # The hover text keeps the true start and end.

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..metrics import empty_figure
 from .harness import REFERENCE, WITH_TESTS, EvalRow
 
 if TYPE_CHECKING:
@@ -135,11 +136,9 @@ def scores_figure(scores: Iterable[PatternScore], lang: str = "en") -> go.Figure
 
     text = _TEXT.get(lang, _TEXT["en"])
     scores = list(scores)
-    fig = go.Figure()
     if not scores:
-        fig.add_annotation(text=text["empty"], showarrow=False, xref="paper", yref="paper", x=0.5, y=0.5)
-        fig.update_layout(xaxis={"visible": False}, yaxis={"visible": False}, height=240)
-        return fig
+        return empty_figure(text["empty"], height=240)
+    fig = go.Figure()
     for s in scores:
         name = f"{s.pattern}*" if s.sees_tests else s.pattern
         fig.add_trace(go.Scatter(
