@@ -1,12 +1,17 @@
 """30 workshop participants on one server: concurrent sessions, each running an offline Reflection run.
 
-One `streamlit run app.py` on 127.0.0.1; 30 browser contexts (each its own Streamlit session) in one
-headless Chromium. Every participant opens the Playground, turns the primes task into a free task
-marked with their own seat number, and presses Run at the same moment. Measured: all finish, nobody
-sees another seat's marker, a new visitor's page still loads during the load, the server's memory
-(RSS) before, at peak and after, and that reloading pages mid-run leaves no extra server threads.
+One `streamlit run app.py` on 127.0.0.1. Each participant is a websocket session speaking the app's
+own protocol (st_client.py), so the figures measure the server, not thirty Chromium renderers on
+the same two cores: it opens Learn, clicks into the Playground on the primes scenario, turns it
+into a free task marked with its seat number, and presses Run at the same moment as everyone else.
 
-    python tests/bench/bench_load.py [--sessions 30]
+Measured while they run: a new visitor in a real headless Chromium loading the Learn page (what
+"the server stays responsive" means to a person), the same visit as a websocket session, and the
+health endpoint's latency. Then: all finished, nobody saw another seat's marker, run times against
+one run alone, the server's CPU and memory (RSS) before, at peak and after, and that sessions
+dropped mid-run (a closed tab, a reload) leave no extra server threads behind.
+
+    python tests/bench/bench_load.py [--sessions 30] [--no-browser]
 """
 
 from __future__ import annotations
@@ -18,13 +23,15 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from tests.st_client import Session, run_to_end, seated, to_primes  # noqa: E402
 from tests.browser.harness import CHROMIUM, CHROMIUM_ARGS, streamlit_app  # noqa: E402
 
-RUN, FINAL = ".st-key-pg_run button", ".st-key-pg_view-final"
+TICK = os.sysconf("SC_CLK_TCK")
 
 
 def server_pid(port: int) -> int:
@@ -39,6 +46,12 @@ def server_pid(port: int) -> int:
 def rss_mb(pid: int) -> float:
     with open(f"/proc/{pid}/status", encoding="ascii") as fh:
         return next(int(line.split()[1]) for line in fh if line.startswith("VmRSS")) / 1024
+
+
+def cpu_seconds(pid: int) -> float:
+    with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+        fields = fh.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICK  # utime + stime
 
 
 def threads(pid: int) -> int:
@@ -61,46 +74,26 @@ class Sampler(threading.Thread):
             time.sleep(0.2)
 
 
-async def open_primes(page, url: str) -> None:  # noqa: ANN001
-    """Learn's Reflection tab, then its one click into the Playground on the primes scenario."""
-    await page.goto(f"{url}/learn")
-    await page.get_by_role("tab", name="Reflection", exact=True).click()
-    await page.locator(".st-key-learn_open_reflection button").click()
-    await page.locator(RUN).wait_for()
+async def participant(url: str, seat: int, ready: list, start: asyncio.Event, timings: dict) -> Session:
+    async with Session(url) as session:
+        await seated(session, f"SEAT-{seat:02d}")
+        ready.append(seat)
+        await start.wait()
+        timings[seat] = await run_to_end(session)
+    return session
 
 
-async def participant(browser, url: str, seat: int, ready: list, start: asyncio.Event,  # noqa: ANN001
-                      timings: dict) -> str:
-    context = await browser.new_context(viewport={"width": 1280, "height": 900})
-    page = await context.new_page()
-    page.set_default_timeout(180_000)
-    await open_primes(page, url)
-    await page.locator(".st-key-pg_to_free button").click()
-    box = page.locator(".st-key-pg_free_task textarea")
-    await box.fill(f"SEAT-{seat:02d}: write find_primes(n) returning the primes from 1 to n.")
-    await box.press("Tab")
-    try:
-        await page.locator(RUN).wait_for(timeout=20_000)
-    except Exception:
-        await page.screenshot(path=f"test-artifacts/load-setup-{seat:02d}.png", full_page=True)
-        raise
-    await page.wait_for_timeout(500)
-    ready.append(seat)
-    await start.wait()
+async def ws_visit(url: str) -> float:
+    """A new session loading Learn until its last button has arrived."""
     began = time.perf_counter()
-    await page.locator(RUN).click()
-    try:
-        await page.locator(FINAL).wait_for(timeout=int(os.environ.get('LOAD_TIMEOUT_MS', '240000')))
-    except Exception:
-        await page.screenshot(path=f"test-artifacts/load-seat-{seat:02d}.png", full_page=True)
-        raise
-    timings[seat] = time.perf_counter() - began
-    text = await page.locator("[data-testid=stMain]").inner_text()
-    await context.close()
-    return text
+    async with Session(url) as session:
+        await session.open("learn")
+        await session.wait_for(lambda s: "learn_fail_airx-watchfit-order" in s.widgets)
+    return time.perf_counter() - began
 
 
-async def fresh_visit(browser, url: str) -> float:  # noqa: ANN001
+async def browser_visit(browser, url: str) -> float:  # noqa: ANN001
+    """A person opening Learn in a new tab, until its Open button is on screen."""
     context = await browser.new_context()
     page = await context.new_page()
     began = time.perf_counter()
@@ -111,69 +104,105 @@ async def fresh_visit(browser, url: str) -> float:  # noqa: ANN001
     return took
 
 
-async def reloads_mid_run(browser, url: str, count: int) -> None:  # noqa: ANN001
-    """Start runs and reload the pages while they are going (their scripts must be cut cleanly)."""
-    pages = []
-    for _ in range(count):
-        context = await browser.new_context()
-        page = await context.new_page()
-        await open_primes(page, url)
-        await page.locator(RUN).click()
-        pages.append((context, page))
+def health_ms(url: str) -> float:
+    began = time.perf_counter()
+    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=60) as response:
+        response.read()
+    return (time.perf_counter() - began) * 1000
+
+
+async def alone(url: str) -> float:
+    """One participant's run with the server otherwise idle: the yardstick for the run times under load."""
+    async with Session(url) as session:
+        await seated(session, "ALONE")
+        return await run_to_end(session)
+
+
+async def dropped_mid_run(url: str, count: int) -> None:
+    """Start runs and drop their sessions while they are going (their scripts must be cut cleanly)."""
+    sessions = [Session(url) for _ in range(count)]
+    for session in sessions:
+        await session.__aenter__()
+        await to_primes(session)
+        await session.click("pg_run")
     await asyncio.sleep(1.5)
-    for context, page in pages:
-        await page.reload()
-    await asyncio.sleep(1.0)
-    for context, _page in pages:
-        await context.close()
+    for session in sessions:
+        await session.__aexit__()
 
 
-async def main(sessions: int) -> None:
+async def measure_during(url: str, browser) -> dict[str, float]:  # noqa: ANN001
+    await asyncio.sleep(1.0)  # the runs are under way
+    figures = {"health_ms": await asyncio.to_thread(health_ms, url), "ws_visit": await ws_visit(url)}
+    if browser is not None:
+        figures["browser_visit"] = await browser_visit(browser, url)
+    return figures
+
+
+async def main(sessions: int, use_browser: bool) -> None:
     from playwright.async_api import async_playwright
 
     with streamlit_app(log_name="bench-load.log") as url:
         pid = server_pid(int(url.rsplit(":", 1)[1]))
         async with async_playwright() as pw:
-            browser = await pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-            await fresh_visit(browser, url)  # warm the server once
+            browser = (await pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+                       if use_browser else None)
+            await ws_visit(url)  # warm the server once (imports, page modules)
+            one_run = await alone(url)
+            quiet = {"health_ms": health_ms(url), "ws_visit": await ws_visit(url)}
+            if browser is not None:
+                quiet["browser_visit"] = await browser_visit(browser, url)
             baseline_rss, baseline_threads = rss_mb(pid), threads(pid)
-            quiet_load = await fresh_visit(browser, url)
             sampler = Sampler(pid)
             sampler.start()
             start, timings, ready = asyncio.Event(), {}, []
-            tasks = [asyncio.create_task(participant(browser, url, seat, ready, start, timings))
-                     for seat in range(sessions)]
+            tasks = [asyncio.create_task(participant(url, seat, ready, start, timings)) for seat in range(sessions)]
             while len(ready) < sessions and not any(t.done() for t in tasks):
-                await asyncio.sleep(0.5)  # everyone sets up, then presses Run at the same moment
+                await asyncio.sleep(0.2)  # everyone sets up, then presses Run at the same moment
+            cpu_before, began = cpu_seconds(pid), time.perf_counter()
             start.set()
-            await asyncio.sleep(1.0)
-            loaded_during = await fresh_visit(browser, url)
-            pages = await asyncio.gather(*tasks)
+            during = await measure_during(url, browser)
+            while len(timings) < sessions and not any(t.done() and t.exception() for t in tasks):
+                await asyncio.sleep(0.05)
+            load_wall, load_cpu = time.perf_counter() - began, cpu_seconds(pid) - cpu_before
+            done = await asyncio.gather(*tasks)
             sampler.stop.set()
-            mid_rss = sampler.peak
             await asyncio.sleep(2)
             after_rss, after_threads = rss_mb(pid), threads(pid)
-            await reloads_mid_run(browser, url, 5)
-            await asyncio.sleep(8)  # the cut script runs finish their current st.* call and end
-            reload_threads = threads(pid)
-            await browser.close()
-    leaks = [seat for seat, text in enumerate(pages)
-             if f"SEAT-{seat:02d}" not in text or any(f"SEAT-{o:02d}" in text for o in range(sessions) if o != seat)]
+            await dropped_mid_run(url, 5)
+            await asyncio.sleep(8)  # the cut script runs reach their next st.* call and end
+            dropped_threads = threads(pid)
+            if browser is not None:
+                await browser.close()
+    leaks = [seat for seat, session in enumerate(done)
+             if not session.saw(f"SEAT-{seat:02d}")
+             or any(session.saw(f"SEAT-{other:02d}") for other in range(sessions) if other != seat)]
     durations = sorted(timings.values())
-    print(f"Sessions: {sessions} concurrent browser contexts, each running Reflection (free task) on the offline model "
-          "at the default watchable speed\n")
+    messages = sum(s.messages for s in done) / sessions
+    kib = sum(s.bytes for s in done) / sessions / 1024
+    print(f"Sessions: {sessions} concurrent websocket sessions (st_client.py), each running Reflection on a free "
+          "task on the offline model at the default watchable speed\n")
     print("| measure | value |\n|---|---|")
     print(f"| runs finished | {len(timings)} / {sessions} |")
     print(f"| sessions that saw another seat's events | {len(leaks)} |")
-    print(f"| run time, median / slowest | {durations[len(durations) // 2]:.1f} s / {durations[-1]:.1f} s |")
-    print(f"| new visitor's page load: quiet / during the load | {quiet_load:.2f} s / {loaded_during:.2f} s |")
-    print(f"| server RSS: before / peak / after | {baseline_rss:.0f} / {mid_rss:.0f} / {after_rss:.0f} MB |")
-    print(f"| server RSS per session at peak | {(mid_rss - baseline_rss) / sessions:.1f} MB |")
-    print(f"| server threads: before / after the load / after 5 reloads mid-run | "
-          f"{baseline_threads} / {after_threads} / {reload_threads} |")
+    print(f"| run time: alone / median under load / slowest | {one_run:.1f} s / "
+          f"{durations[len(durations) // 2]:.1f} s / {durations[-1]:.1f} s |")
+    if browser is not None:
+        print(f"| new visitor's page in Chromium: quiet / during the load | "
+              f"{quiet['browser_visit']:.2f} s / {during['browser_visit']:.2f} s |")
+    print(f"| new session's page, websocket: quiet / during the load | "
+          f"{quiet['ws_visit']:.2f} s / {during['ws_visit']:.2f} s |")
+    print(f"| health endpoint: quiet / during the load | {quiet['health_ms']:.0f} ms / {during['health_ms']:.0f} ms |")
+    print(f"| server CPU during the load | {load_cpu / load_wall:.2f} cores ({load_cpu:.1f} s in {load_wall:.1f} s) |")
+    print(f"| sent per run | {messages:.0f} messages, {kib:.0f} KiB |")
+    print(f"| server RSS: before / peak / after | {baseline_rss:.0f} / {sampler.peak:.0f} / {after_rss:.0f} MB |")
+    print(f"| server RSS per session at peak | {(sampler.peak - baseline_rss) / sessions:.1f} MB |")
+    print(f"| server threads: before / after the load / after 5 sessions dropped mid-run | "
+          f"{baseline_threads} / {after_threads} / {dropped_threads} |")
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--sessions", type=int, default=30)
-    asyncio.run(main(parser.parse_args().sessions))
+    parser.add_argument("--no-browser", action="store_true", help="measure the new visitor by websocket only")
+    args = parser.parse_args()
+    asyncio.run(main(args.sessions, not args.no_browser))

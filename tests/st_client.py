@@ -1,0 +1,181 @@
+"""A Streamlit session without a browser: the app's own websocket protocol, spoken from Python.
+
+A browser tab costs a Chromium renderer (layout, React, painting); thirty of them on the server's
+own two cores measure the box, not the server. A `Session` opens /_stcore/stream as the frontend
+does, sends the same BackMsg protobufs (rerun a page, click a button, type into a box) and reads
+every ForwardMsg the server sends, keeping what a page would show: widget ids by key, container
+keys, and the text of every markdown/text/code element. It never lays anything out, so thirty of
+them cost the machine little beyond the server they load.
+
+    async with Session(url) as s:
+        await s.open("learn")
+        await s.click("learn_open_reflection")
+        await s.wait_for(lambda s: "pg_run" in s.widgets)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+
+import websockets
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+FINISHED = {ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY}
+#: element types whose body is text a reader sees
+_TEXT_FIELDS = {"markdown": "body", "text": "body", "code": "code_text", "heading": "body", "alert": "body",
+                "caption": "body"}
+
+
+class Session:
+    """One browser-less visitor. Every received message is parsed; the state below is what it saw."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url.replace("http://", "ws://").rstrip("/") + "/_stcore/stream"
+        self.widgets: dict[str, str] = {}  # user key -> widget id
+        self.blocks: set[str] = set()  # keys of keyed containers (.st-key-… in the browser)
+        self.texts: list[str] = []  # every text body received, in order
+        self.page = ""  # the url path of the page being shown
+        self.page_hash = ""
+        self.messages = 0
+        self.bytes = 0
+        self.runs_finished = 0
+        self._sent_after = 0  # runs_finished when the last rerun was asked for
+        self.closed = False  # the server ended the connection
+        self._ws = None
+        self._reader: asyncio.Task | None = None
+        self._changed = asyncio.Event()
+
+    async def __aenter__(self) -> Session:
+        self._ws = await websockets.connect(self.url, subprotocols=["streamlit"], max_size=None,
+                                            ping_interval=None, open_timeout=300, close_timeout=1)
+        self._reader = asyncio.create_task(self._read())
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._reader is not None:
+            self._reader.cancel()
+        await self._ws.close()
+
+    # --- what a visitor does ----------------------------------------------------------------------
+    async def open(self, page: str, query: str = "") -> None:
+        """Load a page (its url path, e.g. "learn"), as typing its address does."""
+        self.page, self.page_hash = page, ""
+        await self._rerun(query_string=query)
+
+    async def click(self, key: str) -> None:
+        await self._rerun(widget=(key, "trigger_value", True))
+
+    async def type(self, key: str, value: str) -> None:
+        """Type into a text input or area and leave it (the value is sent with a rerun)."""
+        await self._rerun(widget=(key, "string_value", value))
+
+    async def wait_for(self, seen: Callable[[Session], bool], timeout: float = 300.0) -> float:
+        """Wait until `seen(self)` holds; returns the seconds it took."""
+        began = time.perf_counter()
+        async with asyncio.timeout(timeout):
+            while not seen(self):
+                if self.closed:
+                    raise ConnectionError(f"the server closed the session on page {self.page!r}")
+                self._changed.clear()
+                await self._changed.wait()
+        return time.perf_counter() - began
+
+    async def settled(self, timeout: float = 300.0) -> float:
+        """Wait until the script run the last action caused has finished."""
+        return await self.wait_for(lambda s: s.runs_finished > s._sent_after, timeout)
+
+    def saw(self, needle: str) -> bool:
+        return any(needle in body for body in self.texts)
+
+    # --- the protocol -----------------------------------------------------------------------------
+    async def _rerun(self, *, query_string: str = "", widget: tuple[str, str, object] | None = None) -> None:
+        msg = BackMsg()
+        state = msg.rerun_script
+        state.page_name, state.page_script_hash, state.query_string = self.page, self.page_hash, query_string
+        if widget is not None:
+            key, field, value = widget
+            proto = state.widget_states.widgets.add()
+            proto.id = self.widgets[key]
+            setattr(proto, field, value)
+        self._sent_after = self.runs_finished
+        await self._ws.send(msg.SerializeToString())
+
+    async def _read(self) -> None:
+        try:
+            await self._receive()
+        finally:
+            self.closed = True
+            self._changed.set()
+
+    async def _receive(self) -> None:
+        async for data in self._ws:
+            self.messages += 1
+            self.bytes += len(data)
+            msg = ForwardMsg()
+            msg.ParseFromString(data)
+            kind = msg.WhichOneof("type")
+            if kind == "delta":
+                self._delta(msg.delta)
+            elif kind == "script_finished" and msg.script_finished in FINISHED:
+                self.runs_finished += 1
+            elif kind == "navigation":
+                self._navigated(msg.navigation)
+            self._changed.set()
+
+    def _delta(self, delta) -> None:  # noqa: ANN001 (protobuf)
+        which = delta.WhichOneof("type")
+        if which == "add_block":
+            if delta.add_block.id.startswith("$$ID-"):
+                self.blocks.add(delta.add_block.id.split("-", 2)[2])
+            return
+        if which != "new_element":
+            return
+        element_type = delta.new_element.WhichOneof("type")
+        if element_type is None:
+            return
+        element = getattr(delta.new_element, element_type)
+        if element_type in _TEXT_FIELDS:
+            self.texts.append(getattr(element, _TEXT_FIELDS[element_type]))
+        elif any(f.name == "id" for f in element.DESCRIPTOR.fields) and element.id.startswith("$$ID-"):
+            key = element.id.split("-", 2)[2]
+            if key != "None":
+                self.widgets[key] = element.id
+
+    def _navigated(self, nav) -> None:  # noqa: ANN001 (protobuf)
+        self.page_hash = nav.page_script_hash
+        for page in nav.app_pages:
+            if page.page_script_hash == nav.page_script_hash:
+                self.page = page.url_pathname
+
+
+# --- moves in this app -----------------------------------------------------------------------------
+
+async def to_primes(session: Session) -> None:
+    """Learn's one click into the Playground on the primes scenario (Reflection with unit tests)."""
+    await session.open("learn")
+    await session.wait_for(lambda s: "learn_open_reflection" in s.widgets)
+    await session.click("learn_open_reflection")
+    await session.wait_for(lambda s: "pg_run" in s.widgets)
+
+
+def finished(session: Session) -> bool:
+    return "pg_view-final" in session.blocks
+
+
+async def seated(session: Session, marker: str) -> None:
+    """Open the primes scenario and make it a free task marked with this participant's seat."""
+    await to_primes(session)
+    await session.click("pg_to_free")
+    await session.wait_for(lambda s: "pg_free_task" in s.widgets)
+    await session.type("pg_free_task", f"{marker}: write find_primes(n) returning the primes from 1 to n.")
+    await session.settled()
+
+
+async def run_to_end(session: Session) -> float:
+    began = time.perf_counter()
+    await session.click("pg_run")
+    await session.wait_for(finished)
+    return time.perf_counter() - began

@@ -1,0 +1,88 @@
+"""A workshop on one server, in small: several sessions of the real `streamlit run app.py` run at
+once through its own websocket protocol (tests/st_client.py). Each participant's run is marked
+with their seat; nobody may see another seat's run, and sessions dropped mid-run (a closed tab, a
+reload) must leave no server thread behind. tests/bench/bench_load.py does the same with 30.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+
+import pytest
+
+from tests.browser.harness import streamlit_app
+from tests.st_client import Session, run_to_end, seated, to_primes
+
+SEATS = 4
+
+
+@pytest.fixture(scope="module")
+def url():
+    with streamlit_app(log_name="sessions-server.log") as base:
+        yield base
+
+
+def _server_threads(url: str) -> int:
+    """Threads of the server process listening on this url's port."""
+    port = url.rsplit(":", 1)[1]
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                args = fh.read().split(b"\0")
+        except OSError:
+            continue
+        if b"streamlit" in args and port.encode() in args:
+            return len(os.listdir(f"/proc/{pid}/task"))
+    raise AssertionError("the streamlit server is not running")
+
+
+async def _participant(url: str, seat: int, start: asyncio.Event, ready: list[int]) -> Session:
+    async with Session(url) as session:
+        await seated(session, f"SEAT-{seat}")
+        ready.append(seat)
+        await start.wait()
+        await run_to_end(session)
+    return session
+
+
+async def _workshop(url: str) -> list[Session]:
+    start, ready = asyncio.Event(), []
+    tasks = [asyncio.create_task(_participant(url, seat, start, ready)) for seat in range(SEATS)]
+    while len(ready) < SEATS and not any(t.done() for t in tasks):
+        await asyncio.sleep(0.05)
+    start.set()  # everyone presses Run at the same moment
+    async with asyncio.timeout(240):
+        return await asyncio.gather(*tasks)
+
+
+def test_concurrent_runs_each_see_only_their_own(url):
+    sessions = asyncio.run(_workshop(url))
+    for seat, session in enumerate(sessions):
+        assert session.saw(f"SEAT-{seat}:"), f"seat {seat} never saw its own task"
+        others = [other for other in range(SEATS) if other != seat and session.saw(f"SEAT-{other}:")]
+        assert not others, f"seat {seat} saw the runs of seats {others}"
+        assert "pg_view-verdict-1-REVISE" in session.blocks and "pg_view-final" in session.blocks
+
+
+async def _drop_mid_run(url: str, count: int) -> None:
+    sessions = [Session(url) for _ in range(count)]
+    for session in sessions:
+        await session.__aenter__()
+        await to_primes(session)
+        await session.click("pg_run")
+    await sessions[0].wait_for(lambda s: "pg_view-flow" in s.blocks, timeout=60)  # under way
+    for session in sessions:
+        await session.__aexit__()
+
+
+def test_sessions_dropped_mid_run_leave_no_threads(url):
+    asyncio.run(_drop_mid_run(url, 1))  # the first run starts the server's lasting threads
+    time.sleep(3)
+    before = _server_threads(url)
+    asyncio.run(_drop_mid_run(url, 3))
+    deadline = time.monotonic() + 30
+    while (now := _server_threads(url)) > before and time.monotonic() < deadline:
+        time.sleep(0.5)  # a cut script run ends at its next st.* call
+    assert now <= before, f"{now - before} server threads left behind by dropped sessions"
