@@ -1,7 +1,8 @@
 """A workshop on one server, in small: several sessions of the real `streamlit run app.py` run at
 once through its own websocket protocol (tests/st_client.py). Each participant's run is marked
 with their seat; nobody may see another seat's run, and sessions dropped mid-run (a closed tab, a
-reload) must leave no server thread behind. tests/bench/bench_load.py does the same with 30.
+reload) must leave no server thread behind, and no open stream to the model's endpoint either.
+tests/bench/bench_load.py does the same with 30.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import time
 import pytest
 
 from tests.browser.harness import streamlit_app
+from tests.fake_openai_server import FakeOpenAIServer, Reply
 from tests.st_client import Session, run_to_end, seated, to_primes
 
 SEATS = 4
@@ -22,6 +24,15 @@ SEATS = 4
 def url():
     with streamlit_app(log_name="sessions-server.log") as base:
         yield base
+
+
+@pytest.fixture(scope="module")
+def slow_endpoint():
+    """The app on a local endpoint whose every reply streams for about 20 s."""
+    with FakeOpenAIServer(default=Reply("x" * 2000, chunks=1000, chunk_delay=0.02)) as fake, \
+            streamlit_app({"OPENAI_BASE_URL": fake.url, "OPENAI_MODEL": "fake-model"},
+                          log_name="sessions-endpoint.log") as base:
+        yield fake, base
 
 
 def _server_threads(url: str) -> int:
@@ -86,3 +97,40 @@ def test_sessions_dropped_mid_run_leave_no_threads(url):
     while (now := _server_threads(url)) > before and time.monotonic() < deadline:
         time.sleep(0.5)  # a cut script run ends at its next st.* call
     assert now <= before, f"{now - before} server threads left behind by dropped sessions"
+
+
+async def _streaming(url: str, fake: FakeOpenAIServer) -> Session:
+    """A session whose run is receiving the endpoint's reply."""
+    session = Session(url)
+    await session.__aenter__()
+    await session.open("playground")
+    await session.wait_for(lambda s: "pg_run" in s.widgets, timeout=60)
+    calls = fake.call_count
+    await session.click("pg_run")
+    await session.wait_for(lambda s: fake.call_count > calls and s.saw("xxxx"), timeout=60)
+    return session
+
+
+async def _wait_for_hang_up(fake: FakeOpenAIServer, seen: int) -> None:
+    async with asyncio.timeout(10):
+        while fake.disconnects == seen:
+            await asyncio.sleep(0.05)
+
+
+@pytest.mark.parametrize("how", ["stop", "drop"])
+def test_stop_or_a_closed_tab_hangs_up_on_the_endpoint(slow_endpoint, how):
+    fake, url = slow_endpoint
+
+    async def scenario() -> None:
+        seen = fake.disconnects
+        session = await _streaming(url, fake)
+        if how == "stop":
+            await session.click("pg_stop")
+            await _wait_for_hang_up(fake, seen)
+            await session.wait_for(lambda s: s.saw("Stopped before the end"), timeout=30)
+            await session.__aexit__()
+        else:
+            await session.__aexit__()
+            await _wait_for_hang_up(fake, seen)
+
+    asyncio.run(scenario())  # a reply left streaming would run on for 20 s; the hang-up comes first

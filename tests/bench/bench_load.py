@@ -3,15 +3,16 @@
 One `streamlit run app.py` on 127.0.0.1. Each participant is a websocket session speaking the app's
 own protocol (st_client.py), so the figures measure the server, not thirty Chromium renderers on
 the same two cores: it opens Learn, clicks into the Playground on the primes scenario, turns it
-into a free task marked with its seat number, and presses Run at the same moment as everyone else.
+into a free task marked with its seat number, and presses Run at the same moment as everyone else,
+three rounds in a row (memory must level off, not grow with every run).
 
 Measured while they run: a new visitor in a real headless Chromium loading the Learn page (what
 "the server stays responsive" means to a person), the same visit as a websocket session, and the
 health endpoint's latency. Then: all finished, nobody saw another seat's marker, run times against
-one run alone, the server's CPU and memory (RSS) before, at peak and after, and that sessions
-dropped mid-run (a closed tab, a reload) leave no extra server threads behind.
+one run alone, the server's CPU, its memory (RSS) before, at peak and after each round, and that
+sessions dropped mid-run (a closed tab, a reload) leave no extra server threads behind.
 
-    python tests/bench/bench_load.py [--sessions 30] [--no-browser]
+    python tests/bench/bench_load.py [--sessions 30] [--rounds 3] [--no-browser]
 """
 
 from __future__ import annotations
@@ -74,12 +75,16 @@ class Sampler(threading.Thread):
             time.sleep(0.2)
 
 
-async def participant(url: str, seat: int, ready: list, start: asyncio.Event, timings: dict) -> Session:
+async def participant(url: str, seat: int, ready: list, rounds: list[asyncio.Event],
+                      timings: list[dict], sent: dict) -> Session:
     async with Session(url) as session:
         await seated(session, f"SEAT-{seat:02d}")
         ready.append(seat)
-        await start.wait()
-        timings[seat] = await run_to_end(session)
+        for go, times in zip(rounds, timings):
+            await go.wait()
+            messages, size = session.messages, session.bytes
+            times[seat] = await run_to_end(session)
+            sent.setdefault(seat, (session.messages - messages, session.bytes - size))
     return session
 
 
@@ -138,7 +143,7 @@ async def measure_during(url: str, browser) -> dict[str, float]:  # noqa: ANN001
     return figures
 
 
-async def main(sessions: int, use_browser: bool) -> None:
+async def main(sessions: int, rounds_n: int, use_browser: bool) -> None:
     from playwright.async_api import async_playwright
 
     with streamlit_app(log_name="bench-load.log") as url:
@@ -154,20 +159,28 @@ async def main(sessions: int, use_browser: bool) -> None:
             baseline_rss, baseline_threads = rss_mb(pid), threads(pid)
             sampler = Sampler(pid)
             sampler.start()
-            start, timings, ready = asyncio.Event(), {}, []
-            tasks = [asyncio.create_task(participant(url, seat, ready, start, timings)) for seat in range(sessions)]
+            ready, sent = [], {}
+            rounds, timings = [asyncio.Event() for _ in range(rounds_n)], [{} for _ in range(rounds_n)]
+            tasks = [asyncio.create_task(participant(url, seat, ready, rounds, timings, sent))
+                     for seat in range(sessions)]
             while len(ready) < sessions and not any(t.done() for t in tasks):
                 await asyncio.sleep(0.2)  # everyone sets up, then presses Run at the same moment
-            cpu_before, began = cpu_seconds(pid), time.perf_counter()
-            start.set()
-            during = await measure_during(url, browser)
-            while len(timings) < sessions and not any(t.done() and t.exception() for t in tasks):
-                await asyncio.sleep(0.05)
-            load_wall, load_cpu = time.perf_counter() - began, cpu_seconds(pid) - cpu_before
+            rss_after = []
+            for number, (go, times) in enumerate(zip(rounds, timings)):
+                cpu_before, began = cpu_seconds(pid), time.perf_counter()
+                go.set()
+                if number == 0:
+                    during = await measure_during(url, browser)
+                while len(times) < sessions and not any(t.done() and t.exception() for t in tasks):
+                    await asyncio.sleep(0.05)
+                if number == 0:
+                    load_wall, load_cpu = time.perf_counter() - began, cpu_seconds(pid) - cpu_before
+                await asyncio.sleep(1)
+                rss_after.append(rss_mb(pid))
             done = await asyncio.gather(*tasks)
             sampler.stop.set()
             await asyncio.sleep(2)
-            after_rss, after_threads = rss_mb(pid), threads(pid)
+            after_threads = threads(pid)
             await dropped_mid_run(url, 5)
             await asyncio.sleep(8)  # the cut script runs reach their next st.* call and end
             dropped_threads = threads(pid)
@@ -176,15 +189,16 @@ async def main(sessions: int, use_browser: bool) -> None:
     leaks = [seat for seat, session in enumerate(done)
              if not session.saw(f"SEAT-{seat:02d}")
              or any(session.saw(f"SEAT-{other:02d}") for other in range(sessions) if other != seat)]
-    durations = sorted(timings.values())
-    messages = sum(s.messages for s in done) / sessions
-    kib = sum(s.bytes for s in done) / sessions / 1024
-    print(f"Sessions: {sessions} concurrent websocket sessions (st_client.py), each running Reflection on a free "
-          "task on the offline model at the default watchable speed\n")
+    durations = sorted(timings[0].values())
+    messages = sum(m for m, _ in sent.values()) / len(sent)
+    kib = sum(b for _, b in sent.values()) / len(sent) / 1024
+    print(f"Sessions: {sessions} concurrent websocket sessions (tests/st_client.py), each running Reflection on a "
+          f"free task on the offline model at the default watchable speed, {rounds_n} times, all pressing Run "
+          "together\n")
     print("| measure | value |\n|---|---|")
-    print(f"| runs finished | {len(timings)} / {sessions} |")
+    print(f"| runs finished | {sum(map(len, timings))} / {sessions * rounds_n} |")
     print(f"| sessions that saw another seat's events | {len(leaks)} |")
-    print(f"| run time: alone / median under load / slowest | {one_run:.1f} s / "
+    print(f"| run time: alone / median in the first round / slowest | {one_run:.1f} s / "
           f"{durations[len(durations) // 2]:.1f} s / {durations[-1]:.1f} s |")
     if browser is not None:
         print(f"| new visitor's page in Chromium: quiet / during the load | "
@@ -194,8 +208,9 @@ async def main(sessions: int, use_browser: bool) -> None:
     print(f"| health endpoint: quiet / during the load | {quiet['health_ms']:.0f} ms / {during['health_ms']:.0f} ms |")
     print(f"| server CPU during the load | {load_cpu / load_wall:.2f} cores ({load_cpu:.1f} s in {load_wall:.1f} s) |")
     print(f"| sent per run | {messages:.0f} messages, {kib:.0f} KiB |")
-    print(f"| server RSS: before / peak / after | {baseline_rss:.0f} / {sampler.peak:.0f} / {after_rss:.0f} MB |")
-    print(f"| server RSS per session at peak | {(sampler.peak - baseline_rss) / sessions:.1f} MB |")
+    print(f"| server RSS: before / peak | {baseline_rss:.0f} / {sampler.peak:.0f} MB "
+          f"({(sampler.peak - baseline_rss) / sessions:.1f} MB a session) |")
+    print(f"| server RSS after each round | {' / '.join(f'{mb:.0f}' for mb in rss_after)} MB |")
     print(f"| server threads: before / after the load / after 5 sessions dropped mid-run | "
           f"{baseline_threads} / {after_threads} / {dropped_threads} |")
 
@@ -203,6 +218,7 @@ async def main(sessions: int, use_browser: bool) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--sessions", type=int, default=30)
+    parser.add_argument("--rounds", type=int, default=3, help="how many times everyone presses Run")
     parser.add_argument("--no-browser", action="store_true", help="measure the new visitor by websocket only")
     args = parser.parse_args()
-    asyncio.run(main(args.sessions, not args.no_browser))
+    asyncio.run(main(args.sessions, args.rounds, not args.no_browser))
