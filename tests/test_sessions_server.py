@@ -10,6 +10,9 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from collections.abc import Coroutine
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import pytest
 
@@ -18,6 +21,13 @@ from tests.fake_openai_server import FakeOpenAIServer, Reply
 from tests.st_client import Session, run_to_end, seated, to_primes
 
 SEATS = 4
+
+
+def _run(coro: Coroutine[Any, Any, Any]) -> Any:
+    """asyncio.run in a thread of its own: Playwright's sync API, used by the browser tests in the
+    same pytest process, can leave an event loop running in the main thread."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +79,7 @@ async def _workshop(url: str) -> list[Session]:
 
 
 def test_concurrent_runs_each_see_only_their_own(url):
-    sessions = asyncio.run(_workshop(url))
+    sessions = _run(_workshop(url))
     for seat, session in enumerate(sessions):
         assert session.saw(f"SEAT-{seat}:"), f"seat {seat} never saw its own task"
         others = [other for other in range(SEATS) if other != seat and session.saw(f"SEAT-{other}:")]
@@ -89,10 +99,10 @@ async def _drop_mid_run(url: str, count: int) -> None:
 
 
 def test_sessions_dropped_mid_run_leave_no_threads(url):
-    asyncio.run(_drop_mid_run(url, 1))  # the first run starts the server's lasting threads
+    _run(_drop_mid_run(url, 1))  # the first run starts the server's lasting threads
     time.sleep(3)
     before = _server_threads(url)
-    asyncio.run(_drop_mid_run(url, 3))
+    _run(_drop_mid_run(url, 3))
     deadline = time.monotonic() + 30
     while (now := _server_threads(url)) > before and time.monotonic() < deadline:
         time.sleep(0.5)  # a cut script run ends at its next st.* call
@@ -133,4 +143,4 @@ def test_stop_or_a_closed_tab_hangs_up_on_the_endpoint(slow_endpoint, how):
             await session.__aexit__()
             await _wait_for_hang_up(fake, seen)
 
-    asyncio.run(scenario())  # a reply left streaming would run on for 20 s; the hang-up comes first
+    _run(scenario())  # a reply left streaming would run on for 20 s; the hang-up comes first
