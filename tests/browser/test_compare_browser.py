@@ -96,6 +96,10 @@ def test_three_patterns_run_side_by_side_at_the_same_time(page, app_url):
 
 def test_stop_ends_every_lane_at_once_and_keeps_their_steps(page, app_url):
     open_compare(page, app_url)
+    # the slowest offline speed: on a busy machine no lane may finish between the snapshot and Stop
+    page.locator(".st-key-sb_offline_speed input[type=range]").press("End")
+    settle(page)
+    expect(page.locator(".st-key-sb_offline_speed")).to_contain_text("Slow")
     page.locator(RUN).click()
     assert all_lanes_under_way(page)
     page.locator(STOP).click()
