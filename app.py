@@ -8,7 +8,9 @@ import streamlit as st
 
 from pages.ui import runs, shell, sidebar
 
-st.set_page_config(page_title="Agent Patterns Playground", page_icon=":material/hub:", layout="wide")
+# An emoji favicon is drawn inline by the browser; a :material/…: one is fetched from
+# fonts.gstatic.com, which an offline workshop room cannot reach (tests/browser/test_offline_browser.py).
+st.set_page_config(page_title="Agent Patterns Playground", page_icon="🧭", layout="wide")
 
 PAGES = [
     st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
