@@ -109,38 +109,50 @@ def test_sessions_dropped_mid_run_leave_no_threads(url):
     assert now <= before, f"{now - before} server threads left behind by dropped sessions"
 
 
-async def _streaming(url: str, fake: FakeOpenAIServer) -> Session:
-    """A session whose run is receiving the endpoint's reply."""
+PAGES = {  # page -> (its Run and Stop buttons, how many streams a run opens at once, setup clicks)
+    "playground": ("pg_run", "pg_stop", 1, ()),
+    "compare": ("cmp_run", "cmp_stop", 3, ("cmp_preset_patterns",)),
+}
+
+
+async def _streaming(url: str, fake: FakeOpenAIServer, page: str) -> Session:
+    """A session whose run (or lanes) is receiving the endpoint's replies."""
+    run, _stop, streams, setup = PAGES[page]
     session = Session(url)
     await session.__aenter__()
-    await session.open("playground")
-    await session.wait_for(lambda s: "pg_run" in s.widgets, timeout=60)
+    await session.open(page)
+    await session.wait_for(lambda s: run in s.widgets, timeout=60)
+    for key in setup:
+        await session.click(key)
+        await session.settled()
     calls = fake.call_count
-    await session.click("pg_run")
-    await session.wait_for(lambda s: fake.call_count > calls and s.saw("xxxx"), timeout=60)
+    await session.click(run)
+    await session.wait_for(lambda s: fake.call_count >= calls + streams and s.saw("xxxx"), timeout=60)
     return session
 
 
-async def _wait_for_hang_up(fake: FakeOpenAIServer, seen: int) -> None:
+async def _wait_for_hang_ups(fake: FakeOpenAIServer, expected: int) -> None:
     async with asyncio.timeout(10):
-        while fake.disconnects == seen:
+        while fake.disconnects < expected:
             await asyncio.sleep(0.05)
 
 
+@pytest.mark.parametrize("page", list(PAGES))
 @pytest.mark.parametrize("how", ["stop", "drop"])
-def test_stop_or_a_closed_tab_hangs_up_on_the_endpoint(slow_endpoint, how):
+def test_stop_or_a_closed_tab_hangs_up_on_the_endpoint(slow_endpoint, page, how):
     fake, url = slow_endpoint
+    streams = PAGES[page][2]
 
     async def scenario() -> None:
-        seen = fake.disconnects
-        session = await _streaming(url, fake)
+        expected = fake.disconnects + streams
+        session = await _streaming(url, fake, page)
         if how == "stop":
-            await session.click("pg_stop")
-            await _wait_for_hang_up(fake, seen)
+            await session.click(PAGES[page][1])
+            await _wait_for_hang_ups(fake, expected)
             await session.wait_for(lambda s: s.saw("Stopped before the end"), timeout=30)
             await session.__aexit__()
         else:
             await session.__aexit__()
-            await _wait_for_hang_up(fake, seen)
+            await _wait_for_hang_ups(fake, expected)
 
-    _run(scenario())  # a reply left streaming would run on for 20 s; the hang-up comes first
+    _run(scenario())  # a reply left streaming would run on for 20 s; the hang-ups come first
