@@ -181,3 +181,15 @@ async def run_to_end(session: Session) -> float:
     await session.click("pg_run")
     await session.wait_for(finished)
     return time.perf_counter() - began
+
+
+async def drop_mid_run(url: str, count: int) -> None:
+    """Start `count` runs and close their sessions while they are going, as closed tabs do."""
+    sessions = [Session(url) for _ in range(count)]
+    for session in sessions:
+        await session.__aenter__()
+        await to_primes(session)
+        await session.click("pg_run")
+    await sessions[-1].wait_for(lambda s: "pg_view-flow" in s.blocks, timeout=60)  # under way
+    for session in sessions:
+        await session.__aexit__()

@@ -18,7 +18,7 @@ import pytest
 
 from tests.browser.harness import streamlit_app
 from tests.fake_openai_server import FakeOpenAIServer, Reply
-from tests.st_client import Session, run_to_end, seated, to_primes
+from tests.st_client import Session, drop_mid_run, run_to_end, seated
 
 SEATS = 4
 
@@ -87,22 +87,11 @@ def test_concurrent_runs_each_see_only_their_own(url):
         assert "pg_view-verdict-1-REVISE" in session.blocks and "pg_view-final" in session.blocks
 
 
-async def _drop_mid_run(url: str, count: int) -> None:
-    sessions = [Session(url) for _ in range(count)]
-    for session in sessions:
-        await session.__aenter__()
-        await to_primes(session)
-        await session.click("pg_run")
-    await sessions[0].wait_for(lambda s: "pg_view-flow" in s.blocks, timeout=60)  # under way
-    for session in sessions:
-        await session.__aexit__()
-
-
 def test_sessions_dropped_mid_run_leave_no_threads(url):
-    _run(_drop_mid_run(url, 1))  # the first run starts the server's lasting threads
+    _run(drop_mid_run(url, 1))  # the first run starts the server's lasting threads
     time.sleep(3)
     before = _server_threads(url)
-    _run(_drop_mid_run(url, 3))
+    _run(drop_mid_run(url, 3))
     deadline = time.monotonic() + 30
     while (now := _server_threads(url)) > before and time.monotonic() < deadline:
         time.sleep(0.5)  # a cut script run ends at its next st.* call

@@ -29,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.st_client import Session, run_to_end, seated, to_primes  # noqa: E402
+from tests.st_client import Session, drop_mid_run, run_to_end, seated  # noqa: E402
 from tests.browser.harness import CHROMIUM, CHROMIUM_ARGS, streamlit_app  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")
@@ -123,18 +123,6 @@ async def alone(url: str) -> float:
         return await run_to_end(session)
 
 
-async def dropped_mid_run(url: str, count: int) -> None:
-    """Start runs and drop their sessions while they are going (their scripts must be cut cleanly)."""
-    sessions = [Session(url) for _ in range(count)]
-    for session in sessions:
-        await session.__aenter__()
-        await to_primes(session)
-        await session.click("pg_run")
-    await asyncio.sleep(1.5)
-    for session in sessions:
-        await session.__aexit__()
-
-
 async def measure_during(url: str, browser) -> dict[str, float]:  # noqa: ANN001
     await asyncio.sleep(1.0)  # the runs are under way
     figures = {"health_ms": await asyncio.to_thread(health_ms, url), "ws_visit": await ws_visit(url)}
@@ -181,7 +169,7 @@ async def main(sessions: int, rounds_n: int, use_browser: bool) -> None:
             sampler.stop.set()
             await asyncio.sleep(2)
             after_threads = threads(pid)
-            await dropped_mid_run(url, 5)
+            await drop_mid_run(url, 5)
             await asyncio.sleep(8)  # the cut script runs reach their next st.* call and end
             dropped_threads = threads(pid)
             if browser is not None:
