@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.harness import streamlit_app
+from tests.browser.harness import server_pid, streamlit_app
 from tests.fake_openai_server import FakeOpenAIServer, Reply
 from tests.st_client import Session, drop_mid_run, run_to_end, seated
 
@@ -46,17 +46,7 @@ def slow_endpoint():
 
 
 def _server_threads(url: str) -> int:
-    """Threads of the server process listening on this url's port."""
-    port = url.rsplit(":", 1)[1]
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as fh:
-                args = fh.read().split(b"\0")
-        except OSError:
-            continue
-        if b"streamlit" in args and port.encode() in args:
-            return len(os.listdir(f"/proc/{pid}/task"))
-    raise AssertionError("the streamlit server is not running")
+    return len(os.listdir(f"/proc/{server_pid(url)}/task"))
 
 
 async def _participant(url: str, seat: int, start: asyncio.Event, ready: list[int]) -> Session:

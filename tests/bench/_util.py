@@ -6,7 +6,6 @@ import gc
 import importlib.metadata
 import os
 import platform
-import socket
 import statistics
 import subprocess
 import sys
@@ -71,12 +70,6 @@ def fresh(code: str, python: str | None = None, env: dict[str, str] | None = Non
     if out.returncode:
         raise RuntimeError(f"{code!r} failed: {out.stderr.strip().splitlines()[-1:]}")
     return out.stdout
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> str:

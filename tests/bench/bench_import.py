@@ -26,7 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.bench._util import REPO, app_python, free_port, fresh, machine, median, met, table, version  # noqa: E402
+from tests.bench._util import REPO, app_python, fresh, machine, median, met, table, version  # noqa: E402
+from tests.browser.harness import free_port, stop  # noqa: E402
 
 #: Packages `import agent_core` must leave out: the UI, the SDK and the dataframe stack.
 FORBIDDEN = ("streamlit", "openai", "httpx2", "httpx", "pandas", "plotly", "numpy")
@@ -170,12 +171,7 @@ def start_once(script: Path, ready: str, browser) -> Start:  # noqa: ANN001 - a 
             rendered = time.perf_counter() - started
             context.close()
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop(proc)
     return Start(health, index, shown, rendered)
 
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import subprocess
 import sys
 import threading
 import time
@@ -30,18 +29,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tests.st_client import Session, drop_mid_run, run_to_end, seated  # noqa: E402
-from tests.browser.harness import CHROMIUM, CHROMIUM_ARGS, streamlit_app  # noqa: E402
+from tests.browser.harness import CHROMIUM, CHROMIUM_ARGS, server_pid, streamlit_app  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")
-
-
-def server_pid(port: int) -> int:
-    """The pid of the streamlit process listening on `port` (the harness starts it)."""
-    out = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True).stdout
-    for line in out.splitlines():
-        if "streamlit run app.py" in line and f"--server.port {port}" in line:
-            return int(line.split()[0])
-    raise RuntimeError("streamlit server not found")
 
 
 def rss_mb(pid: int) -> float:
@@ -135,7 +125,7 @@ async def main(sessions: int, rounds_n: int, use_browser: bool) -> None:
     from playwright.async_api import async_playwright
 
     with streamlit_app(log_name="bench-load.log") as url:
-        pid = server_pid(int(url.rsplit(":", 1)[1]))
+        pid = server_pid(url)
         async with async_playwright() as pw:
             browser = (await pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
                        if use_browser else None)

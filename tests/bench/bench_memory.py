@@ -16,9 +16,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.bench.bench_load import rss_mb, server_pid  # noqa: E402
+from tests.bench.bench_load import rss_mb  # noqa: E402
 from tests.bench.bench_ui import _stored_events, long_run, long_run_reply  # noqa: E402
-from tests.browser.harness import CHROMIUM, chromium, streamlit_app  # noqa: E402
+from tests.browser.harness import CHROMIUM, chromium, server_pid, streamlit_app  # noqa: E402
 from tests.fake_openai_server import FakeOpenAIServer  # noqa: E402
 
 
@@ -32,7 +32,7 @@ def main() -> int:
     with FakeOpenAIServer(default=long_run_reply) as fake, chromium() as browser, \
             streamlit_app({"OPENAI_BASE_URL": fake.url, "OPENAI_MODEL": "fake-model"},
                           log_name="bench-memory.log") as url:
-        pid = server_pid(int(url.rsplit(":", 1)[1]))
+        pid = server_pid(url)
         warm = browser.new_context()
         warm.new_page().goto(url)
         warm.close()

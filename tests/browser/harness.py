@@ -30,6 +30,25 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+#: base URL -> the server process behind it, while `streamlit_app` serves it
+_SERVERS: dict[str, subprocess.Popen] = {}
+
+
+def server_pid(url: str) -> int:
+    """The pid of the streamlit process `streamlit_app` started for `url`."""
+    return _SERVERS[url].pid
+
+
+def stop(proc: subprocess.Popen) -> None:
+    """Terminate a server, killing it if it has not gone within 10 s."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 @contextlib.contextmanager
 def streamlit_app(env: Mapping[str, str] | None = None, log_name: str = "streamlit.log") -> Iterator[str]:
     """Serve app.py and yield its base URL; the server is stopped (by its own pid) afterwards."""
@@ -42,16 +61,13 @@ def streamlit_app(env: Mapping[str, str] | None = None, log_name: str = "streaml
     with open(ARTIFACTS / log_name, "w") as log:
         proc = subprocess.Popen(command, cwd=ROOT, env=clean, stdout=log, stderr=subprocess.STDOUT)
         url = f"http://127.0.0.1:{port}"
+        _SERVERS[url] = proc
         try:
             _wait_healthy(url, proc)
             yield url
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            del _SERVERS[url]
+            stop(proc)
 
 
 def _wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 30.0) -> None:
