@@ -10,29 +10,19 @@ checked in a real browser (tests/browser/test_compare_browser.py).
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
-from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
 from agent_core.scenarios import SCENARIOS
 from pages.ui import controls
 from pages.ui.player import open_file
+from tests.app_pages import open_page
 from tests.fake_openai_server import FakeOpenAIServer, Reply
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
-
-
-def open_compare(**state: object) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.session_state["sb_offline_speed"] = "instant"
-    for key, value in state.items():
-        at.session_state[key] = value
-    at.run()
-    at.switch_page("pages/compare.py").run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
+open_compare = functools.partial(open_page, "pages/compare.py")
 
 
 def click(at: AppTest, key: str) -> None:

@@ -4,23 +4,10 @@ from __future__ import annotations
 
 import gzip
 import json
-from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
-
-
-def open_page(page: str, **state: object) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.session_state["sb_offline_speed"] = "instant"
-    for key, value in state.items():
-        at.session_state[key] = value
-    at.run()
-    at.switch_page(page).run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
+from tests.app_pages import open_page
 
 
 # --- Learn ----------------------------------------------------------------------------------------

@@ -8,9 +8,9 @@ the live states are checked in a real browser (tests/browser).
 
 from __future__ import annotations
 
+import functools
 import json
 import re
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -24,22 +24,13 @@ from agent_core.scenarios import SCENARIOS
 from pages.ui import controls, text
 from pages.ui.blocks import final_looks
 from pages.ui.summary import report_markdown, trace_json
+from tests.app_pages import badges, open_page
 from tests.fake_openai_server import Fail, FakeCall, FakeOpenAIServer, Reply
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 P = "pg"
-_BADGE = re.compile(r":(\w+)-badge\[(?::material/\w+: )?([^\]]+)\]")
 
 
-def open_playground(**state: object) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=30)
-    at.session_state["sb_offline_speed"] = "instant"
-    for key, value in state.items():
-        at.session_state[key] = value
-    at.run()
-    at.switch_page("pages/playground.py").run()
-    assert not at.exception
-    return at
+open_playground = functools.partial(open_page, "pages/playground.py")
 
 
 def choose(at: AppTest, variant: str, scenario: str | None = None) -> None:
@@ -52,11 +43,6 @@ def choose(at: AppTest, variant: str, scenario: str | None = None) -> None:
 def run(at: AppTest) -> None:
     at.button(key=f"{P}_run").click().run()
     assert not at.exception, [e.message for e in at.exception]
-
-
-def badges(at: AppTest) -> list[tuple[str, str]]:
-    """(colour, label) of every badge on the page, in order."""
-    return [m for md in at.markdown for m in _BADGE.findall(md.value)]
 
 
 def verdicts(at: AppTest) -> list[str]:

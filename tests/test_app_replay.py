@@ -6,9 +6,8 @@ and prompts into the Playground. No model is ever needed.
 
 from __future__ import annotations
 
+import functools
 import json
-import re
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -16,19 +15,10 @@ from streamlit.testing.v1 import AppTest
 import agent_core as ac
 from agent_core import examples, trace
 from pages.ui import controls, text
-
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
-_BADGE = re.compile(r":(\w+)-badge\[(?::material/\w+: )?([^\]]+)\]")
+from tests.app_pages import badges, open_page
 
 
-def open_replay(**state: object) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    for key, value in state.items():
-        at.session_state[key] = value
-    at.run()
-    at.switch_page("pages/replay.py").run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
+open_replay = functools.partial(open_page, "pages/replay.py")
 
 
 def blocks(at: AppTest) -> list[str]:
@@ -37,8 +27,7 @@ def blocks(at: AppTest) -> list[str]:
 
 
 def verdicts(at: AppTest) -> list[str]:
-    return [label for md in at.markdown for _c, label in _BADGE.findall(md.value) if label in
-            ("PASS", "REVISE", "RETRY", "REPLAN")]
+    return [label for _colour, label in badges(at) if label in ("PASS", "REVISE", "RETRY", "REPLAN")]
 
 
 def position(at: AppTest) -> str:
