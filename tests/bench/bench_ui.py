@@ -39,27 +39,17 @@ ROUNDS, CALLS_PER_ROUND = 27, 4
 LAG_WORDS, LAG_RATE = 150, 30.0  # words (chunks) per reply, chunks per second
 FLOW_BLOCK = ".st-key-pg_view-flow [data-testid=stExpander]"
 
-_CLICK_TO_FIRST_BLOCK = """
-() => new Promise(resolve => {
-  const seen = () => document.querySelector(%r);
+#: ms from clicking `button` (a selector) until `target` is in the page and painted
+_CLICK_UNTIL = """
+([button, target]) => new Promise(resolve => {
   const observer = new MutationObserver(() => {
-    if (seen()) { observer.disconnect(); requestAnimationFrame(() => resolve(performance.now() - t0)); }
+    if (document.querySelector(target)) {
+      observer.disconnect(); requestAnimationFrame(() => resolve(performance.now() - t0));
+    }
   });
   observer.observe(document.body, {childList: true, subtree: true});
   const t0 = performance.now();
-  document.querySelector('.st-key-pg_run button').click();
-})
-""" % FLOW_BLOCK
-
-_CLICK_TO_STOPPED = """
-() => new Promise(resolve => {
-  const done = () => document.querySelector('.st-key-pg_view-end-stop');
-  const observer = new MutationObserver(() => {
-    if (done()) { observer.disconnect(); requestAnimationFrame(() => resolve(performance.now() - t0)); }
-  });
-  observer.observe(document.body, {childList: true, subtree: true});
-  const t0 = performance.now();
-  document.querySelector('.st-key-pg_stop button').click();
+  document.querySelector(button).click();
 })
 """
 
@@ -117,7 +107,7 @@ def first_event(browser, url: str, instant: bool, repeats: int) -> list[float]: 
         page = context.new_page()
         open_playground(page, url)
         set_speed(page, instant)
-        times.append(page.evaluate(_CLICK_TO_FIRST_BLOCK) / 1000)
+        times.append(page.evaluate(_CLICK_UNTIL, [".st-key-pg_run button", FLOW_BLOCK]) / 1000)
         settle(page, timeout=120_000)
         context.close()
     return times
@@ -131,7 +121,7 @@ def stop_time(browser, url: str, repeats: int) -> list[float]:  # noqa: ANN001
         open_playground(page, url)
         page.locator(".st-key-pg_run button").click()
         page.locator(FLOW_BLOCK).nth(1).wait_for()  # the second round is under way
-        times.append(page.evaluate(_CLICK_TO_STOPPED) / 1000)
+        times.append(page.evaluate(_CLICK_UNTIL, [".st-key-pg_stop button", ".st-key-pg_view-end-stop"]) / 1000)
         context.close()
     return times
 
