@@ -60,10 +60,10 @@ class Session:
         await self._ws.close()
 
     # --- what a visitor does ----------------------------------------------------------------------
-    async def open(self, page: str, query: str = "") -> None:
+    async def open(self, page: str) -> None:
         """Load a page (its url path, e.g. "learn"), as typing its address does."""
         self.page, self.page_hash = page, ""
-        await self._rerun(query_string=query)
+        await self._rerun()
 
     async def click(self, key: str) -> None:
         await self._rerun(widget=(key, "trigger_value", True))
@@ -91,10 +91,10 @@ class Session:
         return any(needle in body for body in self.texts)
 
     # --- the protocol -----------------------------------------------------------------------------
-    async def _rerun(self, *, query_string: str = "", widget: tuple[str, str, object] | None = None) -> None:
+    async def _rerun(self, widget: tuple[str, str, object] | None = None) -> None:
         msg = BackMsg()
         state = msg.rerun_script
-        state.page_name, state.page_script_hash, state.query_string = self.page, self.page_hash, query_string
+        state.page_name, state.page_script_hash = self.page, self.page_hash
         if widget is not None:
             key, field, value = widget
             proto = state.widget_states.widgets.add()
@@ -139,7 +139,7 @@ class Session:
         element = getattr(delta.new_element, element_type)
         if element_type in _TEXT_FIELDS:
             self.texts.append(getattr(element, _TEXT_FIELDS[element_type]))
-        elif any(f.name == "id" for f in element.DESCRIPTOR.fields) and element.id.startswith("$$ID-"):
+        elif "id" in element.DESCRIPTOR.fields_by_name and element.id.startswith("$$ID-"):
             key = element.id.split("-", 2)[2]
             if key != "None":
                 self.widgets[key] = element.id
