@@ -5,16 +5,17 @@ export file. A rerun redraws the finished lanes from their stored events."""
 import streamlit as st
 
 from pages.ui import lane_results, shell, sidebar
+from pages.ui import lane_state as ls
 from pages.ui import lanes_view as lv
 from pages.ui.render import RunView, draw_run, fresh_area
 
 shell.require("compare")
 
 lang = sidebar.current_lang()
-lv.init_state(lang)
-comparison = lv.current()
+ls.init_state(lang)
+comparison = ls.current()
 running = comparison is not None and comparison.active
-setups = lv.read_setups(lang)
+setups = ls.read_setups(lang)
 
 st.title("Compare")
 st.caption("Put the same task through different patterns, prompts, limits or models, side by side and at the "
@@ -27,7 +28,7 @@ if comparison is None:
     st.info("Press **Run all lanes** to start every lane at once, or pick a one-click comparison above.",
             icon=":material/view_week:")
 else:
-    live = lv.claim(comparison)
+    live = ls.claim(comparison)
     with fresh_area(live):
         st.divider()
         holders = lv.lane_columns(comparison)
@@ -35,11 +36,11 @@ else:
             views = []
             for i, (holder, record) in enumerate(zip(holders, comparison.lanes, strict=True)):
                 with holder:
-                    views.append(RunView(record.config, bound=record.bound, key=lv.view_key(i), compact=True))
-            lv.drive(comparison, views, holders)
+                    views.append(RunView(record.config, bound=record.bound, key=ls.view_key(i), compact=True))
+            ls.drive(comparison, views, holders)
             st.rerun()  # unlock the inputs and add the results
         for i, (holder, record) in enumerate(zip(holders, comparison.lanes, strict=True)):
             with holder:
-                draw_run(record.config, record.typed_events(), bound=record.bound, key=lv.view_key(i), compact=True)
+                draw_run(record.config, record.typed_events(), bound=record.bound, key=ls.view_key(i), compact=True)
         if not comparison.active:
             lane_results.results(comparison, lang=lang)

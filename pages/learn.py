@@ -5,7 +5,8 @@ import streamlit as st
 
 import agent_core as ac
 from agent_core.scenarios import SCENARIOS
-from pages.ui import controls, graphs, handoff, runs, shell, sidebar, text
+from pages.ui import graphs, handoff, runs, shell, sidebar, text
+from pages.ui.catalogue import VARIANTS
 from pages.ui.lessons import FAILURES, LESSONS, LIMITS_OF_REFLECTION
 
 shell.require("learn")
@@ -20,7 +21,7 @@ st.caption("事实来自 shared/seeds 中的五篇文章；调用上限由本项
 
 for tab, lesson in zip(st.tabs([lesson.title[lang] for lesson in LESSONS]), LESSONS, strict=True):
     with tab:
-        variant = controls.VARIANTS[lesson.variant]
+        variant = VARIANTS[lesson.variant]
         config, _task = ac.for_scenario(lesson.scenario, lang, **variant.forced)
         left, right = st.columns([3, 2], gap="large")
         with left:

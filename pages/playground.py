@@ -3,18 +3,19 @@ step live; afterwards, its costs and downloads. A rerun redraws the stored run t
 
 import streamlit as st
 
-from pages.ui import controls, graphs, live, runs, shell, sidebar, summary, text
+from pages.ui import controls, graphs, live, runs, setup_state, shell, sidebar, summary, text
+from pages.ui.catalogue import VARIANTS
 from pages.ui.render import RunView, draw_run, hide_stale
 
 shell.require("playground")
 
 P = "pg"
 lang = sidebar.current_lang()
-controls.init_state(P, lang)
+setup_state.init_state(P, lang)
 st.session_state.setdefault(f"{P}_diff_layout", "inline")
 record = runs.current(P)
 running = record is not None and record.active
-setup = controls.read_setup(P, lang, sidebar.temperature())
+setup = setup_state.read_setup(P, lang, sidebar.temperature())
 
 st.title("Playground")
 setup_col, run_col = st.columns([4, 8], gap="large")
@@ -38,7 +39,7 @@ with run_col, st.container(key=f"{P}_run_area"):
         preview = setup.config.to_dict() if setup.config else {"pattern": setup.variant.pattern}
         st.graphviz_chart(graphs.dot(preview), width="stretch")
     else:
-        head.caption(f"Run `{record.run_id}` · {controls.VARIANTS[controls.variant_of(record.config)].label} · "
+        head.caption(f"Run `{record.run_id}` · {VARIANTS[setup_state.variant_of(record.config)].label} · "
                      + ", ".join(f"{role}: {text.code_span(name)}" for role, name in record.models.items()))
         if sum(1 for e in record.events if e["kind"] == "draft") > 1:  # there are diffs to lay out
             head.segmented_control("Diffs", ["inline", "side by side"], key=f"{P}_diff_layout", required=True,

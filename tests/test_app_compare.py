@@ -17,7 +17,7 @@ import threading
 from streamlit.testing.v1 import AppTest
 
 from agent_core.scenarios import SCENARIOS
-from pages.ui import controls
+from pages.ui import setup_state
 from pages.ui.player import open_file
 from tests.app_pages import open_page
 from tests.fake_openai_server import FakeOpenAIServer, Reply
@@ -150,7 +150,7 @@ def test_the_goal_blind_executor_is_sent_back_where_the_goal_aware_one_is_not():
 def test_strict_and_lenient_critics_differ_only_in_the_critics_prompt():
     at = open_compare()
     click(at, "cmp_preset_critic")
-    key = controls.prompt_key("cmp1", "reflection", "critic")
+    key = setup_state.prompt_key("cmp1", "reflection", "critic")
     assert at.text_area(key=key).value.endswith("never ask for polish, style or extra detail.")
     assert any("do not read the prompts" in c.value for c in at.caption)  # said plainly on the offline model
     click(at, "cmp_run")
@@ -222,7 +222,7 @@ def _run_then_stop() -> None:
 
     import streamlit as st
 
-    from pages.ui import lanes_view as lv
+    from pages.ui import lane_state as lv
     from pages.ui.render import RunView
 
     st.session_state["sb_offline_speed"] = "slow"  # 20 tokens a second: every lane is mid-call at the Stop

@@ -21,7 +21,8 @@ from agent_core.config import LIMITS
 from agent_core.llm import PRESETS
 from agent_core.prompts import specs_for
 from agent_core.scenarios import SCENARIOS
-from pages.ui import controls, text
+from pages.ui import setup_state, text
+from pages.ui.catalogue import VARIANTS
 from pages.ui.blocks import final_looks
 from pages.ui.summary import report_markdown, trace_json
 from tests.app_pages import badges, open_page
@@ -78,25 +79,25 @@ def kinds(at: AppTest) -> list[str]:
 
 # --- controls -------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("variant", list(controls.VARIANTS))
+@pytest.mark.parametrize("variant", list(VARIANTS))
 def test_every_control_of_every_pattern_is_there(variant):
     at = open_playground()
     choose(at, variant)
-    v = controls.VARIANTS[variant]
-    assert at.selectbox(key=f"{P}_scenario").options == [SCENARIOS[s].title["en"] for s in controls.scenarios_of(v)] \
+    v = VARIANTS[variant]
+    assert at.selectbox(key=f"{P}_scenario").options == [SCENARIOS[s].title["en"] for s in setup_state.scenarios_of(v)] \
         + ["Free task — type your own"]
-    for name in controls.limits_of(v):
+    for name in setup_state.limits_of(v):
         box = at.number_input(key=f"{P}_limit_{name}")
         assert box.min >= LIMITS[name].low and box.max == LIMITS[name].high
-    for name in controls.switches_of(v):
+    for name in setup_state.switches_of(v):
         assert at.toggle(key=f"{P}_opt_{name}") is not None
     for key in specs_for(v.pattern):
-        assert at.text_area(key=controls.prompt_key(P, v.pattern, key)).value
+        assert at.text_area(key=setup_state.prompt_key(P, v.pattern, key)).value
     assert not at.button(key=f"{P}_run").disabled and at.button(key=f"{P}_stop").disabled
     bound = next(m for m in at.metric if m.label.startswith("Most LLM calls"))
-    config, _task = ac.for_scenario(controls.default_scenario(v))
-    config = config.replace(**{**{n: at.number_input(key=f"{P}_limit_{n}").value for n in controls.limits_of(v)},
-                               **{n: at.toggle(key=f"{P}_opt_{n}").value for n in controls.switches_of(v)},
+    config, _task = ac.for_scenario(setup_state.default_scenario(v))
+    config = config.replace(**{**{n: at.number_input(key=f"{P}_limit_{n}").value for n in setup_state.limits_of(v)},
+                               **{n: at.toggle(key=f"{P}_opt_{n}").value for n in setup_state.switches_of(v)},
                                **v.forced})
     assert int(bound.value) == ac.call_bound(config)
 
@@ -164,7 +165,7 @@ def test_a_paid_provider_without_a_key_blocks_run_and_says_why(monkeypatch):
 def test_a_broken_template_blocks_run_and_names_the_placeholder():
     at = open_playground()
     choose(at, "react-advisor")
-    key = controls.prompt_key(P, "react", "judge")
+    key = setup_state.prompt_key(P, "react", "judge")
     at.text_area(key=key).set_value(at.text_area(key=key).value.replace("{answer}", "{answr}")).run()
     assert at.button(key=f"{P}_run").disabled
     assert any("{answr}" in e.value for e in at.error)
@@ -176,7 +177,7 @@ def test_a_broken_template_blocks_run_and_names_the_placeholder():
 def test_an_edited_prompt_shows_its_diff_and_runs():
     at = open_playground()
     choose(at, "reflection")
-    key = controls.prompt_key(P, "reflection", "critic")
+    key = setup_state.prompt_key(P, "reflection", "critic")
     at.text_area(key=key).set_value(at.text_area(key=key).value + "\nBe brief.").run()
     assert any(c.language == "diff" and "+Be brief." in c.value for c in at.code)
     run(at)
@@ -186,7 +187,7 @@ def test_an_edited_prompt_shows_its_diff_and_runs():
 def test_unedited_prompts_follow_the_language():
     at = open_playground()
     choose(at, "reflection")
-    key = controls.prompt_key(P, "reflection", "critic")
+    key = setup_state.prompt_key(P, "reflection", "critic")
     at.sidebar.segmented_control(key="sb_lang").set_value("zh").run()
     assert at.text_area(key=key).value == specs_for("reflection")["critic"].zh
 
@@ -286,7 +287,7 @@ def test_edit_as_a_free_task_copies_the_scenario_task_and_tools():
     at = open_playground()
     choose(at, "react-advisor", SCENARIOS["weather-report"].title["en"])
     at.button(key=f"{P}_to_free").click().run()
-    assert at.selectbox(key=f"{P}_scenario").value == controls.FREE
+    assert at.selectbox(key=f"{P}_scenario").value == setup_state.FREE
     assert at.text_area(key=f"{P}_free_task").value == SCENARIOS["weather-report"].task["en"]
     assert at.multiselect(key=f"{P}_tools").value == ["weather", "search"]
 

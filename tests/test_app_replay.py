@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 import agent_core as ac
 from agent_core import examples, trace
-from pages.ui import controls, text
+from pages.ui import setup_state, text
 from tests.app_pages import badges, open_page
 
 
@@ -188,9 +188,9 @@ def test_fork_carries_a_free_task_its_limits_and_its_edited_prompt():
     upload(at, "haiku.json", trace.Trace.of(config.to_dict(), events).dumps().encode())
     at.button(key="rp_fork").click().run()
     assert not at.exception
-    assert at.session_state["pg_variant"] == "reflection" and at.session_state["pg_scenario"] == controls.FREE
+    assert at.session_state["pg_variant"] == "reflection" and at.session_state["pg_scenario"] == setup_state.FREE
     assert at.text_area(key="pg_free_task").value == task
     assert at.number_input(key="pg_limit_max_iterations").value == 5
     assert at.toggle(key="pg_opt_use_trajectory").value is True
-    critic = at.text_area(key=controls.prompt_key("pg", "reflection", "critic"))
+    critic = at.text_area(key=setup_state.prompt_key("pg", "reflection", "critic"))
     assert critic.value == config.prompts["critic"]

@@ -1,7 +1,9 @@
 """The view layer shared by the pages. Only this package (and the page scripts) import streamlit.
 
 - sidebar.py  — the model sidebar; `model_router()`, `current_lang()`, `secrets_to_redact()`
-- controls.py — pattern / scenario / prompt / limit widgets under a key prefix; `read_setup()`
+- controls.py — pattern / scenario / prompt / limit widgets under a key prefix
+- setup_state.py — the setup keys in session_state under a prefix; `read_setup()` -> a checked RunConfig
+- catalogue.py — variants, switches and limit labels as the Playground offers them
 - render.py   — `RunView`, the one renderer of events (live and redraw); `draw_run()`
 - blocks.py   — which box (round, step, draft, critique...) each event goes in, and its label
 - graphs.py   — each pattern's graph as DOT, with the active node highlighted
@@ -10,7 +12,9 @@
 - summary.py  — after a run: downloads (trace, report) and costs (by role, timeline, per step)
 - text.py     — model text made safe for markdown; word diffs as coloured markdown
 - shell.py    — keeps every page inside app.py's shell (page config, navigation, sidebar)
-- lanes_view.py — Compare's lanes: setup under a prefix per lane, presets, concurrent runs
+- lanes_view.py — Compare's lane widgets: task, presets, lane cards, Run/Stop, lane columns
+- lane_state.py — Compare's state scheme, `Comparison`, and `drive()` running the lanes concurrently
+- lane_presets.py — Compare's one-click comparisons
 - lane_results.py — after the lanes: a table, cost charts, an answer diff, the export
 - player.py   — Replay: opening traces (and Compare exports), the slider and the play loop
 """

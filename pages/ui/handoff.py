@@ -16,8 +16,9 @@ from agent_core.config import LIMITS
 from agent_core.prompts import specs_for
 from agent_core.scenarios import SCENARIOS
 
-from . import controls
-from .controls import FREE, k, prompt_key
+from . import setup_state
+from .catalogue import SWITCHES, VARIANTS
+from .setup_state import FREE, k, prompt_key
 
 PLAYGROUND = "pages/playground.py"
 PREFIX = "pg"
@@ -30,7 +31,7 @@ def load_into_playground(config: Mapping[str, Any], task: str | None = None) -> 
     state = st.session_state
     lang = config.get("lang") if config.get("lang") in ("en", "zh") else state.get("sb_lang", "en")
     state["sb_lang"] = lang
-    variant = controls.variant_of(config)
+    variant = setup_state.variant_of(config)
     state[k(PREFIX, "variant")] = variant
     scenario = config.get("scenario")
     if scenario in SCENARIOS and task in (None, SCENARIOS[scenario].task_text(lang)):
@@ -41,19 +42,19 @@ def load_into_playground(config: Mapping[str, Any], task: str | None = None) -> 
         state[k(PREFIX, "scenario")] = FREE
         state[k(PREFIX, "free_task")] = task or ""
         state[k(PREFIX, "tools")] = [t for t in config.get("tools", []) if isinstance(t, str)]
-    controls.apply_scenario(PREFIX, lang)
+    setup_state.apply_scenario(PREFIX, lang)
 
     for name in LIMITS:
         if isinstance(config.get(name), int) and not isinstance(config.get(name), bool):
             state[k(PREFIX, f"limit_{name}")] = config[name]
-    for name in controls.SWITCHES:
+    for name in SWITCHES:
         if name in config:
             state[k(PREFIX, f"opt_{name}")] = bool(config[name])
     for name in ("criteria", "tests"):
         if isinstance(config.get(name), str):
             state[k(PREFIX, name)] = config[name]
 
-    pattern = controls.VARIANTS[variant].pattern
+    pattern = VARIANTS[variant].pattern
     edited = config.get("prompts") if isinstance(config.get("prompts"), Mapping) else {}
     for key, spec in specs_for(pattern).items():
         body = edited.get(key)

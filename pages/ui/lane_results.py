@@ -16,7 +16,7 @@ from agent_core.diffing import diff_stats
 from agent_core.trace import Trace
 
 from . import sidebar, summary, text
-from .lanes_view import P, Comparison
+from .lane_state import P, Comparison
 from .render import ENDINGS
 
 

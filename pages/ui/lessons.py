@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Lesson:
-    variant: str  # a controls.VARIANTS id, opened in the Playground by the page's button
+    variant: str  # a catalogue.VARIANTS id, opened in the Playground by the page's button
     scenario: str
     title: dict[str, str]
     what: dict[str, str]

@@ -18,19 +18,19 @@ from agent_core import events as ev
 from agent_core.errors import AgentError
 from agent_core.models import ModelRouter
 
-from . import controls, runs, sidebar
+from . import runs, setup_state, sidebar
 from .render import RunView
 
 
 def _start(prefix: str) -> None:
-    setup = controls.read_setup(prefix, sidebar.current_lang(), sidebar.temperature())
+    setup = setup_state.read_setup(prefix, sidebar.current_lang(), sidebar.temperature())
     if setup.problems or setup.config is None or setup.bound is None or sidebar.model_problem():
         return  # the page shows why; the button is disabled then anyway
     router = sidebar.model_router()
     runs.begin(prefix, setup.task, setup.config.to_dict(), router.names(), setup.bound)
 
 
-def run_buttons(prefix: str, setup: controls.Setup, *, running: bool) -> None:
+def run_buttons(prefix: str, setup: setup_state.Setup, *, running: bool) -> None:
     """Run and Stop, the call bound, and why Run is disabled when it is."""
     blocked = setup.problems or ([p] if (p := sidebar.model_problem()) else [])
     # one container whatever is in it, so the widgets below keep their place (and their state)
@@ -38,7 +38,7 @@ def run_buttons(prefix: str, setup: controls.Setup, *, running: bool) -> None:
         _buttons(prefix, setup, running, blocked)
 
 
-def _buttons(prefix: str, setup: controls.Setup, running: bool, blocked: list[str]) -> None:
+def _buttons(prefix: str, setup: setup_state.Setup, running: bool, blocked: list[str]) -> None:
     row = st.container(horizontal=True, vertical_alignment="center", gap="small")
     row.button("Run", key=f"{prefix}_run", type="primary", icon=":material/play_arrow:", on_click=_start,
                args=(prefix,), disabled=running or bool(blocked))

@@ -24,7 +24,8 @@ from agent_core.config import RunConfig
 from agent_core.errors import AgentError, TraceFormatError
 from agent_core.scenarios import SCENARIOS
 
-from . import controls, text
+from . import setup_state, text
+from .catalogue import VARIANTS
 from .render import ENDINGS, RunView, draw_run, fresh_area
 from .sidebar import LANGS
 
@@ -197,7 +198,7 @@ def trace_card(loaded: Loaded) -> None:
     with st.container(border=True, key=f"{P}_card"):
         st.markdown(f"**{text.inline(scenario.title.get(lang, scenario.id) if scenario else loaded.name, 120)}**")
         row = st.container(horizontal=True, gap="small")
-        row.badge(controls.VARIANTS[controls.variant_of(config)].label, color="blue", icon=":material/hub:")
+        row.badge(VARIANTS[setup_state.variant_of(config)].label, color="blue", icon=":material/hub:")
         row.badge(LANGS.get(lang, lang), color="gray", icon=":material/translate:")
         if finished is not None:
             label, color, _line = ENDINGS.get(finished.reason, (finished.reason, "gray", ""))

@@ -1,0 +1,215 @@
+"""The setup scheme in session_state: a page's pattern, scenario, prompts, limits and switches under
+its own key prefix (so Compare can hold several), and `read_setup`, which turns those values into a
+validated RunConfig without drawing anything (the Run button's callback uses it before the page draws).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import streamlit as st
+
+import agent_core as ac
+from agent_core.config import LIMITS, RunConfig
+from agent_core.errors import AgentError, TemplateError
+from agent_core.models import ModelRouter
+from agent_core.prompts import specs_for, validate
+from agent_core.scenarios import SCENARIOS
+
+from .catalogue import SWITCHES, VARIANTS, Variant
+
+FREE = "__free__"
+
+
+@dataclass
+class Setup:
+    """Everything a Run needs, read from session_state, with what is wrong with it."""
+
+    variant: Variant
+    scenario: str | None
+    task: str
+    config: RunConfig | None
+    bound: int | None
+    problems: list[str]
+    prompt_errors: dict[str, str]
+
+
+def variant_of(config: Mapping[str, Any]) -> str:
+    """The variant a run's config dict belongs to."""
+    pattern = config.get("pattern", "react")
+    if pattern == "react":
+        return "react-advisor" if config.get("max_reflection_rounds") else "react"
+    if pattern == "plan-execute":
+        return "plan-execute-reflector" if config.get("reflector") else "plan-execute"
+    return "reflection"
+
+
+# --- keys -----------------------------------------------------------------------------------------
+
+def k(prefix: str, name: str) -> str:
+    return f"{prefix}_{name}"
+
+
+def prompt_key(prefix: str, pattern: str, key: str) -> str:
+    return f"{prefix}_prompt_{pattern.replace('-', '_')}_{key}"
+
+
+def limits_of(variant: Variant) -> list[str]:
+    return [n for n, lim in LIMITS.items() if variant.pattern in lim.patterns and n not in variant.hidden]
+
+
+def switches_of(variant: Variant) -> list[str]:
+    return [n for n, (_, _, pats) in SWITCHES.items() if variant.pattern in pats and n not in variant.hidden]
+
+
+def scenarios_of(variant: Variant) -> list[str]:
+    return [s.id for s in SCENARIOS.values() if s.pattern == variant.pattern]
+
+
+def scenario_id(prefix: str) -> str:
+    """The chosen scenario's id. The scenario box shows titles in the run language; when the language
+    changes under it, the browser can send back the old title instead of the id, so map it home."""
+    state = st.session_state
+    value = state.get(k(prefix, "scenario"), FREE)
+    if value != FREE and value not in SCENARIOS:
+        value = next((s.id for s in SCENARIOS.values() if value in s.title.values()), FREE)
+        state[k(prefix, "scenario")] = value
+    return value
+
+
+def default_scenario(variant: Variant) -> str:
+    """The scenario a variant opens with: the one that shows its mechanism best."""
+    return variant.scenario if variant.scenario in SCENARIOS else (scenarios_of(variant) or [FREE])[0]
+
+
+# --- state ----------------------------------------------------------------------------------------
+
+def init_state(prefix: str, lang: str, variant: str = "react-advisor") -> None:
+    """Seed the page's setup keys once, and keep them consistent with the language."""
+    state = st.session_state
+    if k(prefix, "variant") not in state:
+        state[k(prefix, "variant")] = variant
+        state[k(prefix, "scenario")] = default_scenario(VARIANTS[variant])
+        state.setdefault(k(prefix, "free_task"), "")
+        state.setdefault(k(prefix, "tools"), [])
+        apply_scenario(prefix, lang)
+    _sync_prompts(prefix, lang)
+    _clamp(prefix)
+
+
+def apply_scenario(prefix: str, lang: str | None = None) -> None:
+    """Load the chosen scenario's options into the limit and switch widgets (for_scenario)."""
+    state = st.session_state
+    lang = lang or state.get("sb_lang", "en")
+    variant = VARIANTS[state[k(prefix, "variant")]]
+    sid = scenario_id(prefix)
+    if sid == FREE:
+        base = RunConfig(pattern=variant.pattern)
+    else:
+        base, _task = ac.for_scenario(sid, lang)
+    for name in LIMITS:
+        state[k(prefix, f"limit_{name}")] = getattr(base, name)
+    for name in SWITCHES:
+        state[k(prefix, f"opt_{name}")] = bool(getattr(base, name))
+    state[k(prefix, "criteria")] = base.criteria
+    state[k(prefix, "tests")] = base.tests
+    for name, floor in variant.floors.items():
+        if state[k(prefix, f"limit_{name}")] < floor:
+            # e.g. the advisor on a scenario written without it: seed 01's two judge rounds
+            state[k(prefix, f"limit_{name}")] = max(floor, 2)
+
+
+def _variant_changed(prefix: str) -> None:
+    """A new pattern opens on its own scenario; a free task stays a free task."""
+    state = st.session_state
+    if state.get(k(prefix, "scenario")) != FREE:
+        state[k(prefix, "scenario")] = default_scenario(VARIANTS[state[k(prefix, "variant")]])
+    apply_scenario(prefix)
+
+
+def _as_free_task(prefix: str) -> None:
+    """Copy the scenario's task and tools into the free task, to edit them."""
+    state = st.session_state
+    sid = scenario_id(prefix)
+    if sid != FREE:
+        state[k(prefix, "free_task")] = SCENARIOS[sid].task_text(state.get("sb_lang", "en"))
+        state[k(prefix, "tools")] = list(SCENARIOS[sid].tools)
+        state[k(prefix, "scenario")] = FREE
+
+
+def _sync_prompts(prefix: str, lang: str) -> None:
+    """Prompts still at their default follow the language; edited ones are left alone."""
+    state = st.session_state
+    filled = state.get(k(prefix, "prompts_lang"))
+    for variant_pattern in dict.fromkeys(v.pattern for v in VARIANTS.values()):
+        for key, spec in specs_for(variant_pattern).items():
+            name = prompt_key(prefix, variant_pattern, key)
+            if name not in state or (filled and filled != lang and state[name] == spec.default(filled)):
+                state[name] = spec.default(lang)
+    state[k(prefix, "prompts_lang")] = lang
+
+
+def _clamp(prefix: str) -> None:
+    """Keep stored limits inside their ranges, so a widget never receives a value it refuses."""
+    state = st.session_state
+    variant = VARIANTS[state[k(prefix, "variant")]]
+    for name, lim in LIMITS.items():
+        key = k(prefix, f"limit_{name}")
+        low = max(lim.low, variant.floors.get(name, lim.low))
+        value = state.get(key, getattr(RunConfig(), name))
+        state[key] = min(max(int(value), low), lim.high)
+
+
+def _reset_prompt(name: str, default: str) -> None:
+    st.session_state[name] = default
+
+
+# --- reading --------------------------------------------------------------------------------------
+
+def read_setup(prefix: str, lang: str, temperature: float | None = None) -> Setup:
+    """Build and check the run the page's widgets describe, without drawing anything."""
+    state = st.session_state
+    variant = VARIANTS[state[k(prefix, "variant")]]
+    sid = scenario_id(prefix)
+    problems: list[str] = []
+    if sid == FREE:
+        task = (state.get(k(prefix, "free_task")) or "").strip()
+        base = RunConfig(pattern=variant.pattern, lang=lang, tools=tuple(state.get(k(prefix, "tools")) or ()))
+        if not task:
+            problems.append("Type a task to run.")
+    else:
+        base, task = ac.for_scenario(sid, lang)
+
+    prompts: dict[str, str] = {}
+    prompt_errors: dict[str, str] = {}
+    for key, spec in specs_for(variant.pattern).items():
+        body = state.get(prompt_key(prefix, variant.pattern, key), spec.default(lang))
+        if body != spec.default(lang):
+            prompts[key] = body
+        try:
+            validate(body, spec)
+        except TemplateError as exc:
+            prompt_errors[key] = str(exc)
+    problems += [f"Fix the prompt before running: {msg}" for msg in prompt_errors.values()]
+
+    values: dict[str, Any] = {name: int(state[k(prefix, f"limit_{name}")]) for name in limits_of(variant)}
+    values.update({name: bool(state[k(prefix, f"opt_{name}")]) for name in switches_of(variant)})
+    if variant.pattern == "reflection":
+        values["criteria"] = state.get(k(prefix, "criteria"), base.criteria)
+        values["tests"] = state.get(k(prefix, "tests"), base.tests)
+    values.update(variant.forced)
+    for name, floor in variant.floors.items():
+        values[name] = max(values.get(name, floor), floor)
+    config: RunConfig | None = None
+    bound: int | None = None
+    try:
+        config = base.replace(prompts=prompts, temperature=temperature, **values)
+        bound = ac.call_bound(config)
+        if not prompt_errors:
+            # the core refuses a bad run before calling any model; ask it now, with nothing to call
+            ac.stream(task or "-", config, ModelRouter(ac.OfflineModel())).close()
+    except AgentError as exc:
+        problems.append(str(exc))
+    return Setup(variant, None if sid == FREE else sid, task, config, bound, problems, prompt_errors)
