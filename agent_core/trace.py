@@ -7,6 +7,7 @@ key it is told about (belt and braces for exporters).
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,7 +15,10 @@ from typing import Any
 from . import events as ev
 from .errors import TraceFormatError
 
-VERSION = 1
+#: 2 adds the call record (every llm_call's messages and reply, see calls.py), a run id, and the fork
+#: point of a forked run. Version 1 traces still load, replay and report; they cannot be forked.
+VERSION = 2
+SUPPORTED_VERSIONS = (1, 2)
 MAX_BYTES = 5 * 1024 * 1024
 MAX_DEPTH = 32
 
@@ -25,10 +29,13 @@ class Trace:
     events: list[ev.Event]
     result: dict[str, Any] = field(default_factory=dict)
     version: int = VERSION
+    run_id: str = ""
+    #: for a forked run: the parent's run id and the call it was forked at (fork.ForkPoint.to_dict)
+    fork: dict[str, Any] | None = None
 
     @classmethod
     def of(cls, config: Mapping[str, Any], events: Iterable[ev.Event], models: Mapping[str, str] | None = None,
-           keep_tokens: bool = False) -> Trace:
+           keep_tokens: bool = False, run_id: str | None = None, fork: Mapping[str, Any] | None = None) -> Trace:
         """A trace of a (possibly partial) run; `token` events are dropped unless `keep_tokens`."""
         from .runner import result_of
 
@@ -40,11 +47,15 @@ class Trace:
         kept = events if keep_tokens else [e for e in events if not isinstance(e, ev.Token)]
         return cls(cfg, kept, {"final_answer": result.final_answer, "reason": result.reason,
                                "llm_calls": result.llm_calls,
-                               "error": result.failed.message if result.failed else None})
+                               "error": result.failed.message if result.failed else None},
+                   run_id=run_id or uuid.uuid4().hex[:12], fork=dict(fork) if fork else None)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"version": self.version, "config": self.config, "events": [e.to_dict() for e in self.events],
-                "result": self.result}
+        out = {"version": self.version, "run_id": self.run_id, "config": self.config,
+               "events": [e.to_dict() for e in self.events], "result": self.result}
+        if self.fork:
+            out["fork"] = self.fork
+        return out
 
     def dumps(self, secrets: Iterable[str] = (), indent: int | None = 2) -> str:
         text = json.dumps(self.to_dict(), ensure_ascii=False, indent=indent)
@@ -87,8 +98,14 @@ def loads(data: str | bytes) -> Trace:
     missing = [k for k in ("version", "config", "events") if k not in raw]
     if missing:
         raise TraceFormatError(f"not a trace: missing field(s) {', '.join(missing)}")
-    if raw["version"] != VERSION:
-        raise TraceFormatError(f"trace version {raw['version']!r} is not supported (this app reads version {VERSION})")
+    if raw["version"] not in SUPPORTED_VERSIONS or isinstance(raw["version"], bool):
+        raise TraceFormatError(f"trace version {raw['version']!r} is not supported (this app reads versions "
+                               f"{', '.join(map(str, SUPPORTED_VERSIONS))})")
+    run_id = raw.get("run_id", "")
+    fork = raw.get("fork")
+    if not isinstance(run_id, str) or (fork is not None and not (
+            isinstance(fork, dict) and isinstance(fork.get("run_id"), str) and isinstance(fork.get("at"), int))):
+        raise TraceFormatError("not a trace: run_id must be a string and fork an object with run_id and at")
     if not isinstance(raw["config"], dict) or not isinstance(raw["events"], list):
         raise TraceFormatError("not a trace: config must be an object and events a list")
     result = raw.get("result") or {}
@@ -100,4 +117,4 @@ def loads(data: str | bytes) -> Trace:
             events.append(ev.event_from_dict(item))
         except ev.EventFormatError as exc:
             raise TraceFormatError(f"event {i}: {exc}") from None
-    return Trace(raw["config"], events, result, VERSION)
+    return Trace(raw["config"], events, result, raw["version"], run_id, fork)

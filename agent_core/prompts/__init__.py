@@ -11,6 +11,7 @@ import string
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from ..calls import Provenance
 from ..errors import TemplateError
 
 
@@ -84,12 +85,36 @@ class PromptSet:
         self.texts = {key: overrides.get(key, s.default(lang)) for key, s in self.specs.items()}
         for key, text in self.texts.items():
             validate(text, self.specs[key])
+        self.edited = frozenset(k for k, text in overrides.items() if text != self.specs[k].default(lang))
+        self._parsed = {key: list(string.Formatter().parse(text)) for key, text in self.texts.items()}
+        #: every text rendered so far -> its template, whether it was edited, and where the values stand
+        self.rendered: dict[str, Provenance] = {}
 
     def render(self, key: str, **values: object) -> str:
+        """Fill a template (unknown values are ignored, missing optional ones are empty) and remember
+        where the filled-in values stand, for the call record's Prompt view."""
         prompt = self.specs[key]
         used = prompt.required | prompt.optional
-        return self.texts[key].format(**{k: ("" if v is None else v) for k, v in values.items() if k in used},
-                                      **{k: "" for k in used - values.keys()})
+        filled = {k: ("" if v is None else v) for k, v in values.items() if k in used}
+        parts: list[str] = []
+        spans: list[tuple[str, int, int]] = []
+        at = 0
+        for literal, name, spec, conversion in self._parsed[key]:
+            parts.append(literal)
+            at += len(literal)
+            if name is None:
+                continue
+            value = filled.get(name, "")
+            if conversion:
+                value = {"r": repr, "s": str, "a": ascii}[conversion](value)
+            text = format(value, spec or "")
+            parts.append(text)
+            if text:
+                spans.append((name, at, at + len(text)))
+            at += len(text)
+        out = "".join(parts)
+        self.rendered[out] = Provenance(key, key in self.edited, tuple(spans))
+        return out
 
 
 def specs_for(pattern: str) -> dict[str, PromptSpec]:
