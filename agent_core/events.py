@@ -10,12 +10,23 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal, get_args
 
-VERDICTS = ("PASS", "REVISE", "RETRY", "REPLAN")
+from .messages import CallContext
 
+#: Every role a pattern may call a model in.
+Role = Literal["actor", "judge", "planner", "executor", "synthesizer", "reflector", "critic", "refiner"]
+#: A verdict: PASS, REVISE (judge, critic), RETRY or REPLAN (Reflector).
+VerdictName = Literal["PASS", "REVISE", "RETRY", "REPLAN"]
 #: Why a run ended, as shown to users.
-END_REASONS = ("answer", "pass", "cap", "budget", "stop", "error")
+EndReason = Literal["answer", "pass", "cap", "budget", "stop", "error"]
+#: How an attempt at a plan step ended.
+StepStatus = Literal["done", "failed", "retried", "skipped"]
+
+ROLES: tuple[str, ...] = get_args(Role)
+VERDICTS: tuple[str, ...] = get_args(VerdictName)
+END_REASONS: tuple[str, ...] = get_args(EndReason)
+STEP_STATUSES: tuple[str, ...] = get_args(StepStatus)
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +39,8 @@ class Event:
         out: dict[str, Any] = {"kind": self.kind}
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
+            if isinstance(value, CallContext):
+                value = value.record()
             out[f.name] = [dict(v) if isinstance(v, dict) else v for v in value] if isinstance(value, tuple) else value
         return out
 
@@ -45,12 +58,14 @@ class LlmCall(Event):
     """One model call has finished."""
 
     kind: ClassVar[str] = "llm_call"
-    role: str = ""
+    role: Role = "actor"
     model: str = ""
     prompt_tokens: int = 0
     completion_tokens: int = 0
     latency_ms: float = 0.0
     usage_estimated: bool = False
+    #: where the call stands in its run (step, attempt, iteration...); None in traces made before it
+    context: CallContext | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +73,7 @@ class Token(Event):
     """A streamed text delta; may be left out of saved traces."""
 
     kind: ClassVar[str] = "token"
-    role: str = ""
+    role: Role = "actor"
     text: str = ""
 
 
@@ -113,7 +128,7 @@ class StepFinished(Event):
 
     kind: ClassVar[str] = "step_finished"
     step_id: int = 0
-    status: str = "done"
+    status: StepStatus = "done"
     result: str = ""
 
 
@@ -123,8 +138,8 @@ class VerdictEvent(Event):
     and a fallback verdict was used."""
 
     kind: ClassVar[str] = "verdict"
-    role: str = ""
-    verdict: str = "PASS"
+    role: Role = "judge"
+    verdict: VerdictName = "PASS"
     feedback: str = ""
     analysis: str = ""
     suggestion: str = ""
@@ -168,7 +183,7 @@ class RunFinished(Event):
     """Always the last event. `reason` is one of END_REASONS."""
 
     kind: ClassVar[str] = "run_finished"
-    reason: str = "answer"
+    reason: EndReason = "answer"
     llm_calls: int = 0
     total_tokens: int = 0
     elapsed_ms: float = 0.0
@@ -197,6 +212,13 @@ def event_from_dict(data: dict[str, Any]) -> Event:
     for key, value in data.items():
         if key == "kind" or key not in names:
             continue
+        if key == "context" and value is not None:
+            if not isinstance(value, dict):
+                raise EventFormatError(f"{data.get('kind')}.context should be an object, got {type(value).__name__}")
+            try:
+                value = CallContext.from_record(value)
+            except TypeError as exc:
+                raise EventFormatError(f"{data.get('kind')}.context: {exc}") from None
         if isinstance(value, list) and key == "steps":
             value = tuple(value)
         kwargs[key] = value
@@ -209,12 +231,19 @@ def event_from_dict(data: dict[str, Any]) -> Event:
 
 
 _SCALARS = {"int": int, "float": (int, float), "str": str, "bool": bool}
+#: Literal field types and the values each allows (a trace may hold nothing else).
+_LITERALS = {"Role": ROLES, "VerdictName": VERDICTS, "EndReason": END_REASONS, "StepStatus": STEP_STATUSES}
 
 
 def _check_types(event: Event) -> None:
     for f in dataclasses.fields(event):
         value = getattr(event, f.name)
         expected = str(f.type).replace(" | None", "")
+        allowed = _LITERALS.get(expected)
+        if allowed is not None:
+            if value not in allowed:
+                raise EventFormatError(f"{event.kind}.{f.name} must be one of {', '.join(allowed)}, got {value!r}")
+            continue
         kind = _SCALARS.get(expected)
         if kind is None:
             continue

@@ -83,18 +83,81 @@ class Completion:
 
 
 @dataclass(frozen=True, slots=True)
+class CallContext:
+    """Where one model call stands in its run. Recorded on every `llm_call` (so a trace labels each
+    call), and the only thing the offline model's scripts read besides the messages' data.
+
+    Labels are None (or False) when they do not apply. `inputs` are the values the call's prompt was
+    rendered from (the step's result, the unit-test report...): a script reads the data there, never
+    by looking for prompt headings, so an edited prompt cannot break a scripted run. They are not
+    recorded: the messages already hold them.
+    """
+
+    pattern: str = ""
+    scenario: str | None = None
+    lang: str = "en"
+    #: the prompt template the call's last message was rendered from
+    prompt: str | None = None
+    #: ReAct round, or a step's tool-loop round
+    round: int | None = None
+    #: Plan-and-Execute: the plan step id, its attempt (from 1), the plan revision, the step's tool hint
+    step_id: int | None = None
+    attempt: int | None = None
+    revision: int | None = None
+    tool: str | None = None
+    #: Reflection: the iteration, and the draft version the call writes or judges
+    iteration: int | None = None
+    version: int | None = None
+    #: graph-style node (generator, reviewer)
+    node: str | None = None
+    #: ReAct: judgements so far and the tool protocol (native or text)
+    judged: int | None = None
+    protocol: str | None = None
+    replan: bool = False
+    repair: bool = False
+    forced: bool = False
+    last_round: bool = False
+    synthesis: bool = False
+    has_hint: bool = False
+    all_failed: bool = False
+    #: not part of a context's identity: a trace does not record them (compare=False)
+    inputs: tuple[tuple[str, str], ...] = field(default=(), compare=False)
+
+    def input(self, name: str, default: str = "") -> str:
+        """One of the values the prompt was rendered from."""
+        return next((v for k, v in self.inputs if k == name), default)
+
+    def record(self) -> dict[str, Any]:
+        """The labels that apply, for a trace (no inputs)."""
+        out: dict[str, Any] = {}
+        for name in _CONTEXT_LABELS:
+            value = getattr(self, name)
+            if value is not None and value is not False:
+                out[name] = value
+        return out
+
+    @classmethod
+    def from_record(cls, data: dict[str, Any]) -> CallContext:
+        """The context a trace recorded; unknown labels (from a newer trace) are dropped."""
+        return cls(**{k: v for k, v in data.items() if k in _CONTEXT_LABELS})
+
+
+_CONTEXT_LABELS = tuple(n for n in CallContext.__slots__ if n != "inputs")  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True, slots=True)
 class ChatRequest:
     """What a pattern asks of a model.
 
-    `role` names the agent role making the call (actor, planner, ...); `hints` carries facts about
-    the call's place in the run (step id, attempt, iteration). Real endpoints ignore both; the
-    offline model reads them to play its script, and they label the call in traces.
+    `role` names the agent role making the call (actor, planner, ...); `context` says where the call
+    stands in its run (step, attempt, iteration...). Real endpoints ignore both; the offline model
+    reads them to play its script, and they label the call in traces.
     """
 
     messages: tuple[Message, ...]
     tools: tuple[dict[str, Any], ...] = ()
     role: str = "actor"
-    hints: dict[str, Any] = field(default_factory=dict)
+    context: CallContext = CallContext()
     temperature: float | None = None
 
 

@@ -10,10 +10,10 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
+from .events import ROLES
 from .messages import ChatRequest, Completion
 
-#: Every role a pattern may call a model in.
-ROLES = ("actor", "judge", "planner", "executor", "synthesizer", "reflector", "critic", "refiner")
+__all__ = ["ROLES", "ChatModel", "ModelRouter", "complete"]
 
 
 @runtime_checkable

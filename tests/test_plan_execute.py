@@ -132,7 +132,7 @@ def test_an_unparsable_verdict_is_reasked_once_then_a_visible_pass():
     model.assert_consumed()
     first = of(events, ev.VerdictEvent)[0]
     assert (first.verdict, first.parsed) == ("PASS", False) and "could not be parsed" in first.analysis
-    assert model.requests[3].hints.get("repair") is True
+    assert model.requests[3].context.repair is True
     assert [f.status for f in of(events, ev.StepFinished)] == ["done", "done"]
 
 
@@ -279,7 +279,7 @@ def test_the_synthesizer_gets_completed_results_and_failure_reasons():
     assert "AirX: ANC earbuds" in prompt
     assert "Steps that failed (tell the user honestly)" in prompt
     assert "Step 2 (Query order 99999): FAILED. Reason: The order data is syncing." in prompt
-    assert model.requests[6].hints["all_failed"] is False
+    assert model.requests[6].context.all_failed is False
     assert [s["id"] for s in of(events, ev.PlanEvent)[1].steps] == [1, 2, 3, 4]
 
 
@@ -336,7 +336,7 @@ def test_the_last_round_of_a_step_has_tools_disabled():
     events = run(model, max_step_rounds=2)
     model.assert_consumed()
     first, last = model.requests[1], model.requests[2]
-    assert first.tools and not last.tools and last.hints["last_round"] is True
+    assert first.tools and not last.tools and last.context.last_round is True
     assert "You have used this step's tool rounds" in last.messages[-1].content
     assert len(of(events, ev.ToolCallEvent)) == 1
     assert of(events, ev.StepFinished)[0].result == "One more look."
@@ -377,7 +377,7 @@ def test_planner_garbage_ends_the_run_after_one_repair_reask():
                            say('{"plan": "look, then answer"}', role="planner")])
     events = run(model)
     model.assert_consumed()
-    assert [r.hints.get("repair") for r in model.requests] == [None, True]
+    assert [r.context.repair for r in model.requests] == [False, True]
     failed = of(events, ev.RunFailed)[0]
     assert failed.error_type == "plan_error" and "even after a repair re-ask" in failed.message
     assert kinds(events) == ["run_started", "run_failed", "run_finished"]
@@ -502,8 +502,8 @@ def _adversary(config, mode):
     last_attempt = config.max_step_retries + 1
 
     def reply(request):
-        hints = request.hints
-        if request.role in ("planner", "reflector") and repair and not hints.get("repair"):
+        context = request.context
+        if request.role in ("planner", "reflector") and repair and not context.repair:
             return "garbage"
         if request.role == "planner":
             return json.dumps({"steps": [{"description": f"Probe {i}", "tool": "probe"} for i in range(20)]})
@@ -512,7 +512,7 @@ def _adversary(config, mode):
         if request.role == "synthesizer":
             return "summary"
         if mode == "tight":
-            kind = "REPLAN" if hints["synthesis"] and hints["attempt"] == last_attempt else "RETRY"
+            kind = "REPLAN" if context.synthesis and context.attempt == last_attempt else "RETRY"
         else:
             kind = mode
         return json.dumps({"verdict": kind, "analysis": "never good enough", "suggestion": "again"})

@@ -125,7 +125,7 @@ def test_call_bound_is_never_exceeded_and_is_reached(iterations, reask, graph_st
     def reply(request):
         if request.role != "critic":
             return "a draft"
-        return "too slow" if request.hints.get("repair") or not reask else ""
+        return "too slow" if request.context.repair or not reask else ""
 
     model = ScriptedModel.forever(reply)
     config = ac.RunConfig(pattern="reflection", max_iterations=iterations, repair_reask=reask, graph_style=graph_style)
@@ -206,7 +206,7 @@ def test_graph_style_generator_and_reviewer_share_one_history():
     events = reflect(model, "write f", max_iterations=2, graph_style=True, code_task=True)
     model.assert_consumed()
     assert model.roles() == ["actor", "critic", "actor", "critic", "actor"]
-    assert [r.hints["node"] for r in model.requests] == ["generator", "reviewer"] * 2 + ["generator"]
+    assert [r.context.node for r in model.requests] == ["generator", "reviewer"] * 2 + ["generator"]
     second_gen, second_review = model.requests[2].messages, model.requests[3].messages
     assert [m.role for m in second_gen] == ["system", "user", "assistant", "user"]
     assert second_gen[-1].content == "1. Name the function.\n2. Add a docstring."

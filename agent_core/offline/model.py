@@ -1,9 +1,10 @@
 """The embedded offline model: deterministic, no network, streams at a configurable speed.
 
-It plays scripts. Each call is routed to the script of the run's scenario (from the request's
-`scenario` hint, or by matching the task text), else to the generic script for free-text tasks.
-A script is a pure function of the request — role, hints and messages — so a run replays the same
-way every time, and reacts sensibly when the user changes limits (fewer retries, more rounds).
+It plays scripts. Each call is routed to the script of the run's scenario (from the request's call
+context, or by matching the task text), else to the generic script for free-text tasks. A script is
+a pure function of the request — role, call context (messages.CallContext: labels and the values the
+prompt was rendered from) and messages — so a run replays the same way every time, reacts sensibly
+when the user changes limits (fewer retries, more rounds), and never depends on a prompt's wording.
 Its model name says it is scripted, and its free-text replies say so in their text.
 """
 
@@ -34,12 +35,13 @@ class Call:
     def __init__(self, request: ChatRequest) -> None:
         self.request = request
         self.role = request.role
-        self.hints = request.hints
+        self.ctx = request.context
         self.messages = request.messages
-        self.lang = request.hints.get("lang") or _guess_lang(request.messages)
+        self.lang = self.ctx.lang if self.ctx.pattern else _guess_lang(request.messages)
 
-    def hint(self, name: str, default: object = None) -> object:
-        return self.hints.get(name, default)
+    def input(self, name: str) -> str:
+        """A value the call's prompt was rendered from ("" when it has none)."""
+        return self.ctx.input(name)
 
     @property
     def zh(self) -> bool:
@@ -128,13 +130,13 @@ class OfflineModel:
     def _script_for(request: ChatRequest) -> Script:
         from ..scenarios import SCENARIOS, find_by_task
 
-        scenario = request.hints.get("scenario")
+        scenario = request.context.scenario
         if scenario not in _SCRIPTS:
             first_user = next((m.content for m in request.messages if m.role == "user"), "")
             found = find_by_task(first_user)
             scenario = found.id if found else None
         # a scenario's script plays its own pattern; another pattern on the same task gets the generic run
-        pattern = request.hints.get("pattern")
+        pattern = request.context.pattern
         if scenario in SCENARIOS and pattern and SCENARIOS[scenario].pattern != pattern:
             scenario = None
         return _SCRIPTS.get(scenario or "", _SCRIPTS["generic"])

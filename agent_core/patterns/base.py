@@ -10,7 +10,7 @@ from typing import Any
 from .. import events as ev
 from ..config import RunConfig
 from ..errors import AgentError
-from ..messages import ChatRequest, Completion, Message, ToolCall
+from ..messages import CallContext, ChatRequest, Completion, Message, ToolCall
 from ..models import ModelRouter
 from ..prompts import PromptSet, specs_for
 from ..tools import ToolRegistry, parse_arguments
@@ -53,13 +53,18 @@ class RunContext:
         return cls(t=self.clock.now(), **fields)
 
     def llm(self, role: str, messages: list[Message] | tuple[Message, ...], *, tools: bool = False,
-            **hints: Any) -> Generator[ev.Event, None, Completion]:
-        """Call the model bound to `role`, streaming `token` events, then one `llm_call` event."""
+            inputs: dict[str, str] | None = None, **labels: Any) -> Generator[ev.Event, None, Completion]:
+        """Call the model bound to `role`, streaming `token` events, then one `llm_call` event.
+
+        `labels` are CallContext fields (round, step_id, iteration...); `inputs` the values the prompt
+        was rendered from. Both travel on the request; the labels are recorded on the `llm_call`.
+        """
         self._check_budget()
         model = self.models.for_role(role)
-        request = ChatRequest(tuple(messages), self._schemas() if tools else (), role,
-                              {"pattern": self.config.pattern, "scenario": self.config.scenario, "lang": self.config.lang, **hints},
-                              self.config.temperature)
+        cfg = self.config
+        context = CallContext(cfg.pattern, cfg.scenario, cfg.lang, inputs=tuple(inputs.items()) if inputs else (),
+                              **labels)
+        request = ChatRequest(tuple(messages), self._schemas() if tools else (), role, context, cfg.temperature)
         completion: Completion | None = None
         self.llm_calls += 1
         for item in model.stream(request):
@@ -75,7 +80,8 @@ class RunContext:
         self.total_tokens += usage.total_tokens
         yield self.event(ev.LlmCall, role=role, model=completion.model or model.name,
                          prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
-                         latency_ms=round(completion.latency_ms, 1), usage_estimated=usage.estimated)
+                         latency_ms=round(completion.latency_ms, 1), usage_estimated=usage.estimated,
+                         context=context)
         return completion
 
     def _schemas(self) -> tuple[dict[str, Any], ...]:
@@ -108,13 +114,13 @@ class RunContext:
         return obs.output, obs.is_error
 
     def judge(self, role: str, messages: list[Message], parse: Callable[[str], Verdict | None],
-              fallback: Verdict, **hints: Any) -> Generator[ev.Event, None, Verdict]:
+              fallback: Verdict, **labels: Any) -> Generator[ev.Event, None, Verdict]:
         """A verdict call with one optional repair re-ask; an unparsable reply gives `fallback`."""
-        completion = yield from self.llm(role, messages, **hints)
+        completion = yield from self.llm(role, messages, **labels)
         verdict = parse(completion.text)
         if verdict is None and self.config.repair_reask:
             retry = [*messages, Message("assistant", completion.text), Message("user", REPAIR_REQUEST[self.config.lang])]
-            completion = yield from self.llm(role, retry, repair=True, **hints)
+            completion = yield from self.llm(role, retry, repair=True, **labels)
             verdict = parse(completion.text)
         return verdict if verdict is not None else fallback
 

@@ -287,7 +287,8 @@ def _first_plan(ctx: RunContext) -> Generator[ev.Event, None, list[PlanStep]]:
     cfg = ctx.config
     prompt = ctx.prompts.render("planner", goal=ctx.task, tools=ctx.tools.describe(cfg.lang),
                                 max_steps=cfg.max_plan_steps)
-    steps, reply = yield from _ask_plan(ctx, [user(prompt)], revision=0, replan=False)
+    inputs = {"goal": ctx.task, "tools": ctx.tools.describe(cfg.lang)}
+    steps, reply = yield from _ask_plan(ctx, [user(prompt)], revision=0, prompt="planner", inputs=inputs)
     if not steps:
         shown = " ".join(reply.split())[:160] or "(an empty reply)"
         raise PlanError(f"the planner gave no usable plan{' even after a repair re-ask' if cfg.repair_reask else ''}: "
@@ -301,14 +302,14 @@ def _first_plan(ctx: RunContext) -> Generator[ev.Event, None, list[PlanStep]]:
 
 
 def _ask_plan(ctx: RunContext, messages: list[Message],
-              **hints: Any) -> Generator[ev.Event, None, tuple[list[PlanStep] | None, str]]:
+              **labels: Any) -> Generator[ev.Event, None, tuple[list[PlanStep] | None, str]]:
     """A planner call with one optional repair re-ask; returns the steps (None if unusable) and the reply."""
     names = ctx.tools.names()
-    completion = yield from ctx.llm("planner", messages, **hints)
+    completion = yield from ctx.llm("planner", messages, **labels)
     steps = parse_plan(completion.text, names)
     if not steps and ctx.config.repair_reask:
         retry = [*messages, assistant(completion.text), user(REPAIR_REQUEST[ctx.config.lang])]
-        completion = yield from ctx.llm("planner", retry, repair=True, **hints)
+        completion = yield from ctx.llm("planner", retry, repair=True, **labels)
         steps = parse_plan(completion.text, names)
     return steps or None, completion.text
 
@@ -321,7 +322,8 @@ def _replan(ctx: RunContext, plan: Plan) -> Events:
     progress = plan.lines(lang, ("done", "failed", "skipped", "pending"), synthesis=True)
     prompt = ctx.prompts.render("replanner", goal=ctx.task, progress=progress or label("none", lang),
                                 tools=ctx.tools.describe(lang), max_steps=cfg.max_plan_steps)
-    steps, _reply = yield from _ask_plan(ctx, [user(prompt)], revision=plan.revision + 1, replan=True)
+    steps, _reply = yield from _ask_plan(ctx, [user(prompt)], revision=plan.revision + 1, replan=True,
+                                         prompt="replanner", inputs={"goal": ctx.task, "progress": progress})
     plan.revision += 1
     # an unusable re-plan keeps the remaining steps: the new revision then shows nothing changed
     if steps is not None:
@@ -375,8 +377,8 @@ def _run_step(ctx: RunContext, plan: Plan, step: PlanStep) -> Events:
         return
 
 
-def _hints(plan: Plan, step: PlanStep, attempt_no: int) -> dict[str, Any]:
-    """Facts about a step call that label it in traces (and let the offline model play its script)."""
+def _labels(plan: Plan, step: PlanStep, attempt_no: int) -> dict[str, Any]:
+    """Where a step call stands: labels it in traces (and lets the offline model play its script)."""
     return {"step_id": step.id, "attempt": attempt_no, "synthesis": step.synthesis, "tool": step.tool,
             "revision": plan.revision}
 
@@ -398,6 +400,7 @@ def _execute(ctx: RunContext, plan: Plan, step: PlanStep, hint: str,
         context=section("context", plan.lines(lang, ("done",)), lang), goal=_goal_section(ctx),
         hint=_hint_section(hint, lang))
     messages: list[Message] = [user(prompt)]
+    inputs = {"step": step.description, "goal": ctx.task if cfg.goal_aware_executor else "", "hint": hint}
     seen: list[Seen] = []
     round_no = 0
     while True:
@@ -407,8 +410,8 @@ def _execute(ctx: RunContext, plan: Plan, step: PlanStep, hint: str,
             messages.append(user(ctx.prompts.render("executor_final")))
         use_tools = bool(len(ctx.tools)) and not last
         completion = yield from ctx.llm("executor", messages, tools=use_tools, round=round_no, last_round=last,
-                                        goal_aware=cfg.goal_aware_executor, has_hint=bool(hint),
-                                        **_hints(plan, step, attempt_no))
+                                        has_hint=bool(hint), prompt="executor", inputs=inputs,
+                                        **_labels(plan, step, attempt_no))
         text = strip_think(completion.text)
         calls = completion.tool_calls if use_tools else ()  # calls in a tools-off round are ignored
         if not calls:
@@ -435,8 +438,10 @@ def _synthesize(ctx: RunContext, plan: Plan, step: PlanStep, hint: str,
         prompt = ctx.prompts.render("synthesizer_all_failed", **values)
     else:
         prompt = ctx.prompts.render("synthesizer", completed=completed or label("none", lang), **values)
+    inputs = {"step": step.description, "completed": completed, "failed": failed, "hint": hint}
     completion = yield from ctx.llm("synthesizer", [user(prompt)], all_failed=all_failed, has_hint=bool(hint),
-                                    **_hints(plan, step, attempt_no))
+                                    prompt="synthesizer_all_failed" if all_failed else "synthesizer", inputs=inputs,
+                                    **_labels(plan, step, attempt_no))
     return Attempt(strip_think(completion.text))
 
 
@@ -456,7 +461,9 @@ def _review(ctx: RunContext, plan: Plan, step: PlanStep, attempt: Attempt,
                                     result=attempt.text or label("none", lang),
                                     observations=section("observations", observed, lang))
         fallback = Verdict("PASS", analysis=label("unparsed", lang), parsed=False)
-        verdict = yield from ctx.judge("reflector", [user(prompt)], parse_step_verdict, fallback,
-                                       used_tools=bool(attempt.observations), **_hints(plan, step, attempt_no))
+        inputs = {"goal": ctx.task, "step": step.description, "result": attempt.text or label("none", lang),
+                  "observations": observed}
+        verdict = yield from ctx.judge("reflector", [user(prompt)], parse_step_verdict, fallback, prompt="reflector",
+                                       inputs=inputs, **_labels(plan, step, attempt_no))
     yield ctx.verdict_event("reflector", verdict)
     return verdict

@@ -174,7 +174,7 @@ def _loop(ctx: RunContext, memory: ConversationMemory | None) -> Body:
             verdict = yield from ctx.judge(
                 "judge", [user(prompts.render("judge", question=ctx.task, answer=final))], parse_judgement,
                 Verdict("PASS", analysis="the judge's reply could not be parsed; answer accepted", parsed=False),
-                round=rounds, judged=judged)
+                round=rounds, judged=judged, prompt="judge")
             judged += 1
             yield ctx.verdict_event("judge", verdict)
             if verdict.passed:
@@ -219,7 +219,7 @@ def _check_observations(ctx: RunContext, messages: list[Message], count: int, ro
     verdict = yield from ctx.judge(
         "reflector", [user(ctx.prompts.render("observation_check", task=ctx.task, observations=observations))],
         parse_step_verdict, Verdict("PASS", analysis="the check's reply could not be parsed", parsed=False),
-        round=rounds, check="observations")
+        round=rounds, prompt="observation_check", inputs={"observations": observations})
     yield ctx.verdict_event("reflector", verdict)
     if verdict.verdict != "PASS":
         last = messages[-1]

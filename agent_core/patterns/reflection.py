@@ -196,7 +196,8 @@ def _classic(ctx: RunContext) -> Body:
 
     ctx.step = 0
     initial = prompts.render("initial_code" if _is_code(cfg) else "initial", task=ctx.task, criteria=criteria)
-    completion = yield from ctx.llm("actor", [user(initial)], iteration=0, version=0)
+    completion = yield from ctx.llm("actor", [user(initial)], iteration=0, version=0,
+                                    prompt="initial_code" if _is_code(cfg) else "initial")
     draft = yield from _draft(ctx, completion, 0)
     memory.add("execution", 0, draft)
     outcome = yield from _run_tests(ctx, draft, 0)
@@ -207,7 +208,8 @@ def _classic(ctx: RunContext) -> Body:
         critique = prompts.render("critic", task=ctx.task, draft=draft, criteria=criteria,
                                   tests=_tests_section(outcome, lang), trajectory=trajectory)
         verdict = yield from ctx.judge("critic", [user(critique)], _parse_critique, _EMPTY_CRITIQUE,
-                                       iteration=i, version=i - 1)
+                                       iteration=i, version=i - 1, prompt="critic",
+                                       inputs={"draft": draft, "tests": _report(outcome) if outcome else ""})
         verdict = _with_tests(verdict, outcome, lang)
         memory.add("reflection", i - 1, verdict.feedback or verdict.analysis)
         yield ctx.verdict_event("critic", verdict)
@@ -218,7 +220,8 @@ def _classic(ctx: RunContext) -> Body:
         trajectory = section("trajectory", memory.trajectory(lang), lang) if cfg.use_trajectory else ""
         refine = prompts.render("refiner", task=ctx.task, draft=draft, feedback=verdict.feedback or "-",
                                 criteria=criteria, trajectory=trajectory)
-        completion = yield from ctx.llm("refiner", [user(refine)], iteration=i, version=i)
+        completion = yield from ctx.llm("refiner", [user(refine)], iteration=i, version=i, prompt="refiner",
+                                        inputs={"draft": draft, "feedback": verdict.feedback or "-"})
         draft = yield from _draft(ctx, completion, i)
         memory.add("execution", i, draft)
         outcome = yield from _run_tests(ctx, draft, i)
@@ -237,7 +240,8 @@ def _graph(ctx: RunContext) -> Body:
     history: list[Message] = [user(ctx.task)]
 
     ctx.step = 0
-    completion = yield from ctx.llm("actor", [generator, *history], iteration=0, version=0, node="generator")
+    completion = yield from ctx.llm("actor", [generator, *history], iteration=0, version=0, node="generator",
+                                    prompt="generator")
     history.append(assistant(strip_think(completion.text)))
     draft = yield from _draft(ctx, completion, 0)
     outcome = yield from _run_tests(ctx, draft, 0)
@@ -246,7 +250,8 @@ def _graph(ctx: RunContext) -> Body:
         ctx.step = i
         seen = _as_reviewer(history, _tests_section(outcome, lang))
         verdict = yield from ctx.judge("critic", [reviewer, *seen], _parse_critique, _EMPTY_CRITIQUE,
-                                       iteration=i, version=i - 1, node="reviewer")
+                                       iteration=i, version=i - 1, node="reviewer", prompt="reviewer",
+                                       inputs={"draft": draft, "tests": _report(outcome) if outcome else ""})
         verdict = _with_tests(verdict, outcome, lang)
         yield ctx.verdict_event("critic", verdict)
         if verdict.passed:
@@ -254,7 +259,8 @@ def _graph(ctx: RunContext) -> Body:
             return ctx.best_answer
 
         history.append(user(verdict.feedback or verdict.analysis or "-"))
-        completion = yield from ctx.llm("actor", [generator, *history], iteration=i, version=i, node="generator")
+        completion = yield from ctx.llm("actor", [generator, *history], iteration=i, version=i, node="generator",
+                                        prompt="generator", inputs={"draft": draft, "feedback": history[-1].content})
         history.append(assistant(strip_think(completion.text)))
         draft = yield from _draft(ctx, completion, i)
         outcome = yield from _run_tests(ctx, draft, i)

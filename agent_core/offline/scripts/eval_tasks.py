@@ -14,8 +14,8 @@ papers the Eval page cites:
 - reflection+tests hands the failing assertions to the refiner, which fixes all three (Reflexion).
 
 Each run is registered as scenario "eval/<task_id>" (the harness sets it). Every reply is a pure
-function of the request: the critic judges the latest draft found in its prompt and the unit-test
-result next to it; the refiner fixes the bug when its feedback carries a test failure, and otherwise
+function of the request: the critic judges the draft and the unit-test report its call context
+carries (the values its prompt was rendered from); the refiner fixes the bug when its feedback carries a test failure, and otherwise
 answers what the critic asked for. All code here is real and checked by tests/test_evaluation.py.
 """
 
@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 from functools import partial
 
-from ...prompts.reflection import TESTS_FAILED, section
+from ...prompts.reflection import TESTS_FAILED
 from ..model import Call, Reply, script
 
 
@@ -258,15 +258,13 @@ def to_roman(number: int) -> str:
 
 #: How a failing test result starts when it reaches the critic's verdict and the refiner.
 _FAILED_PREFIXES = tuple(text.split("{")[0] for text in TESTS_FAILED.values())
-#: The heading of the unit-test section in critic and reviewer prompts, in both languages.
-_TESTS_HEADINGS = tuple(section("tests", "-", lang).strip().splitlines()[0] for lang in ("en", "zh"))
 _PASSED = re.compile(r"all \d+ tests passed")
 
 
 def _play(task_id: str, call: Call) -> Reply:
     solution = SOLUTIONS[task_id]
     name = task_id.split("/", 1)[1]
-    version = int(call.hint("version", 0) or 0)
+    version = (call.ctx.version or 0)
     if call.role == "planner":
         return _plan(call, name)
     if call.role == "executor":
@@ -285,9 +283,9 @@ def _play(task_id: str, call: Call) -> Reply:
                                  "suggestion": ""}, ensure_ascii=False))
     intro = call.t("Here is the function:", "函数如下：")
     code = f"```python\n{solution.draft.strip()}\n```"
-    if call.hint("protocol") == "text":
+    if call.ctx.protocol == "text":
         return Reply(f"Thought: {call.t('I can write this directly.', '可以直接写出这个函数。')}\nFinal Answer: {code}")
-    return Reply(f"{intro}\n\n{code}" if call.hint("pattern") == "react" else code)
+    return Reply(f"{intro}\n\n{code}" if call.ctx.pattern == "react" else code)
 
 
 def _fenced(code: str) -> Reply:
@@ -303,22 +301,11 @@ def _plan(call: Call, name: str) -> Reply:
     return Reply(json.dumps({"steps": steps}, ensure_ascii=False))
 
 
-def _test_result(text: str) -> str | None:
-    """The first line of the unit-test section in `text`, or None when there is none."""
-    for heading in _TESTS_HEADINGS:
-        at = text.rfind(heading)
-        if at >= 0:
-            body = text[at + len(heading):].strip()
-            return body.splitlines()[0] if body else ""
-    return None
-
-
 def _critique(call: Call, solution: Solution) -> Reply:
-    # classic: the critic prompt holds the draft (and maybe the trajectory); graph: the latest draft is
-    # the last message, with the test result appended to it
-    shown = call.last.content if call.last is not None else ""
-    draft = solution.latest_in(shown)
-    tests = _test_result(shown)
+    # the draft under review and its unit-test report, as the pattern rendered them into the prompt
+    draft = solution.latest_in(call.input("draft"))
+    report = call.input("tests")
+    tests = report.splitlines()[0] if report else None
     if tests is not None and not _PASSED.match(tests):
         known = bool(draft) and draft != solution.fixed and bool(solution.diagnosis[0])
         return _verdict(call, "REVISE", (f"The unit tests fail: {tests}", f"单元测试未通过：{tests}"),
@@ -333,7 +320,7 @@ def _critique(call: Call, solution: Solution) -> Reply:
 
 
 def _verdict(call: Call, verdict: str, analysis: tuple[str, str], feedback: tuple[str, str]) -> Reply:
-    if call.hint("node") == "reviewer":  # graph style reviews in free text, as in seed 02
+    if call.ctx.node == "reviewer":  # graph style reviews in free text, as in seed 02
         text = call.t(*feedback)
         return Reply(text if verdict == "PASS" else f"1. {text}")
     return Reply(json.dumps({"verdict": verdict, "analysis": call.t(*analysis), "feedback": call.t(*feedback)},
@@ -341,7 +328,7 @@ def _verdict(call: Call, verdict: str, analysis: tuple[str, str], feedback: tupl
 
 
 def _refine(call: Call, solution: Solution) -> str:
-    tests_failed = any(prefix in call.text for prefix in _FAILED_PREFIXES)
+    tests_failed = any(prefix in call.input("feedback") for prefix in _FAILED_PREFIXES)
     if solution.reviewed and not tests_failed:
         return solution.reviewed  # the critic asked for speed, and speed is what it gets
     return solution.fixed or solution.draft

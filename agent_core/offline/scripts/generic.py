@@ -30,7 +30,7 @@ def label(call: Call) -> str:
 
 @script("generic")
 def generic(call: Call) -> Reply:
-    fn = _ROLES.get((str(call.hint("pattern", "")), call.role))
+    fn = _ROLES.get((str(call.ctx.pattern), call.role))
     if fn is None:
         return Reply(call.t(f"{label(call)} The offline model has no script for the {call.role!r} role here. "
                             "Connect a model in the sidebar to run this for real.",

@@ -1,10 +1,10 @@
 """Offline scripts for Plan-and-Execute: seed 03's four Reflector runs, and free-text tasks.
 
-The scripts read the call's role and the hints the pattern passes (`replan` and `revision` on planner
-calls; `step_id`, `attempt`, `tool`, `synthesis`, `has_hint`, `revision` on step and Reflector calls),
-plus what the prompts hold: tool observations, the step's result under the Reflector prompt's
-"Result of the step" heading, the completed and failed steps under the synthesizer's headings, and
-whether a goal or a Reflector hint mentions the user's cats. So a run still ends well when the user
+The scripts read the call's role and its call context (`replan` and `revision` on planner calls;
+`step_id`, `attempt`, `tool`, `synthesis`, `has_hint`, `revision` on step and Reflector calls; the
+values the prompt was rendered from: the goal, the step, the step's result, the completed and failed
+steps), plus the tool observations and whether a goal or a Reflector hint mentions the user's cats.
+No script looks for a prompt's headings, so an edited prompt cannot break a scripted run. So a run still ends well when the user
 turns the Reflector off, allows no retries or re-plans, or gives a step a single round.
 """
 
@@ -20,35 +20,8 @@ from .generic import generic, label, role
 
 Role = Callable[[Call], Reply]
 
-#: Headings of the plan-execute prompts, by section, in both languages (see prompts/plan_execute.py).
-_HEADINGS = {
-    "goal": ("User's request", "用户需求"),
-    "step": ("Step", "This step", "当前步骤"),
-    "result": ("Result of the step", "步骤执行结果"),
-    "completed": ("Results of the completed steps", "已完成步骤的执行结果"),
-    "failed": ("Steps that failed", "执行失败的步骤"),
-}
 _CATS = re.compile(r"\bcats?\b|猫", re.IGNORECASE)
 _SYNCING = re.compile(r"sync|同步|查询中", re.IGNORECASE)
-
-
-def _section(call: Call, name: str) -> str:
-    """The body under one of the prompt's `## ` headings (the last one, if it repeats), or ""."""
-    text = call.messages[0].content if call.messages else ""
-    body: list[str] | None = None
-    found: list[str] = []
-    for line in text.splitlines():
-        if line.startswith("## "):
-            heading = re.split(r"[(（]", line[3:], maxsplit=1)[0].strip()
-            if body is not None:
-                found = body
-            body = [] if heading in _HEADINGS[name] else None
-            continue
-        if body is not None:
-            body.append(line)
-    if body is not None:
-        found = body
-    return "\n".join(found).strip()
 
 
 def _plan(call: Call, *steps: tuple[str, str, str | None]) -> Reply:
@@ -83,7 +56,7 @@ def _call_tool(call: Call, tool: str, **arguments: str) -> Reply | None:
 
 def _play(call: Call, roles: dict[str, Role]) -> Reply:
     """Dispatch a scenario call to its role; roles a scenario leaves out fall back to the generic ones."""
-    name = "replanner" if call.role == "planner" and call.hint("replan") else call.role
+    name = "replanner" if call.role == "planner" and call.ctx.replan else call.role
     fn = roles.get(name) or _GENERIC.get(name) or generic
     return fn(call)
 
@@ -101,7 +74,7 @@ def _order_summary(call: Call) -> str:
 
 
 def _order_executor(call: Call) -> Reply:
-    if call.hint("tool") == "query_order":
+    if call.ctx.tool == "query_order":
         return _call_tool(call, "query_order", order_id="99999") or Reply(_order_summary(call))
     if _SYNCING.search(call.text):
         return Reply(call.t("The order status is still being synchronised and there is no sign-off time, so "
@@ -113,7 +86,7 @@ def _order_executor(call: Call) -> Reply:
 
 def _order_step_verdict(call: Call) -> Reply:
     """REPLAN for a shell or missing data: the step's aim (status and sign-off) is not met."""
-    if _SYNCING.search(_section(call, "result")):
+    if _SYNCING.search(call.input("result")):
         return _verdict(call, "REPLAN", (
             "The result does not give the order's status or sign-off information: the data is still being "
             "synchronised, so the step's aim cannot be met.",
@@ -126,8 +99,8 @@ def _order_step_verdict(call: Call) -> Reply:
 
 
 def _order_reflector(call: Call) -> Reply:
-    if call.hint("synthesis"):
-        if "99999" in _section(call, "result"):
+    if call.ctx.synthesis:
+        if "99999" in call.input("result"):
             return _verdict(call, "PASS", (
                 "The reply tells the user the order could not be confirmed and what to do next.",
                 "回复如实告知了订单无法确认，并给出了后续建议。"))
@@ -138,7 +111,7 @@ def _order_reflector(call: Call) -> Reply:
             "Tell the user plainly that order 99999 could not be confirmed because its data is still being "
             "synchronised, and suggest trying again later or contacting customer service.",
             "明确告知用户订单 99999 因数据同步中暂时无法确认，并建议稍后重试或联系人工客服。"))
-    if call.hint("tool") == "query_order":
+    if call.ctx.tool == "query_order":
         return _order_step_verdict(call)
     return _verdict(call, "PASS", ("The step's result is adequate.", "步骤结果符合要求。"))
 
@@ -153,7 +126,7 @@ _ORDER_ANSWER = (
 
 def _order_synthesizer(call: Call) -> Reply:
     # seed 03's run: the recovery step's first attempt, with no reflection to go on, drifts off-topic
-    if int(call.hint("revision", 0) or 0) > 0 and not call.hint("has_hint"):
+    if (call.ctx.revision or 0) > 0 and not call.ctx.has_hint:
         return Reply(call.t("Hello! Thank you for contacting us. We are always happy to help with questions about "
                             "products, promotions, payment or after-sales service. Is there anything else I can "
                             "do for you today?",
@@ -210,8 +183,8 @@ def _logistics_executor(call: Call) -> Reply:
 
 
 def _logistics_reflector(call: Call) -> Reply:
-    result = _section(call, "result")
-    if call.hint("synthesis"):
+    result = call.input("result")
+    if call.ctx.synthesis:
         return _verdict(call, "PASS", ("The reply covers what the steps found and what the user can do.",
                                        "回复覆盖了各步骤的关键信息，并给出了用户可以采取的行动。"))
     if _NO_WAYBILL.search(result):
@@ -310,8 +283,8 @@ def _vacuum_executor(call: Call) -> Reply:
 
 
 def _vacuum_reflector(call: Call) -> Reply:
-    result = _section(call, "result")
-    if call.hint("synthesis"):
+    result = call.input("result")
+    if call.ctx.synthesis:
         return _verdict(call, "PASS", ("The reply covers the key information of the comparison.",
                                        "回复覆盖了对比步骤的关键信息。"))
     if "Pa" not in result:
@@ -332,7 +305,7 @@ def _vacuum_reflector(call: Call) -> Reply:
 
 
 def _vacuum_synthesizer(call: Call) -> Reply:
-    completed = _section(call, "completed")
+    completed = call.input("completed")
     if _CATS.search(completed) or (_CATS.search(call.text) and "Pa" in completed):
         return Reply(call.t(
             "My recommendation: the R7 Pro. With two long-haired cats, the deciding factor is the brush: the R1's "
@@ -389,27 +362,27 @@ def _gadgets_summary(call: Call) -> str:
 
 
 def _gadgets_executor(call: Call) -> Reply:
-    if call.hint("tool") == "query_order":
+    if call.ctx.tool == "query_order":
         return _call_tool(call, "query_order", order_id="99999") or Reply(_order_summary(call))
     return _call_tool(call, "compare_products", products="AirX, WatchFit") or Reply(_gadgets_summary(call))
 
 
 def _gadgets_reflector(call: Call) -> Reply:
-    if call.hint("synthesis"):
+    if call.ctx.synthesis:
         return _verdict(call, "PASS", (
             "The reply covers the comparison and honestly reports the order step that failed.",
             "回复覆盖了对比结论，并如实说明了查询订单步骤的失败。"))
-    if call.hint("tool") == "query_order":
+    if call.ctx.tool == "query_order":
         return _order_step_verdict(call)
-    if "AirX" in _section(call, "result") and "WatchFit" in _section(call, "result") and (
-            "CNY" in _section(call, "result") or "元" in _section(call, "result")):
+    if "AirX" in call.input("result") and "WatchFit" in call.input("result") and (
+            "CNY" in call.input("result") or "元" in call.input("result")):
         return _verdict(call, "PASS", ("The comparison covers both products' key specifications and uses.",
                                        "对比覆盖了两款商品的关键参数和适用场景。"))
     return _verdict(call, "REPLAN", ("The product specifications were not retrieved.", "未获取到商品规格参数。"))
 
 
 def _gadgets_synthesizer(call: Call) -> Reply:
-    completed, failed = _section(call, "completed"), _section(call, "failed")
+    completed, failed = call.input("completed"), call.input("failed")
     parts = []
     if "CNY" in completed or "元" in completed:
         parts.append(call.t(
@@ -423,7 +396,7 @@ def _gadgets_synthesizer(call: Call) -> Reply:
     else:
         parts.append(call.t("Sorry, I couldn't retrieve the AirX and WatchFit specifications just now.",
                             "抱歉，暂时未能获取 AirX 和 WatchFit 的规格参数。"))
-    if "99999" in failed or not _section(call, "completed") or _SYNCING.search(completed):
+    if "99999" in failed or not call.input("completed") or _SYNCING.search(completed):
         parts.append(call.t(
             "About order 99999: I couldn't confirm whether it has arrived — the order query failed because its "
             "data is still being synchronised. Please try again later or contact customer service.",
@@ -461,10 +434,10 @@ _QUOTED = re.compile(r"“(.+?)”")
 
 @role("plan-execute", "planner")
 def generic_planner(call: Call) -> Reply:
-    if call.hint("replan"):
+    if call.ctx.replan:
         return generic_replanner(call)
-    goal = " ".join(_section(call, "goal").split())[:100] or call.t("the task", "该任务")
-    tools = _TOOL_LINE.findall(call.messages[0].content if call.messages else "")
+    goal = " ".join(call.input("goal").split())[:100] or call.t("the task", "该任务")
+    tools = _TOOL_LINE.findall(call.input("tools"))
     first = (call.t(f"Use {tools[0]} to look up what is needed for “{goal}”", f"使用 {tools[0]} 查询“{goal}”所需的信息"),
              tools[0]) if tools else (call.t(f"Work out the key points of “{goal}”", f"梳理“{goal}”的要点"), None)
     return Reply(json.dumps({"steps": [
@@ -481,14 +454,14 @@ def generic_replanner(call: Call) -> Reply:
 
 @role("plan-execute", "executor")
 def generic_executor(call: Call) -> Reply:
-    tool = call.hint("tool")
+    tool = call.ctx.tool
     offered = call.tool_names()
     if offered and not call.tool_results():
         name = tool if tool in offered else offered[0]
         schema = next((t["function"] for t in call.request.tools if t["function"]["name"] == name), {})
         params = list(schema.get("parameters", {}).get("properties", {})) or ["query"]
-        quoted = _QUOTED.search(_section(call, "step"))
-        value = quoted.group(1) if quoted else _section(call, "step")[:80]
+        quoted = _QUOTED.search(call.input("step"))
+        value = quoted.group(1) if quoted else call.input("step")[:80]
         return Reply(call.t(f"{label(call)} Calling {name}.", f"{label(call)} 调用 {name}。"),
                      ((name, json.dumps({params[0]: value}, ensure_ascii=False)),))
     observed = call.tool_results()
@@ -500,8 +473,8 @@ def generic_executor(call: Call) -> Reply:
 
 @role("plan-execute", "synthesizer")
 def generic_synthesizer(call: Call) -> Reply:
-    done = len(re.findall(r"^Step \d+", _section(call, "completed"), re.MULTILINE))
-    failed = len(re.findall(r"^Step \d+", _section(call, "failed"), re.MULTILINE))
+    done = len(re.findall(r"^Step \d+", call.input("completed"), re.MULTILINE))
+    failed = len(re.findall(r"^Step \d+", call.input("failed"), re.MULTILINE))
     return Reply(call.t(f"{label(call)} This is where a real model would combine the results of {done} completed "
                         f"and {failed} failed step(s) into the reply. Pick a built-in scenario to see a documented "
                         "run, or connect a model in the sidebar.",

@@ -27,7 +27,7 @@ def weather_report(call: Call) -> Reply | None:
         return None
     if call.role == "judge":
         return _weather_judge(call)
-    if call.hint("forced"):
+    if call.ctx.forced:
         return Reply(_weather_answer(call, 2))
     feedback = _feedback_count(call)
     last = call.last
@@ -110,7 +110,7 @@ def dentist_booking(call: Call) -> Reply | None:
     if call.role == "judge":
         return Reply(json.dumps({"passed": True, "feedback": None}))
     done = len(call.tool_results())
-    if done < len(_DENTIST_STEPS) and not call.hint("forced"):
+    if done < len(_DENTIST_STEPS) and not call.ctx.forced:
         en, zh, tool, args = _DENTIST_STEPS[done]
         return _react_step(call, call.t(en, zh), tool, args)
     answer = call.t("Your dentist appointment is booked: Bright Smile Dental, 12 Park Rd, next Tuesday at 14:00 "
@@ -119,12 +119,12 @@ def dentist_booking(call: Call) -> Reply | None:
                     "已为您预约牙医：Bright Smile Dental（12 Park Rd），下周二 14:00，确认号 BK-4821。"
                     "日程“Dentist - Bright Smile Dental”已加入您的日历，并会提前 1 小时提醒。")
     thought = call.t("The booking and the calendar entry are both confirmed.", "预约和日程都已确认。")
-    return Reply(f"Thought: {thought}\nFinal Answer: {answer}") if call.hint("protocol") == "text" else Reply(answer)
+    return Reply(f"Thought: {thought}\nFinal Answer: {answer}") if call.ctx.protocol == "text" else Reply(answer)
 
 
 def _react_step(call: Call, thought: str, tool: str, args: dict[str, str]) -> Reply:
     """One ReAct step in whichever protocol the run uses."""
-    if call.hint("protocol") == "text":
+    if call.ctx.protocol == "text":
         return Reply(f"Thought: {thought}\nAction: {tool}\nAction Input: {_args(**args)}")
     return Reply(thought, ((tool, _args(**args)),))
 
@@ -134,7 +134,7 @@ def _react_step(call: Call, thought: str, tool: str, args: dict[str, str]) -> Re
 @role("react", "actor")
 def generic_actor(call: Call) -> Reply:
     tools = call.tool_names() or _text_protocol_tools(call)
-    if tools and not call.tool_results() and not call.hint("forced"):
+    if tools and not call.tool_results() and not call.ctx.forced:
         tool = tools[0]
         schema = next((t["function"] for t in call.request.tools if t["function"]["name"] == tool), {})
         params = list(schema.get("parameters", {}).get("properties", {})) or ["query"]
@@ -148,7 +148,7 @@ def generic_actor(call: Call) -> Reply:
                     "Pick a built-in scenario to see a full documented run, or connect a model in the sidebar.",
                     f"{label(call)} 这里本应由真实模型回答“{call.task[:120]}”。{seen}"
                     "选择内置场景可观看完整的文档化运行，或在侧边栏连接真实模型。")
-    if call.hint("protocol") == "text":
+    if call.ctx.protocol == "text":
         return Reply(call.t("Thought: I can answer now.\nFinal Answer: ", "Thought: 现在可以作答。\nFinal Answer: ") + answer)
     return Reply(answer)
 
@@ -160,7 +160,7 @@ def _guess_argument(task: str) -> str:
 
 
 def _text_protocol_tools(call: Call) -> list[str]:
-    if call.hint("protocol") != "text":
+    if call.ctx.protocol != "text":
         return []
     system = call.messages[0].content if call.messages else ""
     return [line[2:].split("(")[0] for line in system.splitlines() if line.startswith("- ") and "(" in line]

@@ -17,7 +17,7 @@ from .generic import label, role
 
 
 def _version(call: Call) -> int:
-    return int(call.hint("version", 0) or 0)
+    return (call.ctx.version or 0)
 
 
 def _fenced(code: str) -> Reply:
@@ -403,7 +403,7 @@ _GENERIC_FEEDBACK = ("Give the draft a clear structure (the key points as a list
 @role("reflection", "critic")
 def generic_critic(call: Call) -> Reply:
     first = _version(call) == 0
-    if call.hint("node") == "reviewer":  # graph style: free-text review points, as in seed 02
+    if call.ctx.node == "reviewer":  # graph style: free-text review points, as in seed 02
         return Reply(call.t(f"1. {_GENERIC_FEEDBACK[0]}", f"1. {_GENERIC_FEEDBACK[1]}") if first else
                      call.t("No improvement needed: the revision addresses every review point.",
                             "无需改进：修改稿已落实所有审查意见。"))
