@@ -7,6 +7,7 @@ key it is told about (belt and braces for exporters).
 from __future__ import annotations
 
 import json
+import math
 import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -80,6 +81,42 @@ def _depth(value: Any, limit: int) -> int:
     return deepest
 
 
+#: What a plan step's status can be, in a plan event (a step_finished has its own, shorter list).
+PLAN_STEP_STATUSES = ("pending", "running", "done", "failed", "retried", "replanned", "skipped")
+#: A plan step's fields as the core writes them (PlanStep.to_dict): name -> (allowed types, as said).
+_STEP_FIELDS: dict[str, tuple[tuple[type, ...], str]] = {
+    "id": ((int, str), "an int or a str"), "description": ((str,), "str"), "tool": ((str, type(None)), "str or null"),
+    "critical": ((bool,), "bool"), "synthesis": ((bool,), "bool"), "status": ((str,), "str"), "reason": ((str,), "str"),
+}
+
+
+def _check_nested(item: Any) -> None:
+    """The parts of an event dict that event_from_dict takes as they come: plan steps, and numbers
+    JSON lets through (Infinity, NaN). Checked once here, so every view can trust the types."""
+    if not isinstance(item, dict):
+        return  # event_from_dict says so
+    kind = item.get("kind")
+    for name, value in item.items():
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ev.EventFormatError(f"{kind}.{name} should be a finite number, got {value!r}")
+    if kind != "plan" or "steps" not in item:
+        return
+    steps = item["steps"]
+    if not isinstance(steps, list):
+        raise ev.EventFormatError(f"plan.steps should be a list of objects, got {type(steps).__name__}")
+    for n, step in enumerate(steps):
+        where = f"plan.steps[{n}]"
+        if not isinstance(step, dict):
+            raise ev.EventFormatError(f"{where} should be an object, got {type(step).__name__}")
+        for name, value in step.items():
+            allowed, said = _STEP_FIELDS.get(name, ((object,), ""))
+            if not isinstance(value, allowed) or (isinstance(value, bool) and bool not in allowed):
+                raise ev.EventFormatError(f"{where}.{name} should be {said}, got {type(value).__name__}")
+        if step.get("status", "pending") not in PLAN_STEP_STATUSES:
+            raise ev.EventFormatError(f"{where}.status should be one of {', '.join(PLAN_STEP_STATUSES)}, "
+                                      f"got {step['status'][:40]!r}")
+
+
 def loads(data: str | bytes) -> Trace:
     """Parse and validate a trace; raises TraceFormatError with a message a user can act on."""
     size = len(data.encode() if isinstance(data, str) else data)
@@ -111,9 +148,13 @@ def loads(data: str | bytes) -> Trace:
     result = raw.get("result") or {}
     if not isinstance(result, dict):
         raise TraceFormatError("not a trace: result must be an object")
+    models = raw["config"].get("models")
+    if models is not None and not (isinstance(models, dict) and all(isinstance(v, str) for v in models.values())):
+        raise TraceFormatError("not a trace: config.models must map roles to model names")
     events = []
     for i, item in enumerate(raw["events"]):
         try:
+            _check_nested(item)
             events.append(ev.event_from_dict(item))
         except ev.EventFormatError as exc:
             raise TraceFormatError(f"event {i}: {exc}") from None

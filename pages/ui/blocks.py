@@ -146,18 +146,20 @@ class Blocks:
             block.streaming = False
         elif isinstance(e, ev.ToolCallEvent) and block is not None and e.name != "unit_tests":
             block.tools.append(e.name)
-            block.suffix = "calls " + ", ".join(dict.fromkeys(block.tools))
+            # tool names come from the model (or a file): escaped, like every label from data
+            block.suffix = "calls " + ", ".join(text.inline(name, 40) for name in dict.fromkeys(block.tools))
         elif isinstance(e, ev.PlanEvent) and block is not None:
             self.plans += 1
             for s in e.steps:
-                self.step_titles[s.get("id")] = f"Step {s.get('id')} · {text.inline(s.get('description', ''), 70)}"
+                self.step_titles[s.get("id")] = (f"Step {text.inline(str(s.get('id')), 40)} · "
+                                                 f"{text.inline(s.get('description', ''), 70)}")
             block.suffix = f"{len(e.steps)} step{'s' if len(e.steps) != 1 else ''}"
         elif isinstance(e, ev.StepFinished) and block is not None and block.ident[0] == "step":
             if e.status == "failed":
                 block.state = "error"
-            block.suffix = block.suffix or STEP_WORDS.get(e.status, e.status)
+            block.suffix = block.suffix or STEP_WORDS.get(e.status, text.inline(e.status))
         elif isinstance(e, ev.VerdictEvent) and block is not None:
-            block.suffix = e.verdict + ("" if e.parsed else " (fallback)")
+            block.suffix = text.inline(e.verdict) + ("" if e.parsed else " (fallback)")
             if e.verdict == "REPLAN":
                 block.state = "error"
         elif isinstance(e, ev.RunFailed) and block is not None:

@@ -199,9 +199,9 @@ def trace_card(loaded: Loaded) -> None:
         st.markdown(f"**{text.inline(scenario.title.get(lang, scenario.id) if scenario else loaded.name, 120)}**")
         row = st.container(horizontal=True, gap="small")
         row.badge(VARIANTS[setup_state.variant_of(config)].label, color="blue", icon=":material/hub:")
-        row.badge(LANGS.get(lang, lang), color="gray", icon=":material/translate:")
+        row.badge(LANGS.get(lang, text.badge(str(lang))), color="gray", icon=":material/translate:")
         if finished is not None:
-            label, color, _line = ENDINGS.get(finished.reason, (finished.reason, "gray", ""))
+            label, color, _line = ENDINGS.get(finished.reason, (text.badge(finished.reason), "gray", ""))
             row.badge(f"Ended · {label}", color=color, icon=":material/flag:")
         if loaded.task:
             st.caption(f"**Task** · {text.inline(loaded.task, 300)}")

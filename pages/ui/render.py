@@ -15,7 +15,7 @@ is skipped on redraw.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import pandas as pd
@@ -24,7 +24,9 @@ import streamlit as st
 from agent_core import events as ev
 from agent_core.diffing import diff_stats, line_diff
 
-from . import graphs, text
+from agent_core.calls import MessageTable
+
+from . import call_views, graphs, text
 from .blocks import Block, Blocks, final_looks
 
 VERDICT_LOOK = {"PASS": ("green", ":material/check_circle:"), "REVISE": ("orange", ":material/edit_note:"),
@@ -60,8 +62,12 @@ class RunView:
 
     def __init__(self, config: Mapping[str, Any], *, bound: int, key: str, task: str = "",
                  diff_layout: str = "inline", looks: list[tuple[str, str]] | None = None,
-                 compact: bool = False) -> None:
+                 compact: bool = False, recorded: int = 0,
+                 call_actions: Callable[[Any, int, ev.LlmCall], None] | None = None) -> None:
         self.config = dict(config)
+        #: a fork's first `recorded` calls were served from its parent's record: they are marked so
+        self.recorded, self.call_actions = recorded, call_actions
+        self.table = MessageTable()
         self.compact = compact
         self.pattern = self.config.get("pattern", "react")
         self.code = bool(self.config.get("code_task") or self.config.get("test_evaluator"))
@@ -184,9 +190,20 @@ class RunView:
         slot = block.stream if block.stream is not None else block.box.empty()
         block.stream, block.streamed = None, ""
         approx = "~" if e.usage_estimated else ""
-        slot.caption(f":material/smart_toy: {text.inline(e.role)} · {text.inline(e.model, 60)} · "
-                     f"{approx}{e.prompt_tokens:,} → {approx}{e.completion_tokens:,} tokens · "
-                     f"{e.latency_ms / 1000:.2f} s")
+        self.table.add(e)
+        with slot.container():
+            st.caption(f":material/smart_toy: {text.inline(e.role)} · {text.inline(e.model, 60)} · "
+                       f"{approx}{e.prompt_tokens:,} → {approx}{e.completion_tokens:,} tokens · "
+                       f"{e.latency_ms / 1000:.2f} s")
+            if e.reply_message is None:  # a format-1 trace: no call record to show
+                return
+            lang = self.config.get("lang", "en")
+            row = call_views.call_views(st, self.table, e, lang)
+            if self.calls <= self.recorded:
+                w = call_views.words(lang)
+                row.badge(w["recorded"], color="gray", icon=":material/history:", help=w["recorded_help"])
+            if self.call_actions is not None:
+                self.call_actions(row, self.calls, e)
 
     def _on_thought(self, e: ev.Thought, block: Block) -> None:
         block.box.markdown(f":material/psychology: {text.escape(e.text)}")
@@ -228,7 +245,8 @@ class RunView:
             tool = f" · tool {text.code_span(str(s['tool']))}" if s.get("tool") else ""
             critical = " · **critical**" if s.get("critical") else ""
             icon = STEP_ICONS.get(s.get("status", "pending"), "")
-            lines.append(f"{s.get('id')}. {icon} {text.inline(s.get('description', ''), 300)}{tool}{critical}")
+            lines.append(f"{text.inline(str(s.get('id')), 40)}. {icon} {text.inline(s.get('description', ''), 300)}"
+                         f"{tool}{critical}")
         block.box.markdown("  \n".join(lines) or "_an empty plan_")
 
     def _on_step_started(self, e: ev.StepStarted, _block: Block) -> None:
@@ -248,9 +266,10 @@ class RunView:
     def _on_verdict(self, e: ev.VerdictEvent, block: Block) -> None:
         self.n += 1
         color, icon = VERDICT_LOOK.get(e.verdict, ("gray", None))
-        with block.box.container(key=f"{self.key}-verdict-{self.n}-{e.verdict}"):
+        known = e.verdict if e.verdict in VERDICT_LOOK else "other"  # a widget key is no place for data
+        with block.box.container(key=f"{self.key}-verdict-{self.n}-{known}"):
             row = st.container(horizontal=True, vertical_alignment="center", gap="small")
-            row.badge(e.verdict, color=color, icon=icon)
+            row.badge(text.badge(e.verdict), color=color, icon=icon)
             row.markdown(f"**{ROLE_NAMES.get(e.role, text.inline(e.role))}**")
             if not e.parsed:
                 row.badge("fallback verdict", color="gray", icon=":material/warning:",
@@ -344,8 +363,8 @@ class RunView:
     def _on_run_finished(self, e: ev.RunFinished, _block: None) -> None:
         self.reason = e.reason
         self.elapsed = max(self.elapsed, e.elapsed_ms / 1000)
-        label, color, line = ENDINGS.get(e.reason, (e.reason, "gray", ""))
-        with self._end.container(key=f"{self.key}-end-{e.reason}"):
+        label, color, line = ENDINGS.get(e.reason, (text.badge(e.reason), "gray", ""))
+        with self._end.container(key=f"{self.key}-end-{e.reason if e.reason in ENDINGS else 'other'}"):
             row = st.container(horizontal=True, vertical_alignment="center", gap="small")
             row.badge(f"Ended · {label}", color=color, icon=":material/flag:")
             row.caption(f"{line} {e.llm_calls} LLM call{'s' if e.llm_calls != 1 else ''} · {e.total_tokens:,} tokens · "
@@ -418,11 +437,13 @@ def hide_stale(area_key: str, live: bool) -> None:
 
 
 def draw_run(config: Mapping[str, Any], events: Iterable[ev.Event], *, bound: int, key: str, task: str = "",
-             diff_layout: str = "inline", compact: bool = False) -> RunView:
+             diff_layout: str = "inline", compact: bool = False, recorded: int = 0,
+             call_actions: Callable[[Any, int, ev.LlmCall], None] | None = None) -> RunView:
     """Redraw a stored run (finished, stopped or failed) from its events."""
     events = list(events)
     view = RunView(config, bound=bound, key=key, task=task, diff_layout=diff_layout,
-                   looks=final_looks(config, events), compact=compact)
+                   looks=final_looks(config, events), compact=compact, recorded=recorded,
+                   call_actions=call_actions)
     view.add_all(events)
     view.close()
     return view

@@ -16,6 +16,7 @@ from agent_core.diffing import word_diff
 # Every ASCII punctuation mark Streamlit's markdown could read as syntax (CommonMark lets any of
 # them be backslash-escaped), plus ":" for emoji shortcodes and colour directives.
 _SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:^=&\"'])")
+_SPECIAL_NO_BRACKETS = re.compile(r"([\\`*_{}()#+\-.!|<>~$:^=&\"'])")
 _LEADING = re.compile(r"^[ \t]+", re.MULTILINE)
 NBSP = "\u00a0"
 
@@ -31,6 +32,14 @@ def inline(text: str, limit: int = 120) -> str:
     """One escaped line for labels: whitespace collapsed, cut at `limit` characters."""
     flat = " ".join(str(text).split())
     return escape(flat if len(flat) <= limit else flat[: limit - 1] + "…")
+
+
+def badge(text: str, limit: int = 60) -> str:
+    """One escaped line for st.badge, which escapes the brackets itself (escaping them twice would
+    leave a bare `]` that closes the badge)."""
+    flat = " ".join(str(text).split())
+    flat = flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    return _SPECIAL_NO_BRACKETS.sub(r"\\\1", flat)
 
 
 def clip(text: str, limit: int) -> str:
@@ -59,7 +68,7 @@ def looks_like_json(text: str) -> bool:
 
 # --- word diffs -----------------------------------------------------------------------------------
 
-_MARK = {"delete": "red-background", "insert": "green-background"}
+_MARK = {"delete": "red-background", "insert": "green-background", "fill": "blue-background"}
 
 
 def _mark(tag: str, text: str) -> str:
@@ -92,3 +101,13 @@ def word_diff_sides(old: str, new: str) -> tuple[str, str]:
     left = "".join(_mark(tag, text) for tag, text in segments if tag != "insert")
     right = "".join(_mark(tag, text) for tag, text in segments if tag != "delete")
     return left, right
+
+
+def highlighted(body: str, spans: list[tuple[str, int, int]]) -> str:
+    """`body` escaped, with the (name, start, end) spans on blue: a prompt's filled-in placeholder values."""
+    pieces, at = [], 0
+    for _name, start, end in spans:
+        pieces += [_mark("equal", body[at:start]), _mark("fill", body[start:end])]
+        at = end
+    pieces.append(_mark("equal", body[at:]))
+    return "".join(pieces)

@@ -1,0 +1,75 @@
+"""Hostile trace files through the Replay page (AppTest): each one either opens with one clear
+"cannot be replayed" message or is drawn, never an exception; no markup from the data reaches a
+markdown body, label, badge or caption unescaped; the cubic-diff and 20,000-event traces are drawn
+with their bounds (a diff too costly to align, the steps paged).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import time
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from agent_core import trace
+from pages.ui import text
+from tests.app_pages import open_page
+from tests.hostile_traces import UNESCAPED, corpus, dumps
+
+CORPUS = corpus()
+open_replay = functools.partial(open_page, "pages/replay.py")
+_CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)", re.DOTALL)
+
+
+def upload(at: AppTest, name: str, data: bytes) -> float:
+    """Open `data` as a trace file; the seconds the script run took."""
+    at.segmented_control(key="rp_source").set_value("upload").run()
+    started = time.perf_counter()
+    at.file_uploader(key="rp_upload").set_value((name, data, "application/json")).run()
+    elapsed = time.perf_counter() - started
+    assert not at.exception, [e.message for e in at.exception]
+    return elapsed
+
+
+def rendered(at: AppTest) -> list[str]:
+    """Every string the page hands to Streamlit's markdown: bodies, captions, alerts, labels."""
+    out = [m.value for m in at.markdown] + [c.value for c in at.caption]
+    out += [a.value for kind in ("error", "warning", "info", "success") for a in at.get(kind)]
+    out += [e.label for e in at.expander] + [s.label for s in at.status] + [t.label for t in at.tabs]
+    return out
+
+
+def unescaped(at: AppTest) -> list[str]:
+    """The rendered strings in which a piece of the payload is still markup (code spans are text)."""
+    return [s for s in rendered(at) if any(u in _CODE_SPAN.sub("", s) for u in UNESCAPED)]
+
+
+def cannot_replay(at: AppTest) -> list[str]:
+    return [e.value for e in at.error if "cannot be replayed" in e.value]
+
+
+@pytest.mark.parametrize("name", [n for n, (_d, words) in CORPUS.items() if words])
+def test_a_trace_of_the_wrong_shape_gets_one_clear_message(name):
+    data, words = CORPUS[name]
+    with pytest.raises(trace.TraceFormatError, match=re.escape(words)):
+        trace.loads(dumps(data))
+    at = open_replay()
+    upload(at, f"{name}.json", dumps(data))
+    errors = cannot_replay(at)
+    assert len(errors) == 1 and text.escape(words) in errors[0], errors
+    assert not [e for e in at.expander if e.label.startswith(("Plan", "Step", "Round"))]
+
+
+@pytest.mark.parametrize("name", [n for n in CORPUS if n.startswith("labels-")])
+def test_markup_in_every_label_field_is_shown_as_text(name):
+    data, _ = CORPUS[name]
+    at = open_replay()
+    upload(at, f"{name}.json", dumps(data))
+    assert not cannot_replay(at)
+    assert any("ATTACKIMG" in s for s in rendered(at)), "the payload should be on the page, as text"
+    assert unescaped(at) == []
+    # the badges of a verdict keep their own colour: the payload cannot close one and open another
+    bodies = [m.value for m in at.markdown if re.match(r":\w+-badge\[", m.value)]
+    assert bodies and all(b.count("-badge[") == 1 for b in bodies), bodies
