@@ -1,4 +1,7 @@
-"""The test evaluator's sandbox: honest drafts are judged, hostile ones are contained."""
+"""The test evaluator's sandbox: honest drafts are judged, hostile ones are contained by the kernel.
+
+The hostile corpus (one file per attack class of issue 17) is in tests/test_sandbox_hostile.py.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +11,9 @@ import threading
 
 import pytest
 
+from agent_core import sandbox
 from agent_core.errors import ConfigError
-from agent_core.sandbox import run_python_tests
+from agent_core.sandbox import SandboxUnavailable, launcher, run_python_tests
 
 PRIMES = """
 def find_primes(n):
@@ -37,14 +41,16 @@ def check(candidate):
 
 
 def _sandbox_processes() -> list[str]:
-    """Live runner processes started by this test process (others may run sandboxes at the same
-    time), so each hostile test can show it left nothing behind."""
+    """Live sandboxes (bwrap) and old-style runners started by this test process (others may run
+    sandboxes at the same time), so each hostile test can show it left nothing behind."""
     found = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             with open(f"/proc/{pid}/cmdline", "rb") as f:
-                if b"runner.py\0payload.json" not in f.read():
-                    continue
+                cmdline = f.read()
+            if not (cmdline.startswith(b"/usr/bin/bwrap\0") or b"runner.py\0payload.json" in cmdline
+                    or cmdline.startswith(b"/bin/sh\0-c\0n=$1")):
+                continue
             with open(f"/proc/{pid}/status", encoding="ascii") as f:
                 ppid = next(line.split()[1] for line in f if line.startswith("PPid:"))
             if int(ppid) == os.getpid():
@@ -124,10 +130,10 @@ def test_an_infinite_loop_times_out_naming_the_running_test():
     "import subprocess\nwhile True:\n    subprocess.Popen(['sleep', '60'])\n",
     "import multiprocessing\nwhile True:\n    multiprocessing.get_context('spawn').Process(target=print).start()\n",
 ])
-def test_a_fork_bomb_cannot_start_a_single_process(bomb):
+def test_a_fork_bomb_is_bounded_and_leaves_nothing_behind(bomb):
     outcome = run_python_tests(bomb, PRIME_TESTS, timeout_s=2)
-    assert outcome.status == "error"
-    assert "disabled in the sandbox" in outcome.summary
+    assert outcome.status in ("error", "timeout")
+    assert outcome.duration_ms < 5000  # the process limit holds: the machine stays responsive
 
 
 def test_a_10_gb_allocation_hits_the_memory_limit():
@@ -136,15 +142,21 @@ def test_a_10_gb_allocation_hits_the_memory_limit():
     assert outcome.summary == "ran out of memory while loading the draft (limit 256 MB)"
 
 
-def test_writing_outside_the_temp_dir_is_refused():
+def test_writing_outside_the_work_dir_is_refused_by_a_read_only_filesystem():
+    code = "open('/usr/lib/sandbox_escape_test.txt', 'w').write('escaped')\n"
+    outcome = run_python_tests(code, "assert True")
+    assert outcome.status == "error"
+    assert "Read-only file system: '/usr/lib/sandbox_escape_test.txt'" in outcome.summary
+    assert not os.path.exists("/usr/lib/sandbox_escape_test.txt")
+
+
+def test_the_sandboxs_tmp_is_private():
     target = "/tmp/sandbox_escape_test.txt"
     if os.path.exists(target):
         os.remove(target)
-    code = (f"import os\nwith open({target!r}, 'w') as f:\n    f.write('escaped')\n"
-            "open('inside.txt', 'w').write('fine')\n")
-    outcome = run_python_tests(code, "assert True")
-    assert outcome.status == "error"
-    assert f"writing outside the sandbox directory is disabled: {target}" in outcome.summary
+    code = f"with open({target!r}, 'w') as f:\n    f.write('inside')\nopen('inside.txt', 'w').write('fine')\n"
+    outcome = run_python_tests(code, f"assert open({target!r}).read() == 'inside'")
+    assert outcome.passed, outcome
     assert not os.path.exists(target)
 
 
@@ -155,7 +167,6 @@ def test_the_parents_api_keys_are_not_visible(monkeypatch):
             "    seen += repr(exc)\nprint(seen)\n")
     outcome = run_python_tests(code, "assert 'SANDBOXLEAK' not in seen\nassert 'OPENAI' not in seen\n")
     assert outcome.passed
-    assert "other processes' /proc entries is disabled" in outcome.details
     assert "SANDBOXLEAK" not in outcome.details
 
 
@@ -171,7 +182,7 @@ def test_a_socket_to_localhost_is_refused_with_a_clear_message():
     listener.join()
     server.close()
     assert outcome.status == "error"
-    assert "network access is disabled in the sandbox" in outcome.summary
+    assert "Address family not supported" in outcome.summary
     assert accepted == [False]
 
 
@@ -192,3 +203,33 @@ def test_a_huge_stdout_is_capped_and_the_tests_still_run(flood, note):
     assert outcome.passed
     assert note in outcome.details
     assert len(outcome.details) < 2200
+
+
+# The two ways the sandbox can be missing: refused with a clear message, or opted out of on purpose.
+
+def test_without_bubblewrap_no_code_runs_and_the_error_says_how_to_fix_it(monkeypatch, tmp_path):
+    marker = tmp_path / "ran"
+    def missing():
+        raise launcher.LaunchError("bubblewrap (bwrap) is not installed")
+    monkeypatch.setattr(launcher, "bwrap_path", missing)
+    monkeypatch.delenv("AGENT_PLAYGROUND_UNSAFE_SANDBOX", raising=False)
+    with pytest.raises(SandboxUnavailable) as caught:
+        run_python_tests(f"open({str(marker)!r}, 'w')\n", "assert True")
+    assert "bubblewrap (bwrap) is not installed" in str(caught.value)
+    assert "apt-get install bubblewrap" in str(caught.value)
+    assert "apt-get install bubblewrap" in caught.value.message("zh") and "沙箱无法启动" in caught.value.message("zh")
+    assert not marker.exists()
+
+
+def test_the_unsafe_local_opt_in_runs_the_old_guarded_runner(monkeypatch):
+    monkeypatch.setenv("AGENT_PLAYGROUND_UNSAFE_SANDBOX", "1")
+    assert sandbox.unsafe_local_enabled()
+    outcome = run_python_tests(PRIMES, PRIME_TESTS)
+    assert outcome.passed and "unsafe" in outcome.isolation[0]
+    outcome = run_python_tests("import os\nos.fork()\n", PRIME_TESTS)
+    assert "disabled in the sandbox" in outcome.summary  # the audit hooks' message: no kernel layer here
+
+
+def test_the_kernel_sandbox_says_which_layers_held():
+    outcome = run_python_tests(PRIMES, PRIME_TESTS)
+    assert outcome.isolation[:3] == ("bwrap", "seccomp", "rlimits")

@@ -1,14 +1,14 @@
-"""Run model-written Python against unit tests in a limited subprocess (Reflexion's test feedback).
+"""The old runner, for `--unsafe-local-sandbox` only: in-process audit-hook guards, no kernel isolation.
 
-Layers, all best effort (see docs/security.md, "Sandbox"): a fresh temp dir as cwd, a stripped
-environment, resource limits, audit-hook guards in the child (no network, no new processes, no
-writes outside the temp dir, no peeking at other processes) and a wall-clock kill of the whole
-process group. Not a security boundary against a determined attacker: use a container or VM there.
+Layers, all best effort: a fresh temp dir as cwd, a stripped environment, resource limits,
+audit-hook guards in the child (no network, no new processes, no writes outside the temp dir, no
+peeking at other processes) and a wall-clock kill of the whole process group. Not a security
+boundary: the guards live in the interpreter they guard (see docs/security.md). Meant for a
+single-user laptop without bubblewrap, where the only author of the code is the user's own model.
 """
 
 from __future__ import annotations
 
-import ast
 import json
 import math
 import os
@@ -17,37 +17,17 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
-from typing import Literal, get_args
 
-from .errors import ConfigError
-
-Status = Literal["passed", "failed", "error", "timeout", "memory", "killed"]
+from .outcome import TestOutcome, build
 
 FILE_SIZE_LIMIT = 1 << 20  # bytes any one file the code writes may grow to (writes past it fail)
 MAX_FILES_WRITTEN = 100  # opens for writing per run; with the size limit this bounds the disk used
-_MAX_LISTED_FAILURES = 10
+ISOLATION = ("in-process audit hooks (unsafe)", "rlimits")
 
 
-@dataclass(frozen=True, slots=True)
-class TestOutcome:
-    """How a draft fared against its tests; `summary` is one line a refiner model can act on."""
-
-    __test__ = False  # keeps pytest from collecting this class as a test case
-
-    passed: bool
-    status: Status
-    summary: str
-    details: str = ""
-    duration_ms: int = 0
-    tests_run: int | None = None
-    tests_failed: int | None = None
-
-
-def run_python_tests(code: str, tests: str, *, entry_point: str | None = None, timeout_s: float = 5.0,
-                     memory_mb: int = 256, max_output_chars: int = 4000) -> TestOutcome:
-    """Run `code` then `tests` (plain asserts, unittest, or HumanEval `check`) in a sandboxed child."""
-    _check_arguments(tests, entry_point, timeout_s, memory_mb, max_output_chars)
+def run_guarded(code: str, tests: str, *, entry_point: str | None, timeout_s: float, memory_mb: int,
+                max_output_chars: int) -> TestOutcome:
+    """Run `code` then `tests` in a child guarded by audit hooks (arguments already checked)."""
     payload = {"code": code, "tests": tests, "entry_point": entry_point, "max_output_chars": max_output_chars,
                "cpu_s": math.ceil(timeout_s) + 1, "memory_mb": memory_mb,
                "fsize": max(FILE_SIZE_LIMIT, 8 * max_output_chars), "max_files": MAX_FILES_WRITTEN}
@@ -68,25 +48,12 @@ def run_python_tests(code: str, tests: str, *, entry_point: str | None = None, t
         records = _read_records(os.path.join(workdir, "result.jsonl"))
     duration_ms = int((time.monotonic() - started) * 1000)
     try:
-        return _outcome(records, proc.returncode, timed_out, timeout_s, memory_mb, stdout, stderr, duration_ms)
+        return build(records, proc.returncode, timed_out, timeout_s, memory_mb, stdout, stderr, duration_ms,
+                     ISOLATION)
     except (KeyError, TypeError, ValueError, AttributeError):  # the code under test scribbled on the records
         return TestOutcome(passed=False, status="error", summary="the sandbox's result records were corrupted "
-                           "(did the code write to the runner's files?)", details=stdout, duration_ms=duration_ms)
-
-
-def _check_arguments(tests: str, entry_point: str | None, timeout_s: float, memory_mb: int,
-                     max_output_chars: int) -> None:
-    if not tests or not tests.strip():
-        raise ConfigError("No tests given: pass assert statements, unittest cases or a HumanEval `check(candidate)`.")
-    try:
-        ast.parse(tests)
-    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
-        line = getattr(exc, "lineno", None)
-        raise ConfigError(f"The tests do not parse{f' (line {line})' if line else ''}: fix the test code.") from None
-    if entry_point is not None and not entry_point.isidentifier():
-        raise ConfigError(f"entry_point must be a function name, got {entry_point!r}.")
-    if not (timeout_s > 0 and memory_mb >= 64 and max_output_chars > 0):
-        raise ConfigError("Sandbox limits must be positive, with memory_mb of at least 64.")
+                           "(did the code write to the runner's files?)", details=stdout, duration_ms=duration_ms,
+                           isolation=ISOLATION)
 
 
 def _child_env(workdir: str) -> dict[str, str]:
@@ -135,47 +102,6 @@ def _read_records(path: str) -> list[dict]:
     if lines and not lines[-1].endswith("}"):
         lines.pop()  # a line cut short by a kill
     return [json.loads(line) for line in lines]
-
-
-def _outcome(records: list[dict], returncode: int, timed_out: bool, timeout_s: float, memory_mb: int,
-             stdout: str, stderr: str, duration_ms: int) -> TestOutcome:
-    tests = [r for r in records if r["kind"] == "test"]
-    failures = [r for r in tests if not r["ok"]]
-    done = next((r for r in records if r["kind"] == "done"), None)
-    # A "start" record without its "test" record is the test that was running when the child died.
-    running = records[-1]["source"] if records and records[-1]["kind"] == "start" else None
-    where = f" while running `{_clip(running, 120)}`" if running else ""
-    signum = -returncode if returncode < 0 else 0
-    if timed_out or signum == signal.SIGXCPU:
-        status, summary = "timeout", f"timed out after {timeout_s:g} s{where} (infinite loop or far too slow?)"
-    elif done is not None:
-        status, summary = done["status"], done["summary"]
-    elif signum:
-        status = "killed"
-        summary = f"the process was killed by {signal.Signals(signum).name}{where} (out of memory or a crash?)"
-    else:
-        status, summary = "error", f"the process exited with code {returncode} before the tests finished{where}"
-    if status == "memory":
-        summary = f"{summary} (limit {memory_mb} MB)"
-    if status in ("timeout", "killed") and tests:
-        summary += f"; before that: {len(tests) - len(failures)} passed, {len(failures)} failed"
-    parts = [f"FAILED {r['source']}\n{r['message']}".rstrip() for r in failures[:_MAX_LISTED_FAILURES]]
-    if len(failures) > _MAX_LISTED_FAILURES:
-        parts.append(f"... and {len(failures) - _MAX_LISTED_FAILURES} more failures")
-    if done and done.get("traceback"):
-        parts.append(done["traceback"].rstrip())
-    parts += [f"--- {name} ---\n{text.rstrip()}" for name, text in (("stdout", stdout), ("stderr", stderr))
-              if text.strip()]
-    if status not in get_args(Status):
-        raise ValueError(status)
-    return TestOutcome(passed=status == "passed", status=status, summary=_clip(summary, 600),
-                       details="\n\n".join(parts), duration_ms=duration_ms, tests_run=len(tests) if done else None,
-                       tests_failed=len(failures) if done else None)
-
-
-def _clip(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 # The child's side, written next to the payload and run as a script: it must not import agent_core.
