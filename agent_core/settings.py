@@ -68,6 +68,16 @@ def load_settings(secrets: Mapping[str, Any] | None = None, environ: Mapping[str
     return Settings(base_url=base_url, model=model, api_key=api_key or None, provider=provider)
 
 
+#: Opt-in for the old in-process sandbox on a single-user laptop without bubblewrap (docs/security.md).
+UNSAFE_SANDBOX_ENV = "AGENT_PLAYGROUND_UNSAFE_SANDBOX"
+
+
+def unsafe_local_sandbox(environ: Mapping[str, str] | None = None) -> bool:
+    """True when the environment opts in to running judged code without kernel isolation."""
+    value = (os.environ if environ is None else environ).get(UNSAFE_SANDBOX_ENV, "")
+    return value.strip().lower() in ("1", "true", "yes", "on")
+
+
 def provider_for_url(base_url: str) -> str:
     """The preset id whose host and port match `base_url`, else "custom"."""
     target = _host_port(base_url)
