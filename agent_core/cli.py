@@ -69,6 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
     ev_.add_argument("--lang", choices=("en", "zh"), default="en", help="language of the prompts")
     ev_.add_argument("--max-iterations", type=int, help="Reflection: critique rounds")
     ev_.add_argument("--max-calls", type=int, help="budget of LLM calls for each run")
+    ev_.add_argument("--concurrency", type=int, default=evaluation.DEFAULT_CONCURRENCY, metavar="N",
+                     help=f"runs at once (1-{evaluation.MAX_CONCURRENCY}, default {evaluation.DEFAULT_CONCURRENCY}); "
+                          "results and their order are those of a sequential run")
     _add_model_flags(ev_)
     return parser
 
@@ -207,7 +210,8 @@ def eval_command(args: argparse.Namespace, out: TextIO) -> int:
     overrides = {field: value for field, value in (("max_iterations", args.max_iterations),
                                                    ("max_llm_calls", args.max_calls)) if value is not None}
     models, _secrets = _models(args)
-    runs = evaluation.evaluate(tasks, patterns, models, limit=args.limit, config_overrides=overrides, lang=args.lang)
+    runs = evaluation.evaluate(tasks, patterns, models, limit=args.limit, config_overrides=overrides, lang=args.lang,
+                               concurrency=args.concurrency)
     try:  # refused now rather than after a long evaluation
         csv_file = open(args.out, "w", encoding="utf-8", newline="") if args.out else None
     except OSError as exc:
@@ -215,7 +219,8 @@ def eval_command(args: argparse.Namespace, out: TextIO) -> int:
         return 2
     shown = tasks[:args.limit] if args.limit else tasks
     total = len(shown) * len(patterns)
-    print(f"eval: {len(shown)} task(s) x {len(patterns)} pattern(s) on {models.default.name}", file=out, flush=True)
+    print(f"eval: {len(shown)} task(s) x {len(patterns)} pattern(s) on {models.default.name}, "
+          f"{runs.concurrency} at a time", file=out, flush=True)
     rows: list[evaluation.EvalRow] = []
     width = max(len(t.task_id) for t in shown)
     try:
@@ -228,7 +233,12 @@ def eval_command(args: argparse.Namespace, out: TextIO) -> int:
                     print(f"[{len(rows):>{len(str(total))}}/{total}] {item.task_id:<{width}}  {item.pattern:<16} "
                           f"{'PASS' if item.passed else 'FAIL'}  {calls:>8}  {summary}", file=out, flush=True)
     except KeyboardInterrupt:
+        runs.stop()
+        rows = runs.finished_rows()  # also the rows that finished ahead of a run still going
         print(f"stopped by the user after {len(rows)} of {total} runs", file=out)
+    if runs.gate.refusals:
+        print(f"the endpoint rate-limited {runs.gate.refusals} call(s); the pool waited "
+              f"{runs.gate.waited_s:.1f} s in all", file=out)
     _print_scores(evaluation.summarize(rows), out)
     if csv_file is not None:
         with csv_file:

@@ -41,8 +41,14 @@ class AuthError(ModelError):
 
 
 class RateLimitError(ModelError):
+    """HTTP 429 after the SDK's own retries; `retry_after` is the server's requested wait in seconds."""
+
     code = "rate_limited"
     retryable = True
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 class EndpointConnectionError(ModelError):

@@ -197,7 +197,8 @@ class OpenAICompatibleModel:
             wait = err.response.headers.get("retry-after")
             hint = f"the server asks to wait {wait} s" if wait else "wait a little"
             return self._error(RateLimitError, f"{where} is rate-limiting requests (HTTP 429, still after "
-                               f"{retries} retries{_colon(detail)}); {hint} and try again.")
+                               f"{retries} retries{_colon(detail)}); {hint} and try again.",
+                               _retry_after(err.response.headers))
         if status >= 500:
             return self._error(ServerError, f"{where} failed with HTTP {status} after {retries} retries"
                                f"{_colon(detail)}; try again later.")
@@ -392,6 +393,19 @@ def _lines(blocks: Iterator[bytes]) -> Iterator[bytes]:
         del pending[:start]
     if pending:
         yield bytes(pending).removesuffix(b"\r")
+
+
+def _retry_after(headers: Any) -> float | None:
+    """The wait a 429 asks for, in seconds: `retry-after-ms`, else `retry-after` in seconds (an HTTP
+    date is rare on APIs and is ignored)."""
+    for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        try:
+            value = float(headers.get(name, ""))
+        except (TypeError, ValueError):
+            continue
+        if value >= 0:
+            return value / scale
+    return None
 
 
 def _server_message(body: Any) -> str:

@@ -340,7 +340,7 @@ def test_cli_prints_each_run_and_the_pass_rates_and_writes_the_csv(tmp_path, mon
                     "--limit", "2", "--out", str(path))
     assert code == 0
     lines = out.splitlines()
-    assert lines[0] == "eval: 2 task(s) x 2 pattern(s) on offline-scripted"
+    assert lines[0] == "eval: 2 task(s) x 2 pattern(s) on offline-scripted, 4 at a time"
     runs = [line.split()[1:4] for line in lines if line.startswith("[")]
     assert runs == [["bundled/is_palindrome", "react", "PASS"], ["bundled/is_palindrome", "reflection+tests", "PASS"],
                     ["bundled/fizzbuzz", "react", "FAIL"], ["bundled/fizzbuzz", "reflection+tests", "PASS"]]

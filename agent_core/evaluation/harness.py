@@ -1,9 +1,11 @@
 """Run patterns on a task set and judge every answer against the task's unit tests.
 
-`evaluate()` is a generator: before each run it yields an `EvalProgress`, after it an `EvalRow`, so a
-page can show a progress bar and a live table, and stopping the iteration stops the evaluation. Runs
-go task by task, every pattern on a task before the next task, so a stopped evaluation still
-compares the patterns on the same tasks.
+`evaluate()` returns an iterator (pool.Evaluation): when a run starts it yields an `EvalProgress`, and
+`EvalRow`s in the order of a sequential run, so a page can show a progress bar and a live table, and
+closing or stopping it stops the evaluation. Runs go task by task, every pattern on a task before
+the next task, so a stopped evaluation still compares the patterns on the same tasks. With
+`concurrency=N`, N runs go at once (see pool.py), all models behind one rate-limit gate
+(agent_core.ratelimit): a 429 slows the whole pool down instead of failing tasks.
 
 Judging is the same for every pattern: take the code out of the final answer (a fenced block, or
 the bare text; a bare function body is appended to the prompt, as in HumanEval), then run the
@@ -14,7 +16,8 @@ task's tests on it in the sandbox. The `reference` pattern answers with the task
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping
+import threading
+from collections.abc import Iterable, Mapping
 from contextlib import closing
 from dataclasses import dataclass, fields
 from typing import Any
@@ -25,9 +28,11 @@ from ..config import RunConfig
 from ..errors import ConfigError
 from ..models import ChatModel, ModelRouter
 from ..prompts import check_overrides
+from ..ratelimit import RateGate, gated
 from ..sandbox import TestOutcome, run_python_tests
 from ..tools import ToolRegistry
 from ..verdicts import strip_think
+from .pool import DEFAULT_CONCURRENCY, MAX_CONCURRENCY, EvalProgress, Evaluation, Job
 from .tasks import EvalTask
 
 REFERENCE = "reference"
@@ -67,20 +72,6 @@ TASK_TEXT = {
     "zh": "请补全下面的 Python 函数。保持函数名和签名不变，把完整的函数放在一个 ```python 代码块中回复。"
           "\n\n```python\n{prompt}```",
 }
-
-
-@dataclass(frozen=True)
-class EvalProgress:
-    """A run is about to start: `index` runs of `total` are done."""
-
-    index: int
-    total: int
-    task_id: str
-    pattern: str
-
-    @property
-    def fraction(self) -> float:
-        return self.index / self.total if self.total else 1.0
 
 
 @dataclass(frozen=True)
@@ -191,40 +182,40 @@ def judge(task: EvalTask, answer: str, *, timeout_s: float = 5.0) -> tuple[str, 
 
 def evaluate(tasks: Iterable[EvalTask], patterns: Iterable[str], models: ModelRouter | ChatModel | None, *,
              limit: int | None = None, config_overrides: Mapping[str, Any] | None = None, lang: str = "en",
-             timeout_s: float = 5.0) -> Iterator[EvalProgress | EvalRow]:
-    """Run every pattern on every task (the first `limit` tasks), yielding progress and rows.
+             timeout_s: float = 5.0, concurrency: int = 1, gate: RateGate | None = None) -> Evaluation:
+    """Run every pattern on every task (the first `limit` tasks), `concurrency` runs at a time,
+    yielding progress and rows (rows in sequential order, whatever the concurrency).
 
     `config_overrides` holds RunConfig fields for every pattern, and optionally, under a pattern's
     name, fields for that pattern only: `{"max_llm_calls": 20, "reflection": {"max_iterations": 2}}`.
-    Patterns, limits and prompts are checked here, before anything runs.
+    Patterns, limits and prompts are checked here, before anything runs. `gate` lets several
+    evaluations on one endpoint share their rate-limit back-off.
     """
     tasks, patterns = list(tasks), list(dict.fromkeys(patterns))
     if limit is not None:
         if limit < 1:
             raise ConfigError(f"limit must be at least 1, got {limit}")
         tasks = tasks[:limit]
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or not 1 <= concurrency <= MAX_CONCURRENCY:
+        raise ConfigError(f"concurrency must be an integer from 1 to {MAX_CONCURRENCY}, got {concurrency!r}")
     if not patterns:
         raise ConfigError(f"choose at least one pattern: {', '.join(EVAL_PATTERNS)}")
     configs = {p: _config(p, lang, config_overrides or {}) for p in patterns}
     if models is None and any(c is not None for c in configs.values()):
         raise ConfigError("a model is needed for every pattern but reference")
     router = models if isinstance(models, ModelRouter) or models is None else ModelRouter(models)
-    return _evaluate(tasks, patterns, configs, router, lang, timeout_s)
+    gate = gate or RateGate()
+    router = gated(router, gate) if router is not None else None
+    jobs = [Job(i, task.task_id, pattern, task)
+            for i, (task, pattern) in enumerate((t, p) for t in tasks for p in patterns)]
 
+    def run(job: Job, stopped: threading.Event) -> EvalRow | None:
+        config = configs[job.pattern]
+        if config is None:
+            return _reference_row(job.payload, timeout_s)
+        return _agent_row(job.payload, job.pattern, config, router, lang, timeout_s, stopped)
 
-def _evaluate(tasks: list[EvalTask], patterns: list[str], configs: dict[str, RunConfig | None],
-              router: ModelRouter | None, lang: str, timeout_s: float) -> Iterator[EvalProgress | EvalRow]:
-    total = len(tasks) * len(patterns)
-    index = 0
-    for task in tasks:
-        for pattern in patterns:
-            yield EvalProgress(index, total, task.task_id, pattern)
-            config = configs[pattern]
-            if config is None:
-                yield _reference_row(task, timeout_s)
-            else:
-                yield _agent_row(task, pattern, config, router, lang, timeout_s)
-            index += 1
+    return Evaluation(jobs, run, concurrency=concurrency, gate=gate)
 
 
 _RUN_OPTIONS = frozenset(f.name for f in fields(RunConfig))
@@ -267,14 +258,20 @@ def _reference_row(task: EvalTask, timeout_s: float) -> EvalRow:
 
 
 def _agent_row(task: EvalTask, pattern: str, config: RunConfig, router: ModelRouter | None, lang: str,
-               timeout_s: float) -> EvalRow:
+               timeout_s: float, stopped: threading.Event | None = None) -> EvalRow | None:
     # The scenario id lets the offline model find the bundled task's script; real models ignore it.
     config = config.replace(scenario=f"eval/{task.task_id}",
                             tests=runnable_tests(task) if config.test_evaluator else "")
     assert router is not None  # evaluate() refuses agent patterns without a model
     events: list[ev.Event] = []
     with closing(runner.stream(task_text(task, lang), config, router, ToolRegistry())) as stream:
-        events.extend(e for e in stream if not isinstance(e, ev.Token))
+        for event in stream:
+            if stopped is not None and stopped.is_set():
+                return None  # closing() ends the run and its HTTP stream; an unfinished run is no row
+            if not isinstance(event, ev.Token):
+                events.append(event)
+    if stopped is not None and stopped.is_set():
+        return None
     answer = runner.result_of(events).final_answer
     cost = metrics.summary(events)
     code, outcome = judge(task, answer, timeout_s=timeout_s)
