@@ -15,7 +15,7 @@ is skipped on redraw.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import pandas as pd
@@ -24,9 +24,7 @@ import streamlit as st
 from agent_core import events as ev
 from agent_core.diffing import diff_stats, line_diff
 
-from agent_core.calls import MessageTable
-
-from . import call_views, graphs, text
+from . import graphs, text
 from .blocks import Block, Blocks, final_looks
 
 VERDICT_LOOK = {"PASS": ("green", ":material/check_circle:"), "REVISE": ("orange", ":material/edit_note:"),
@@ -62,12 +60,8 @@ class RunView:
 
     def __init__(self, config: Mapping[str, Any], *, bound: int, key: str, task: str = "",
                  diff_layout: str = "inline", looks: list[tuple[str, str]] | None = None,
-                 compact: bool = False, recorded: int = 0,
-                 call_actions: Callable[[Any, int, ev.LlmCall], None] | None = None) -> None:
+                 compact: bool = False) -> None:
         self.config = dict(config)
-        #: a fork's first `recorded` calls were served from its parent's record: they are marked so
-        self.recorded, self.call_actions = recorded, call_actions
-        self.table = MessageTable()
         self.compact = compact
         self.pattern = self.config.get("pattern", "react")
         self.code = bool(self.config.get("code_task") or self.config.get("test_evaluator"))
@@ -190,20 +184,9 @@ class RunView:
         slot = block.stream if block.stream is not None else block.box.empty()
         block.stream, block.streamed = None, ""
         approx = "~" if e.usage_estimated else ""
-        self.table.add(e)
-        with slot.container():
-            st.caption(f":material/smart_toy: {text.inline(e.role)} · {text.inline(e.model, 60)} · "
-                       f"{approx}{e.prompt_tokens:,} → {approx}{e.completion_tokens:,} tokens · "
-                       f"{e.latency_ms / 1000:.2f} s")
-            if e.reply_message is None:  # a format-1 trace: no call record to show
-                return
-            lang = self.config.get("lang", "en")
-            row = call_views.call_views(st, self.table, e, lang)
-            if self.calls <= self.recorded:
-                w = call_views.words(lang)
-                row.badge(w["recorded"], color="gray", icon=":material/history:", help=w["recorded_help"])
-            if self.call_actions is not None:
-                self.call_actions(row, self.calls, e)
+        slot.caption(f":material/smart_toy: {text.inline(e.role)} · {text.inline(e.model, 60)} · "
+                     f"{approx}{e.prompt_tokens:,} → {approx}{e.completion_tokens:,} tokens · "
+                     f"{e.latency_ms / 1000:.2f} s")
 
     def _on_thought(self, e: ev.Thought, block: Block) -> None:
         block.box.markdown(f":material/psychology: {text.escape(e.text)}")
@@ -437,13 +420,11 @@ def hide_stale(area_key: str, live: bool) -> None:
 
 
 def draw_run(config: Mapping[str, Any], events: Iterable[ev.Event], *, bound: int, key: str, task: str = "",
-             diff_layout: str = "inline", compact: bool = False, recorded: int = 0,
-             call_actions: Callable[[Any, int, ev.LlmCall], None] | None = None) -> RunView:
+             diff_layout: str = "inline", compact: bool = False) -> RunView:
     """Redraw a stored run (finished, stopped or failed) from its events."""
     events = list(events)
     view = RunView(config, bound=bound, key=key, task=task, diff_layout=diff_layout,
-                   looks=final_looks(config, events), compact=compact, recorded=recorded,
-                   call_actions=call_actions)
+                   looks=final_looks(config, events), compact=compact)
     view.add_all(events)
     view.close()
     return view
