@@ -152,6 +152,8 @@ class ChatRequest:
     `role` names the agent role making the call (actor, planner, ...); `context` says where the call
     stands in its run (step, attempt, iteration...). Real endpoints ignore both; the offline model
     reads them to play its script, and they label the call in traces.
+    `max_tokens` caps the reply (sent as the request's `max_tokens`; None sends none); `timeout` is
+    the most seconds the call may wait for the server (the run's time left), None for the model's own.
     """
 
     messages: tuple[Message, ...]
@@ -159,6 +161,8 @@ class ChatRequest:
     role: str = "actor"
     context: CallContext = CallContext()
     temperature: float | None = None
+    max_tokens: int | None = None
+    timeout: float | None = None
 
 
 def estimate_tokens(text: str) -> int:
