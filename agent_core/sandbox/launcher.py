@@ -120,7 +120,7 @@ def environment() -> dict[str, str]:
 def command(seccomp_fd: int) -> list[str]:
     env = [a for name, value in environment().items() for a in ("--setenv", name, value)]
     return [bwrap_path(), "--unshare-all", "--unshare-user", "--uid", str(UID), "--gid", str(UID),
-            "--hostname", "sandbox", "--die-with-parent", "--new-session", "--clearenv", *env,
+            "--hostname", "sandbox", "--as-pid-1", "--die-with-parent", "--new-session", "--clearenv", *env,
             *mount_args(), "--seccomp", str(seccomp_fd),
             interpreter(), "-I", "-S", "-B", "-c", _BOOT]
 
