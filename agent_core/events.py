@@ -55,7 +55,13 @@ class RunStarted(Event):
 
 @dataclass(frozen=True, slots=True)
 class LlmCall(Event):
-    """One model call has finished."""
+    """One model call has finished.
+
+    `finish_reason` is the server's ("stop", "tool_calls", "length" when the reply was cut at
+    max_output_tokens, ...); None for traces made before it was recorded, and for a call that never
+    finished (its stream was cut, or the run's budget or time ran out while it streamed), whose
+    text so far is kept in `partial_text`.
+    """
 
     kind: ClassVar[str] = "llm_call"
     role: Role = "actor"
@@ -64,8 +70,15 @@ class LlmCall(Event):
     completion_tokens: int = 0
     latency_ms: float = 0.0
     usage_estimated: bool = False
+    finish_reason: str | None = None
+    partial_text: str = ""
     #: where the call stands in its run (step, attempt, iteration...); None in traces made before it
     context: CallContext | None = None
+
+    @property
+    def cut_at_cap(self) -> bool:
+        """The reply stopped at max_output_tokens, so it may be incomplete."""
+        return self.finish_reason == "length"
 
 
 @dataclass(frozen=True, slots=True)
