@@ -82,13 +82,11 @@ def test_rows_come_out_in_task_order_even_when_later_tasks_finish_first():
     assert len(progress) == 4 and {p.total for p in progress} == {4} and max(p.running for p in progress) == 4
 
 
-def test_concurrency_bounds_the_runs_in_flight_and_saves_the_waiting():
+def test_concurrency_bounds_the_runs_in_flight():
+    # (how much time it saves is measured in tests/bench/bench_eval_concurrency.py, not asserted here)
     model = Paced([0.2] * 8)
-    started = time.perf_counter()
     rows = rows_of(evaluate(tasks(8), ["react"], model, concurrency=2))
-    elapsed = time.perf_counter() - started
     assert len(rows) == 8 and model.most_in_flight == 2
-    assert elapsed < 8 * 0.2  # four waves of two, not eight calls one after another
 
 
 @pytest.mark.parametrize("bad", [0, 33, 2.5, True, "4"])
