@@ -35,6 +35,10 @@ LIMITS: dict[str, Limit] = {lim.name: lim for lim in (
     Limit("max_iterations", 1, 8, ("reflection",), "critique rounds (each may be followed by a refinement)"),
     Limit("max_llm_calls", 0, 500, PATTERNS, "run-wide budget of LLM calls (0 = only the pattern's bound)"),
     Limit("max_total_tokens", 0, 2_000_000, PATTERNS, "run-wide budget of tokens (0 = unlimited)"),
+    # A bound on every call: without one a small local model can stream for minutes (issue 13).
+    Limit("max_output_tokens", 0, 32_768, PATTERNS,
+          "most tokens one reply may have, sent as the request's max_tokens (0 = not sent)"),
+    Limit("max_seconds", 0, 86_400, PATTERNS, "run-wide wall-clock limit in seconds (0 = off)"),
 )}
 
 
@@ -79,6 +83,10 @@ class RunConfig:
     repair_reask: bool = True
     max_llm_calls: int = 0
     max_total_tokens: int = 0
+    max_output_tokens: int = 1024
+    #: per-role caps over `max_output_tokens`, e.g. {"planner": 2048, "judge": 256}
+    max_output_tokens_by_role: dict[str, int] = field(default_factory=dict)
+    max_seconds: int = 0
     temperature: float | None = None
 
     def __post_init__(self) -> None:
@@ -90,6 +98,12 @@ class RunConfig:
             value = getattr(self, lim.name)
             if isinstance(value, bool) or not isinstance(value, int) or not lim.low <= value <= lim.high:
                 raise ConfigError(f"{lim.name} must be an integer from {lim.low} to {lim.high}, got {value!r}")
+        _check_role_caps(self.max_output_tokens_by_role)
+
+    def output_cap(self, role: str) -> int | None:
+        """The `max_tokens` a call in `role` is sent with, or None to send none."""
+        cap = self.max_output_tokens_by_role.get(role, self.max_output_tokens)
+        return cap or None
 
     def replace(self, **changes: Any) -> RunConfig:
         return dataclasses.replace(self, **changes)
@@ -101,6 +115,7 @@ class RunConfig:
         out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name in used}
         out["tools"] = list(self.tools)
         out["prompts"] = dict(self.prompts)
+        out["max_output_tokens_by_role"] = dict(self.max_output_tokens_by_role)
         return out
 
     @classmethod
@@ -113,6 +128,20 @@ class RunConfig:
             return cls(**kwargs)
         except TypeError as exc:
             raise ConfigError(f"bad run configuration: {exc}") from exc
+
+
+def _check_role_caps(caps: Any) -> None:
+    from .models import ROLES
+
+    lim = LIMITS["max_output_tokens"]
+    if not isinstance(caps, dict):
+        raise ConfigError(f"max_output_tokens_by_role must map roles to token caps, got {type(caps).__name__}")
+    for role, value in caps.items():
+        if role not in ROLES:
+            raise ConfigError(f"max_output_tokens_by_role: unknown role {role!r}; choose from {', '.join(ROLES)}")
+        if isinstance(value, bool) or not isinstance(value, int) or not lim.low <= value <= lim.high:
+            raise ConfigError(f"max_output_tokens_by_role[{role!r}] must be an integer from {lim.low} to "
+                              f"{lim.high}, got {value!r}")
 
 
 _PATTERN_ONLY_FIELDS: dict[str, tuple[str, ...]] = {

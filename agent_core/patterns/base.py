@@ -3,13 +3,16 @@ the run-wide budget, and the wrapper that turns any ending into well-formed clos
 
 from __future__ import annotations
 
+import dataclasses
+import time
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from .. import events as ev
 from ..config import RunConfig
-from ..errors import AgentError
+from ..errors import AgentError, EndpointTimeoutError, ModelError, StreamCutError
+from ..messages import estimate_prompt_tokens, estimate_tokens
 from ..messages import CallContext, ChatRequest, Completion, Message, ToolCall
 from ..models import ModelRouter
 from ..prompts import PromptSet, specs_for
@@ -20,13 +23,23 @@ from ..verdicts import REPAIR_REQUEST, Verdict
 Body = Generator[ev.Event, None, str]
 
 
+#: Said by a fallback verdict or plan error when the reply it could not parse hit the output cap.
+CUT_AT_CAP = {
+    "en": "The reply was cut at max_output_tokens ({cap}), which may be why it could not be parsed; "
+          "raise the cap for this role.",
+    "zh": "回复在 max_output_tokens（{cap}）处被截断，这可能是无法解析的原因；请为该角色调高上限。",
+}
+
+
 class BudgetExhausted(Exception):
     """Internal signal: the run-wide budget is spent (caught by `run_pattern`)."""
 
-    def __init__(self, limit: str, value: int) -> None:
+    def __init__(self, limit: str, value: int, message: str = "") -> None:
         super().__init__(limit)
         self.limit = limit
         self.value = value
+        self.message = message or (f"the run's time limit {limit}={value} s is up" if limit == "max_seconds"
+                                   else f"the run-wide budget {limit}={value} is spent")
 
 
 @dataclass
@@ -46,6 +59,8 @@ class RunContext:
     step: int | None = None
     #: why the body ended when it returns normally: answer, pass or cap (see events.END_REASONS)
     end_reason: str = "answer"
+    #: finish_reason of the latest completed call ("length": cut at the output cap)
+    last_finish: str | None = None
     _tool_schemas: tuple[dict[str, Any], ...] | None = None
 
     def event(self, cls: type[ev.Event], **fields: Any) -> ev.Event:
@@ -64,25 +79,82 @@ class RunContext:
         cfg = self.config
         context = CallContext(cfg.pattern, cfg.scenario, cfg.lang, inputs=tuple(inputs.items()) if inputs else (),
                               **labels)
-        request = ChatRequest(tuple(messages), self._schemas() if tools else (), role, context, cfg.temperature)
-        completion: Completion | None = None
+        request = ChatRequest(tuple(messages), self._schemas() if tools else (), role, context, cfg.temperature,
+                              max_tokens=cfg.output_cap(role), timeout=self._time_left())
         self.llm_calls += 1
-        for item in model.stream(request):
-            if isinstance(item, Completion):
-                completion = item
-            elif item:
-                yield self.event(ev.Token, role=role, text=item)
-        if completion is None:
-            from ..errors import MalformedResponseError
-
-            raise MalformedResponseError(f"model {model.name!r} returned no completion")
+        completion = yield from self._streamed(model, request)
         usage = completion.usage
         self.total_tokens += usage.total_tokens
+        self.last_finish = completion.finish_reason
         yield self.event(ev.LlmCall, role=role, model=completion.model or model.name,
                          prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
                          latency_ms=round(completion.latency_ms, 1), usage_estimated=usage.estimated,
-                         context=context)
+                         finish_reason=completion.finish_reason, context=context)
         return completion
+
+    def _streamed(self, model: Any, request: ChatRequest) -> Generator[ev.Event, None, Completion]:
+        """Stream one call as `token` events and return its Completion.
+
+        The run's token budget and time limit are checked after every delta, not only between
+        calls: a model that rambles is stopped mid-reply (its stream closed, so the server stops
+        too). Tokens the server has not reported yet are estimated from the text. A call that does
+        not finish (stopped here, or cut by the transport) still gets its `llm_call` event, which
+        keeps the text received so far.
+        """
+        cfg, started = self.config, time.perf_counter()
+        prompt_estimate = estimate_prompt_tokens(request.messages) if cfg.max_total_tokens else 0
+        parts: list[str] = []
+        streamed = 0
+        stream = model.stream(request)
+        try:
+            for item in stream:
+                if isinstance(item, Completion):
+                    return item
+                if not item:
+                    continue
+                parts.append(item)
+                yield self.event(ev.Token, role=request.role, text=item)
+                streamed += estimate_tokens(item)
+                if cfg.max_total_tokens and self.total_tokens + prompt_estimate + streamed > cfg.max_total_tokens:
+                    yield self._unfinished(model, request, "".join(parts), started)
+                    raise BudgetExhausted("max_total_tokens", cfg.max_total_tokens,
+                                          f"the run-wide budget max_total_tokens={cfg.max_total_tokens} ran out while "
+                                          f"a {request.role} reply was streaming; its text so far is kept on the call")
+                if self._time_left() == 0:
+                    yield self._unfinished(model, request, "".join(parts), started)
+                    raise BudgetExhausted("max_seconds", cfg.max_seconds,
+                                          f"the run's time limit max_seconds={cfg.max_seconds} s ran out while a "
+                                          f"{request.role} reply was streaming; its text so far is kept on the call")
+        except (StreamCutError, EndpointTimeoutError) as exc:
+            yield self._unfinished(model, request, getattr(exc, "partial_text", "") or "".join(parts), started)
+            if self._time_left() == 0:  # the read timeout was the run's time left: the limit, not the server
+                raise BudgetExhausted("max_seconds", cfg.max_seconds) from None
+            raise
+        except ModelError:
+            if self._time_left() == 0:
+                raise BudgetExhausted("max_seconds", cfg.max_seconds) from None
+            raise
+        finally:
+            close = getattr(stream, "close", None)
+            if close is not None:
+                close()  # stops the HTTP stream when the run stops the call early
+        from ..errors import MalformedResponseError
+
+        raise MalformedResponseError(f"model {model.name!r} returned no completion")
+
+    def _unfinished(self, model: Any, request: ChatRequest, partial: str, started: float) -> ev.Event:
+        """The `llm_call` event of a call that did not finish; its estimated tokens count against the budget."""
+        prompt_tokens, completion_tokens = estimate_prompt_tokens(request.messages), estimate_tokens(partial)
+        self.total_tokens += prompt_tokens + completion_tokens
+        return self.event(ev.LlmCall, role=request.role, model=model.name, prompt_tokens=prompt_tokens,
+                          completion_tokens=completion_tokens, usage_estimated=True, partial_text=partial,
+                          latency_ms=round((time.perf_counter() - started) * 1000, 1))
+
+    def _time_left(self) -> float | None:
+        """Seconds left under `max_seconds` (0 when it is up), or None when the run has no time limit."""
+        if not self.config.max_seconds:
+            return None
+        return max(0.0, self.clock.start + self.config.max_seconds - time.perf_counter())
 
     def _schemas(self) -> tuple[dict[str, Any], ...]:
         # the registry does not change during a run: build its schemas once
@@ -96,6 +168,8 @@ class RunContext:
             raise BudgetExhausted("max_llm_calls", cfg.max_llm_calls)
         if cfg.max_total_tokens and self.total_tokens >= cfg.max_total_tokens:
             raise BudgetExhausted("max_total_tokens", cfg.max_total_tokens)
+        if self._time_left() == 0:
+            raise BudgetExhausted("max_seconds", cfg.max_seconds)
 
     def run_tool(self, call: ToolCall, arguments: dict[str, Any] | None = None
                  ) -> Generator[ev.Event, None, tuple[str, bool]]:
@@ -122,7 +196,15 @@ class RunContext:
             retry = [*messages, Message("assistant", completion.text), Message("user", REPAIR_REQUEST[self.config.lang])]
             completion = yield from self.llm(role, retry, repair=True, **labels)
             verdict = parse(completion.text)
-        return verdict if verdict is not None else fallback
+        if verdict is not None:
+            return verdict
+        if completion.finish_reason == "length":
+            return dataclasses.replace(fallback, analysis=f"{fallback.analysis} {self.cut_note(role)}".strip())
+        return fallback
+
+    def cut_note(self, role: str) -> str:
+        """Why a reply that hit the output cap may not parse, in the run's language."""
+        return CUT_AT_CAP[self.config.lang].format(cap=self.config.output_cap(role))
 
     def limit(self, name: str, value: int, message: str) -> ev.Event:
         """A `limit_reached` event; the run then ends on the cap."""
@@ -158,9 +240,10 @@ def run_pattern(task: str, config: RunConfig, models: ModelRouter, tools: ToolRe
         ctx.step = None
         yield ctx.event(ev.FinalAnswer, text=answer)
     except BudgetExhausted as exc:
+        # max_seconds ends with reason "budget" too: like the call and token budgets it is a run-wide
+        # allowance the user set, spent whatever the pattern was doing ("cap" is a pattern's own loop bound).
         ctx.step = None
-        yield ctx.event(ev.LimitReached, limit=exc.limit, value=exc.value,
-                        message=f"the run-wide budget {exc.limit}={exc.value} is spent")
+        yield ctx.event(ev.LimitReached, limit=exc.limit, value=exc.value, message=exc.message)
         yield ctx.event(ev.FinalAnswer, text=ctx.best_answer)
         reason = "budget"
     except AgentError as exc:
