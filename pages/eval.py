@@ -4,13 +4,15 @@ a page switch keeps what was measured."""
 
 import dataclasses
 import uuid
+from contextlib import closing
 
 import pandas as pd
 import streamlit as st
 
 from agent_core.errors import AgentError
-from agent_core.evaluation import (EVAL_PATTERNS, PATTERN_HELP, REFERENCE_POINTS, TEST_FEEDBACK_NOTE, EvalProgress,
-                                   EvalRow, bundled_tasks, evaluate, load_tasks, rows_to_csv, scores_figure, summarize)
+from agent_core.evaluation import (DEFAULT_CONCURRENCY, EVAL_PATTERNS, MAX_CONCURRENCY, PATTERN_HELP, REFERENCE_POINTS,
+                                   TEST_FEEDBACK_NOTE, EvalProgress, EvalRow, bundled_tasks, evaluate, load_tasks,
+                                   rows_to_csv, scores_figure, summarize)
 from pages.ui import runs, shell, sidebar, text
 
 shell.require("eval")
@@ -20,6 +22,24 @@ state = st.session_state
 state.setdefault(f"{P}_patterns", ["reference", "react", "reflection", "reflection+tests"])
 state.setdefault(f"{P}_rows", [])
 state.setdefault(f"{P}_job", None)  # the id of the evaluation this session is running, if any
+state.setdefault(f"{P}_concurrency", DEFAULT_CONCURRENCY)
+
+#: This page's own words, in the run language (the rest of the page's labels are still English only).
+WORDS = {
+    "en": {"concurrency": "Runs at once",
+           "concurrency_help": "How many runs go at the same time. Results and their order are the same as one "
+                               "at a time; a rate limit (HTTP 429) from the endpoint makes every run wait as "
+                               "long as the server asks. Offline, the sandbox's judging shares the machine's cores.",
+           "progress": "{done}/{total} done · {running} running · {pattern} on {task}",
+           "stopped": "Stopped: {rows} finished runs kept; the runs under way were ended.",
+           "waited": "The endpoint rate-limited {n} call(s); every run waited {s:.1f} s in all."},
+    "zh": {"concurrency": "同时运行数",
+           "concurrency_help": "同时进行多少个运行。结果及其顺序与逐个运行完全相同；端点返回限流（HTTP 429）时，"
+                               "所有运行都按服务器要求的时间等待。离线时，沙箱判分会用上本机的多个 CPU 核心。",
+           "progress": "已完成 {done}/{total} · 进行中 {running} · {task} 上的 {pattern}",
+           "stopped": "已停止：保留了 {rows} 个已完成的运行；进行中的运行已结束。",
+           "waited": "端点对 {n} 次调用限流；所有运行总共等待了 {s:.1f} 秒。"},
+}[lang]
 
 st.title("Eval")
 st.caption("Run patterns over code tasks with unit tests; every answer is judged in the sandbox. "
@@ -65,24 +85,35 @@ if tasks:
     st.caption(f"{len(tasks)} tasks: " + ", ".join(text.code_span(t.task_id) for t in tasks[:12])
                + (" …" if len(tasks) > 12 else ""))
 
-left, right = st.columns([3, 1])
+left, middle, right = st.columns([3, 1, 1])
 patterns = left.multiselect("Patterns", list(EVAL_PATTERNS), key=f"{P}_patterns",
                             disabled=state[f"{P}_job"] is not None, persist_state="session",
                             help="\n\n".join(f"**{p}** — {PATTERN_HELP[p][lang]}" for p in EVAL_PATTERNS))
 state.setdefault(f"{P}_limit", max(1, len(tasks)))
 state[f"{P}_limit"] = min(state[f"{P}_limit"], max(1, len(tasks)))
-limit = right.number_input("Tasks to run", min_value=1, max_value=max(1, len(tasks)), key=f"{P}_limit",
-                           disabled=state[f"{P}_job"] is not None, persist_state="session")
+limit = middle.number_input("Tasks to run", min_value=1, max_value=max(1, len(tasks)), key=f"{P}_limit",
+                            disabled=state[f"{P}_job"] is not None, persist_state="session")
+concurrency = right.number_input(WORDS["concurrency"], min_value=1, max_value=MAX_CONCURRENCY, step=1,
+                                 key=f"{P}_concurrency", help=WORDS["concurrency_help"],
+                                 disabled=state[f"{P}_job"] is not None, persist_state="session")
 if "reflection+tests" in patterns:
     st.info(TEST_FEEDBACK_NOTE[lang], icon=":material/info:")
 
 
 def _start() -> None:
     state[f"{P}_rows"] = []
+    state[f"{P}_note"] = None
     state[f"{P}_job"] = uuid.uuid4().hex[:8]
 
 
 def _stop() -> None:
+    """End every run under way, and keep every finished row (also rows that finished ahead of a
+    slower earlier task, which the page has not shown yet)."""
+    job, pool = state.get(f"{P}_pool") or (None, None)
+    if pool is not None and job == state[f"{P}_job"]:
+        pool.stop(timeout=1.0)  # workers close their runs at their next event; the rows are kept either way
+        state[f"{P}_rows"] = [dataclasses.asdict(r) for r in pool.finished_rows()]
+        state[f"{P}_note"] = ("info", WORDS["stopped"].format(rows=len(state[f"{P}_rows"])))
     state[f"{P}_job"] = None
 
 
@@ -104,22 +135,43 @@ def _frame(rows: list[dict]) -> pd.DataFrame:
 
 job = state[f"{P}_job"]
 if job is not None:
+    pool = None
     try:
-        results = evaluate(tasks, patterns, sidebar.model_router(), limit=int(limit), lang=lang)
-        for item in results:
-            if state.get(f"{P}_job") != job:
-                break  # stopped, or superseded by a newer evaluation
-            if isinstance(item, EvalProgress):
-                progress.progress(item.fraction, text=f"{item.index}/{item.total} · {item.pattern} on {item.task_id}")
-            elif isinstance(item, EvalRow):
-                state[f"{P}_rows"].append(dataclasses.asdict(item))
-                table.dataframe(_frame(state[f"{P}_rows"]), hide_index=True, width="stretch")
+        pool = evaluate(tasks, patterns, sidebar.model_router(), limit=int(limit), lang=lang,
+                        concurrency=int(concurrency))
+        state[f"{P}_pool"] = (job, pool)  # for Stop's callback, which runs in another script run
+        latest: EvalProgress | None = None
+        with closing(pool):  # a page switch or the toolbar's Stop ends every run under way
+            for item in pool:
+                if state.get(f"{P}_job") != job:
+                    break  # stopped, or superseded by a newer evaluation
+                if isinstance(item, EvalRow):
+                    state[f"{P}_rows"].append(dataclasses.asdict(item))
+                    table.dataframe(_frame(state[f"{P}_rows"]), hide_index=True, width="stretch")
+                else:
+                    latest = item
+                if latest is not None:  # counted from the pool: rows may finish ahead of the table
+                    done = len(pool.finished_rows())
+                    progress.progress(done / pool.total, text=WORDS["progress"].format(
+                        done=done, total=pool.total, running=max(0, pool.in_flight), pattern=latest.pattern,
+                        task=latest.task_id))
+        if pool.gate.refusals:
+            state[f"{P}_note"] = ("warning", WORDS["waited"].format(n=pool.gate.refusals, s=pool.gate.waited_s))
     except AgentError as exc:
-        st.error(text.escape(str(exc)), icon=":material/error:")
+        state[f"{P}_note"] = ("error", str(exc))
     finally:
         if state.get(f"{P}_job") == job:
+            if pool is not None:  # ended here (finished, page switch): every finished row, in order
+                state[f"{P}_rows"] = [dataclasses.asdict(r) for r in pool.finished_rows()]
             state[f"{P}_job"] = None
+        if (state.get(f"{P}_pool") or (None,))[0] == job:
+            state[f"{P}_pool"] = None
     st.rerun()
+
+note = state.get(f"{P}_note")
+if note:
+    kind, message = note
+    {"error": st.error, "warning": st.warning}.get(kind, st.info)(text.escape(message))
 
 rows = [EvalRow(**r) for r in state[f"{P}_rows"]]
 if rows:

@@ -151,6 +151,12 @@ class Evaluation:
             if thread is not threading.current_thread() and thread.ident is not None:
                 thread.join(max(0.0, deadline - time.monotonic()))
 
+    @property
+    def in_flight(self) -> int:
+        """Runs started and not yet finished."""
+        with self._lock:
+            return self._next_job - len(self._rows)
+
     def finished_rows(self) -> list[Any]:
         """Every row finished so far, in job order (also those the iteration has not reached yet)."""
         with self._lock:

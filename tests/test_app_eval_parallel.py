@@ -1,0 +1,69 @@
+"""The Eval page runs several tasks at once: a control for how many (in English and Chinese), rows in
+the sequential order whatever the concurrency, and a Stop that keeps every finished row."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from agent_core.evaluation import EVAL_PATTERNS, bundled_tasks, evaluate
+from tests.app_pages import open_page
+from tests.test_eval_pool import Endless, tasks
+
+
+@pytest.mark.parametrize("lang, label", [("en", "Runs at once"), ("zh", "同时运行数")])
+def test_the_concurrency_control_speaks_the_run_language_and_starts_at_four(lang, label):
+    at = open_page("pages/eval.py", sb_lang=lang)
+    control = at.number_input(key="ev_concurrency")
+    assert (control.label, control.value, control.max) == (label, 4, 32)
+    assert control.help and "429" in control.help
+
+
+def test_runs_at_once_give_the_rows_in_task_order():
+    at = open_page("pages/eval.py")
+    at.multiselect(key="ev_patterns").set_value(["reference", "react"]).run()
+    at.number_input(key="ev_concurrency").set_value(3).run()
+    at.button(key="ev_run").click().run(timeout=180)
+    assert not at.exception, [e.message for e in at.exception]
+    order = [(r["task_id"], r["pattern"]) for r in at.session_state["ev_rows"]]
+    assert order == [(t.task_id, p) for t in bundled_tasks() for p in ("reference", "react")]
+    assert at.session_state["ev_job"] is None and at.session_state["ev_pool"] is None
+
+
+def test_a_stopped_evaluation_keeps_every_finished_row_even_those_ahead_of_the_table(monkeypatch):
+    """Demo/0 streams until it is closed while Demo/1..3 finish: the table cannot show them yet (rows
+    go in task order). The pool is stopped as Stop's callback does (AppTest cannot click Stop during
+    a script run): the page ends with the three finished rows, and the endless run closed."""
+    import agent_core.evaluation as evaluation
+
+    model, real = Endless(), evaluation.evaluate
+    pools = []
+
+    def with_endless(task_list, patterns, models, **kwargs):
+        pool = real(tasks(4), ["react"], model, concurrency=2)
+        pools.append(pool)
+
+        def stop_when_three_finished():
+            deadline = time.monotonic() + 10
+            while len(pool.finished_rows()) < 3 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            pool.stop()
+
+        threading.Thread(target=stop_when_three_finished, daemon=True).start()
+        return pool
+
+    monkeypatch.setattr(evaluation, "evaluate", with_endless)
+    at = open_page("pages/eval.py")
+    at.button(key="ev_run").click().run(timeout=60)
+    assert not at.exception, [e.message for e in at.exception]
+    assert [r["task_id"] for r in at.session_state["ev_rows"]] == ["Demo/1", "Demo/2", "Demo/3"]
+    assert model.closed.is_set() and pools[0].alive_workers() == 0 and at.session_state["ev_job"] is None
+    assert list(at.dataframe[0].value["task_id"]) == ["Demo/1", "Demo/2", "Demo/3"]
+
+
+def test_every_eval_pattern_has_help_in_both_languages():
+    from agent_core.evaluation import PATTERN_HELP
+
+    assert all(set(PATTERN_HELP[p]) == {"en", "zh"} for p in EVAL_PATTERNS)
