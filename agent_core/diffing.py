@@ -3,14 +3,24 @@
 Everything runs on difflib. Word diffs first align sentences (and lines) and only tokenise the runs
 that changed, so a small edit in a 5,000-line draft, or in one long paragraph of Chinese, costs a
 sentence alignment plus a few short token diffs.
+
+Every alignment has a cost bound. difflib's matcher is far worse than linear on text with many
+repeated lines (a 13 KB uploaded trace cost 78 CPU seconds), so each diff gets a `Budget` of element
+comparisons, counted before they are made. When it runs out, the rest of that diff is aligned the
+cheap way (common head and tail kept, the middle shown as replaced) and `budget.exhausted` says so,
+for the page to tell the reader.
 """
 
 from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from itertools import zip_longest
+from itertools import accumulate, zip_longest
+from typing import Any
+
+Opcode = tuple[str, int, int, int, int]
 
 #: Scripts written without spaces between words; each of their characters is one token.
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef"
@@ -24,6 +34,71 @@ _SENTENCE_END = re.compile(r"(?<=\n)|(?<=[.!?;:] )|(?<=[。！？；])")
 #: insertion: difflib's alignment grows with that product (about 0.1 s at 10 million), and a
 #: rewrite that large has no useful word-level story.
 _MAX_TOKEN_PRODUCT = 10_000_000
+#: Element comparisons one diff may spend (lines, sentences and tokens together): about 0.1 s here.
+#: Ordinary drafts use a few per element; only text built of repeats comes near it.
+MAX_DIFF_WORK = 2_000_000
+
+
+@dataclass
+class Budget:
+    """What one diff may still spend; `exhausted` once a part of it was aligned the cheap way."""
+
+    left: int = MAX_DIFF_WORK
+    exhausted: bool = False
+
+
+class _OutOfBudget(Exception):
+    pass
+
+
+class _Bounded(difflib.SequenceMatcher):
+    """difflib's matcher, charged before each longest-match search with the comparisons it will make."""
+
+    def __init__(self, a: Sequence[Hashable], b: Sequence[Hashable], budget: Budget) -> None:
+        self.budget = budget
+        super().__init__(None, a, b, autojunk=False)
+        # find_longest_match(alo, ahi, ...) visits every position in b of every element of a[alo:ahi]:
+        # the prefix sums of those counts price a search in O(1)
+        self._cost = list(accumulate((len(self.b2j.get(x, ())) + 1 for x in a), initial=0))
+
+    def find_longest_match(self, alo: int = 0, ahi: int | None = None, blo: int = 0,
+                           bhi: int | None = None) -> difflib.Match:
+        ahi = len(self.a) if ahi is None else ahi
+        self.budget.left -= self._cost[ahi] - self._cost[alo]
+        if self.budget.left < 0:
+            raise _OutOfBudget
+        return super().find_longest_match(alo, ahi, blo, bhi)
+
+
+def opcodes(a: Sequence[Hashable], b: Sequence[Hashable], budget: Budget | None = None) -> list[Opcode]:
+    """difflib-style opcodes from `a` to `b`, within `budget` (a fresh one if None)."""
+    budget = Budget() if budget is None else budget
+    if not budget.exhausted:
+        try:
+            return _Bounded(a, b, budget).get_opcodes()
+        except _OutOfBudget:
+            budget.exhausted = True
+    return _cheap_opcodes(a, b)
+
+
+def _cheap_opcodes(a: Sequence[Hashable], b: Sequence[Hashable]) -> list[Opcode]:
+    """A linear-time diff: the common head and tail are equal, the rest is replaced."""
+    n, m = len(a), len(b)
+    head = 0
+    while head < min(n, m) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < min(n, m) - head and a[n - 1 - tail] == b[m - 1 - tail]:
+        tail += 1
+    out: list[Opcode] = []
+    if head:
+        out.append(("equal", 0, head, 0, head))
+    if head < n - tail or head < m - tail:
+        tag = "replace" if head < n - tail and head < m - tail else "delete" if head < n - tail else "insert"
+        out.append((tag, head, n - tail, head, m - tail))
+    if tail:
+        out.append(("equal", n - tail, n, m - tail, m))
+    return out
 
 
 @dataclass(frozen=True)
@@ -34,6 +109,8 @@ class DiffStats:
     added_lines: int
     removed_lines: int
     changed_ratio: float
+    #: False when the diff ran out of its budget and part of it was aligned the cheap way
+    exact: bool = True
 
 
 def tokens(text: str) -> list[str]:
@@ -46,36 +123,68 @@ def sentences(text: str) -> list[str]:
     return [part for part in _SENTENCE_END.split(text) if part]
 
 
-def line_diff(a: str, b: str, version: int = 1, context: int = 3) -> str:
-    """A unified diff from draft `version` to draft `version + 1` ("" when they are equal)."""
-    return "\n".join(difflib.unified_diff(a.splitlines(), b.splitlines(), f"draft {version}",
-                                          f"draft {version + 1}", n=context, lineterm=""))
+def line_diff(a: str, b: str, version: int = 1, context: int = 3, budget: Budget | None = None,
+              names: tuple[str, str] | None = None) -> str:
+    """A unified diff from draft `version` to draft `version + 1` ("" when they are equal); `names`
+    replaces the two "draft N" headers."""
+    la, lb = a.splitlines(), b.splitlines()
+    matcher = difflib.SequenceMatcher(None, (), ())
+    matcher.opcodes = opcodes(la, lb, budget)  # get_grouped_opcodes reads these instead of aligning
+    old, new = names or (f"draft {version}", f"draft {version + 1}")
+    out: list[str] = []
+    for group in matcher.get_grouped_opcodes(context):
+        if not out:
+            out += [f"--- {old}", f"+++ {new}"]
+        first, last = group[0], group[-1]
+        out.append(f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@")
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                out += [" " + line for line in la[i1:i2]]
+                continue
+            out += ["-" + line for line in la[i1:i2]]
+            out += ["+" + line for line in lb[j1:j2]]
+    return "\n".join(out)
 
 
-def word_diff(a: str, b: str) -> list[tuple[str, str]]:
+def _range(start: int, stop: int) -> str:
+    """A unified diff's line range, as difflib writes it."""
+    length = stop - start
+    first = start + 1 if length else start
+    return str(first) if length == 1 else f"{first},{length}"
+
+
+def word_diff(a: str, b: str, budget: Budget | None = None) -> list[tuple[str, str]]:
     """Segments (tag, text) with tag "equal", "delete" or "insert"; the equal and deleted segments
     spell `a`, the equal and inserted ones spell `b`."""
-    la, lb = sentences(a), sentences(b)
+    budget = Budget() if budget is None else budget
     out: list[tuple[str, str]] = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, la, lb, autojunk=False).get_opcodes():
-        old, new = "".join(la[i1:i2]), "".join(lb[j1:j2])
-        if tag == "equal":
-            _append(out, "equal", old)
-        elif tag == "replace":
-            _token_diff(out, old, new)
-        else:
-            _append(out, "delete", old)
-            _append(out, "insert", new)
+    # lines first: a long draft repeats sentences ("the report says 7 things.") far more than lines
+    _aligned(out, a.splitlines(keepends=True), b.splitlines(keepends=True), budget, sentences)
     return out
 
 
-def _token_diff(out: list[tuple[str, str]], a: str, b: str) -> None:
+def _aligned(out: list[tuple[str, str]], la: list[str], lb: list[str], budget: Budget, finer: Any) -> None:
+    """Align `la` with `lb`; replaced runs are aligned again split by `finer` (sentences), then by tokens."""
+    for tag, i1, i2, j1, j2 in opcodes(la, lb, budget):
+        old, new = "".join(la[i1:i2]), "".join(lb[j1:j2])
+        if tag == "equal":
+            _append(out, "equal", old)
+        elif tag == "replace" and finer is not None:
+            _aligned(out, finer(old), finer(new), budget, None)
+        elif tag == "replace":
+            _token_diff(out, old, new, budget)
+        else:
+            _append(out, "delete", old)
+            _append(out, "insert", new)
+
+
+def _token_diff(out: list[tuple[str, str]], a: str, b: str, budget: Budget) -> None:
     ta, tb = tokens(a), tokens(b)
     if len(ta) * len(tb) > _MAX_TOKEN_PRODUCT:
         _append(out, "delete", a)
         _append(out, "insert", b)
         return
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, ta, tb, autojunk=False).get_opcodes():
+    for tag, i1, i2, j1, j2 in opcodes(ta, tb, budget):
         if tag == "equal":
             _append(out, "equal", "".join(ta[i1:i2]))
         else:
@@ -98,25 +207,26 @@ def _append(out: list[tuple[str, str]], tag: str, text: str) -> None:
         out.append((tag, text))
 
 
-def diff_stats(a: str, b: str) -> DiffStats:
+def diff_stats(a: str, b: str, budget: Budget | None = None) -> DiffStats:
     """Lines added and removed, and the share of characters that changed."""
+    budget = Budget() if budget is None else budget
     la, lb = a.splitlines(), b.splitlines()
     added = removed = 0
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, la, lb, autojunk=False).get_opcodes():
+    for tag, i1, i2, j1, j2 in opcodes(la, lb, budget):
         if tag != "equal":
             removed += i2 - i1
             added += j2 - j1
     total = len(a) + len(b)
-    changed = sum(len(text) for tag, text in word_diff(a, b) if tag != "equal")
-    return DiffStats(added, removed, round(changed / total, 4) if total else 0.0)
+    changed = sum(len(text) for tag, text in word_diff(a, b, budget) if tag != "equal")
+    return DiffStats(added, removed, round(changed / total, 4) if total else 0.0, exact=not budget.exhausted)
 
 
-def side_by_side(a: str, b: str) -> list[tuple[str, str, str]]:
+def side_by_side(a: str, b: str, budget: Budget | None = None) -> list[tuple[str, str, str]]:
     """Rows (left line, right line, tag) for a two-column view; tag is "equal", "replace", "delete"
     (left only) or "insert" (right only), and the missing side is ""."""
     la, lb = a.splitlines(), b.splitlines()
     rows: list[tuple[str, str, str]] = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, la, lb, autojunk=False).get_opcodes():
+    for tag, i1, i2, j1, j2 in opcodes(la, lb, budget):
         if tag == "equal":
             rows += [(line, line, "equal") for line in la[i1:i2]]
             continue

@@ -73,3 +73,32 @@ def test_markup_in_every_label_field_is_shown_as_text(name):
     # the badges of a verdict keep their own colour: the payload cannot close one and open another
     bodies = [m.value for m in at.markdown if re.match(r":\w+-badge\[", m.value)]
     assert bodies and all(b.count("-badge[") == 1 for b in bodies), bodies
+
+
+def test_the_cubic_diff_trace_is_drawn_within_its_bound():
+    data, _ = CORPUS["cubic-diff"]
+    at = open_replay()
+    # today's difflib needed tens of CPU seconds here; the bounded diff a small fraction of one
+    seconds = upload(at, "cubic-diff.json", dumps(data))
+    assert not cannot_replay(at)
+    notes = [c.value for c in at.caption if "too costly to align" in c.value]
+    assert notes, "the page says the diff was simplified"
+    assert seconds < 10, seconds
+
+
+def test_a_20000_event_trace_is_paged_and_nothing_is_lost():
+    data, _ = CORPUS["many-events"]
+    assert len(data["events"]) == 20_000
+    at = open_replay()
+    seconds = upload(at, "many-events.json", dumps(data))
+    assert not cannot_replay(at)
+    rounds = [e for e in at.expander if e.label.startswith("Round")]
+    assert 0 < len(rounds) <= 200, len(rounds)
+    assert rounds[-1].label.startswith("Round 4999 ")  # the latest page is shown first
+    assert any(m.value == "#### Final answer" for m in at.markdown)
+    pages = at.selectbox(key="rp_view-page")
+    assert len(pages.options) > 1
+    pages.select_index(0).run()
+    rounds = [e for e in at.expander if e.label.startswith("Round")]
+    assert rounds[0].label.startswith("Round 1 ")
+    assert seconds < 20, seconds

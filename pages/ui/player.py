@@ -26,7 +26,8 @@ from agent_core.scenarios import SCENARIOS
 
 from . import setup_state, text
 from .catalogue import VARIANTS
-from .render import ENDINGS, RunView, draw_run, fresh_area
+from .blocks import final_looks
+from .render import ENDINGS, PAGE_BLOCKS, RunView, draw_run, fresh_area
 from .sidebar import LANGS
 
 P = "rp"
@@ -245,6 +246,7 @@ def player(loaded: Loaded) -> None:
     if state.get(K_LOADED) != loaded.ident:  # another trace: show it whole, not playing
         state[K_LOADED], state[K_PLAYING], state[K_POS] = loaded.ident, False, n
         state.pop(K_SEEK, None)
+        state.pop(f"{VIEW}-page", None)  # a long run opens on its latest page
     if K_SEEK in state:
         state[K_POS] = min(int(state.pop(K_SEEK)), n)
     if n == 0:
@@ -296,6 +298,8 @@ def _play_from(loaded: Loaded, start: int, speed: int) -> None:
     n = len(events)
     progress = st.progress(start / n, text=_where(events, start))
     view = RunView(loaded.config, bound=loaded.bound, key=VIEW, task=loaded.task)
+    # from the middle of a long run: only the last page of what is already played is drawn
+    view.hide_before = len(final_looks(loaded.config, events[:start])) - PAGE_BLOCKS
     view.add_all(events[:start])
     previous = events[start - 1].t if start else 0.0
     due = time.perf_counter()

@@ -22,7 +22,7 @@ import pandas as pd
 import streamlit as st
 
 from agent_core import events as ev
-from agent_core.diffing import diff_stats, line_diff
+from agent_core.diffing import Budget, diff_stats, line_diff
 
 from . import graphs, text
 from .blocks import Block, Blocks, final_looks
@@ -46,6 +46,19 @@ STEP_ICONS = {"pending": ":material/schedule:", "running": ":material/play_circl
 STATE_ICONS = {"running": ":material/progress_activity:", "complete": ":material/check:", "error": ":material/error:"}
 TOOL_OUTPUT_CHARS = 1500
 STEP_RESULT_CHARS = 800
+#: A redraw draws this many blocks at most (a page); the others are counted but not drawn, so a
+#: 20,000-event trace redraws in the time of a short one. The latest page is shown first.
+PAGE_BLOCKS = 100
+WORDS = {
+    "en": {"page": "Steps shown", "page_of": "blocks {first}–{last} of {n}",
+           "page_help": "A long run is drawn one page of blocks at a time; counters, graph and table count all of it, "
+                        "and the downloads hold every event.",
+           "rough": "This diff was too costly to align word by word (the drafts repeat the same text many times), "
+                    "so part of it is shown as one replaced block."},
+    "zh": {"page": "显示的步骤", "page_of": "第 {first}–{last} 块，共 {n} 块",
+           "page_help": "长运行按页绘制；计数、图和表格统计全部内容，下载文件包含每个事件。",
+           "rough": "两版草稿重复内容过多，逐词对齐代价过高，部分改动以整段替换显示。"},
+}
 
 
 #: the shortest time between two paints of streamed text, in seconds
@@ -90,6 +103,11 @@ class RunView:
         self._counters = st.empty()
         self._graph = st.empty()
         self._side = st.empty()
+        #: blocks drawn on redraw (a page of them); the others only count. `hide_before` (live views)
+        #: leaves blocks below that index undrawn: Play starts a long run from its middle that way.
+        self.window = self._page() if looks is not None else None
+        self.hide_before = 0
+        self._rough = Budget()  # one diff budget shared by every undrawn draft
         self._flow = st.container(key=f"{key}-flow")
         self._end = st.container(key=f"{key}-end")
         if self.live:
@@ -111,7 +129,10 @@ class RunView:
             if opened:
                 self._sync(self.blocks.items[opened - 1])
             self._create(self.blocks.items[-1])
-        getattr(self, "_on_" + event.kind)(event, block)
+        if block is not None and block.box is None:
+            self._count(event, block)  # a block off the page: its numbers count, nothing is drawn
+        else:
+            getattr(self, "_on_" + event.kind)(event, block)
         self.blocks.note(event, block)
         if self.live:
             if block is not None:
@@ -128,7 +149,8 @@ class RunView:
     def close(self) -> None:
         """Finish the drawing: settle the last block, unfinished tools, counters, graph, side table."""
         if self.blocks.current is not None:
-            self._cut_stream(self.blocks.current)
+            if self.blocks.current.box is not None:
+                self._cut_stream(self.blocks.current)
             self.blocks.settle(self.blocks.current)
             self._sync(self.blocks.current)
         for slot, call in self.tool_slots.values():
@@ -143,6 +165,8 @@ class RunView:
 
     # --- blocks -----------------------------------------------------------------------------------
     def _create(self, block: Block) -> None:
+        if block.index < self.hide_before or (self.window is not None and block.index not in self.window):
+            return  # off the page: block.box stays None
         if self.live:
             block.box = self._flow.status(block.label, expanded=True, state="running")
             self.shown[block.index] = (block.label, "running")
@@ -153,7 +177,7 @@ class RunView:
     def _sync(self, block: Block) -> None:
         """Show a live block's current label and state, if they changed."""
         look = (block.label, block.state)
-        if self.live and self.shown.get(block.index) != look:
+        if self.live and block.box is not None and self.shown.get(block.index) != look:
             block.box.update(label=look[0], state=look[1], expanded=True)
             self.shown[block.index] = look
 
@@ -271,11 +295,8 @@ class RunView:
     def _on_draft(self, e: ev.Draft, block: Block) -> None:
         earlier = [v for v in self.drafts if v < e.version]
         previous = self.drafts[max(earlier)] if earlier else None
-        self.drafts[e.version] = e.text
-        stats = diff_stats(previous, e.text) if previous is not None else None
-        self.draft_rows.append({"draft": e.version, "lines": len(e.text.splitlines()), "characters": len(e.text),
-                                "changed": f"{stats.changed_ratio:.0%}" if stats else "—", "verdict": ""})
-        self._side_dirty = True
+        budget = Budget()  # one cost bound for all this draft's diffs (agent_core.diffing)
+        stats = self._draft_row(e, previous, budget)
         with block.box.container(key=f"{self.key}-draft-{e.version}"):
             row = st.container(horizontal=True, vertical_alignment="center", gap="small")
             row.badge(f"Draft {e.version}", color="blue", icon=":material/description:")
@@ -286,9 +307,20 @@ class RunView:
                 self._text_block(e.text)
                 return
             with st.container(key=f"{self.key}-diff-{e.version}"):
-                self._diff(previous, e.text, max(earlier), e.version)
+                self._diff(previous, e.text, max(earlier), e.version, budget)
 
-    def _diff(self, old: str, new: str, v_old: int, v_new: int) -> None:
+    def _draft_row(self, e: ev.Draft, previous: str | None, budget: Budget) -> Any:
+        """Keep the draft and its row in the side table; its diff stats (None for a first draft)."""
+        self.drafts[e.version] = e.text
+        stats = diff_stats(previous, e.text, budget) if previous is not None else None
+        changed = f"{'' if stats.exact else '~'}{stats.changed_ratio:.0%}" if stats else "—"
+        self.draft_rows.append({"draft": e.version, "lines": len(e.text.splitlines()), "characters": len(e.text),
+                                "changed": changed, "verdict": ""})
+        self._side_dirty = True
+        return stats
+
+    def _diff(self, old: str, new: str, v_old: int, v_new: int, budget: Budget | None = None) -> None:
+        budget = Budget() if budget is None else budget
         labels = ["Changes · words", "Changes · lines", f"Draft {v_new}"]
         words, lines, full = st.tabs(labels, default=labels[1] if self.code else labels[0])
         with words:
@@ -296,13 +328,15 @@ class RunView:
                 left, right = st.columns(2, gap="medium")
                 left.caption(f"Draft {v_old}")
                 right.caption(f"Draft {v_new}")
-                old_md, new_md = text.word_diff_sides(old, new)
+                old_md, new_md = text.word_diff_sides(old, new, budget)
                 left.markdown(old_md)
                 right.markdown(new_md)
             else:
-                st.markdown(text.word_diff_inline(old, new))
+                st.markdown(text.word_diff_inline(old, new, budget))
         with lines:
-            st.code(line_diff(old, new, v_old) or "(no line changed)", language="diff")
+            st.code(line_diff(old, new, v_old, budget=budget) or "(no line changed)", language="diff")
+        if budget.exhausted:
+            st.caption(f":material/speed: {self._words()['rough']}")
         with full:
             self._text_block(new)
 
@@ -314,6 +348,8 @@ class RunView:
 
     def _on_limit_reached(self, e: ev.LimitReached, block: Block | None) -> None:
         target = self._end if block is None else block.box
+        if target is None:
+            return
         target.warning(f"**Limit reached · {text.inline(e.limit)} = {e.value}** · {text.escape(e.message)}",
                        icon=":material/block:")
 
@@ -337,7 +373,7 @@ class RunView:
 
     def _on_run_failed(self, e: ev.RunFailed, block: Block | None) -> None:
         message = f"**{text.inline(e.error_type)}** · {text.escape(e.message)}"
-        if block is not None:
+        if block is not None and block.box is not None:
             self._cut_stream(block)
             block.box.error(message, icon=":material/error:")
         self._end.error(f"**The run failed.** {message}  \nEverything recorded until then is kept above and "
@@ -352,6 +388,54 @@ class RunView:
             row.badge(f"Ended · {label}", color=color, icon=":material/flag:")
             row.caption(f"{line} {e.llm_calls} LLM call{'s' if e.llm_calls != 1 else ''} · {e.total_tokens:,} tokens · "
                         f"{e.elapsed_ms / 1000:.1f} s")
+
+    # --- long runs: pages of blocks ----------------------------------------------------------------
+    def _words(self) -> dict[str, str]:
+        return WORDS["zh" if self.config.get("lang") == "zh" else "en"]
+
+    def _page(self) -> range | None:
+        """The blocks this redraw draws: all of them, or the page picked (the latest one at first)."""
+        n = len(self.looks or ())
+        if n <= PAGE_BLOCKS:
+            return None
+        pages = -(-n // PAGE_BLOCKS)
+        state, key = st.session_state, f"{self.key}-page"
+        if state.get(key) not in range(pages):
+            state[key] = pages - 1
+        w = self._words()
+        page = st.selectbox(w["page"], range(pages), key=key, help=w["page_help"], persist_state="session",
+                            format_func=lambda p: w[
+            "page_of"].format(first=p * PAGE_BLOCKS + 1, last=min(n, (p + 1) * PAGE_BLOCKS), n=n))
+        return range(page * PAGE_BLOCKS, (page + 1) * PAGE_BLOCKS)
+
+    def _count(self, e: ev.Event, block: Block) -> None:
+        """What an event off the page adds to the counters, the graph and the side table."""
+        if isinstance(e, ev.Token):
+            block.streamed += e.text
+        elif isinstance(e, ev.LlmCall):
+            self.calls += 1
+            self.tokens += e.prompt_tokens + e.completion_tokens
+            self.estimated |= e.usage_estimated
+            self.raw[e.role], block.streamed = block.streamed, ""
+        elif isinstance(e, ev.ToolResult):
+            row = self.tool_rows.setdefault(e.name, [0, 0])
+            row[0] += 1
+            row[1] += int(e.is_error)
+            self._side_dirty = True
+        elif isinstance(e, ev.PlanEvent):
+            self.plan = [dict(s) for s in e.steps]
+            self._side_dirty = True
+        elif isinstance(e, (ev.StepStarted, ev.StepFinished)):
+            self._set_status(e.step_id, "running" if isinstance(e, ev.StepStarted) else e.status)
+        elif isinstance(e, ev.VerdictEvent):
+            self.n += 1
+            if self.draft_rows and e.role == "critic":
+                self.draft_rows[-1]["verdict"] = e.verdict
+        elif isinstance(e, ev.Draft):
+            earlier = [v for v in self.drafts if v < e.version]
+            self._draft_row(e, self.drafts[max(earlier)] if earlier else None, self._rough)
+        elif isinstance(e, ev.RunFailed):
+            self._on_run_failed(e, block)  # the ending's message is drawn whatever the page
 
     # --- live panels ------------------------------------------------------------------------------
     def _set_status(self, step_id: int, status: str) -> None:

@@ -11,7 +11,7 @@ import json
 import re
 from typing import Any
 
-from agent_core.diffing import word_diff
+from agent_core.diffing import Budget, word_diff
 
 # Every ASCII punctuation mark Streamlit's markdown could read as syntax (CommonMark lets any of
 # them be backslash-escaped), plus ":" for emoji shortcodes and colour directives.
@@ -90,14 +90,14 @@ def _edges_kept(text: str) -> str:
     return NBSP * head + core + NBSP * tail
 
 
-def word_diff_inline(old: str, new: str) -> str:
+def word_diff_inline(old: str, new: str, budget: Budget | None = None) -> str:
     """Both drafts in one text: deletions on red, insertions on green."""
-    return "".join(_mark(tag, text) for tag, text in word_diff(old, new))
+    return "".join(_mark(tag, text) for tag, text in word_diff(old, new, budget))
 
 
-def word_diff_sides(old: str, new: str) -> tuple[str, str]:
+def word_diff_sides(old: str, new: str, budget: Budget | None = None) -> tuple[str, str]:
     """The old draft with its deletions on red, and the new one with its insertions on green."""
-    segments = word_diff(old, new)
+    segments = word_diff(old, new, budget)
     left = "".join(_mark(tag, text) for tag, text in segments if tag != "insert")
     right = "".join(_mark(tag, text) for tag, text in segments if tag != "delete")
     return left, right
