@@ -104,7 +104,7 @@ class OpenAICompatibleModel:
         import httpx2
 
         started = time.perf_counter()
-        response = self._open(self._body(request, extra))
+        response = self._open(self._body(request, extra), self._call_timeout(request))
         chunks = _Assembler()
         try:
             if response.headers.get("content-type", "").lower().startswith("application/json"):
@@ -123,6 +123,8 @@ class OpenAICompatibleModel:
                         text = chunks.feed(self._event(json.loads(data), chunks))
                         if text:
                             yield text
+                if chunks.count:
+                    self._check_complete(chunks)
         except (httpx2.HTTPError, ValueError) as err:
             if not chunks.done:  # a bad tail after [DONE] costs the connection, not the answer
                 raise self._midstream_error(err, chunks) from None
@@ -147,19 +149,50 @@ class OpenAICompatibleModel:
         temperature = request.temperature if request.temperature is not None else self.temperature
         if temperature is not None:
             body["temperature"] = temperature
+        if request.max_tokens:
+            # `max_tokens` rather than the newer `max_completion_tokens`: every compatible server
+            # (llama.cpp, Ollama, vLLM, DashScope, DeepSeek) reads this one.
+            body["max_tokens"] = request.max_tokens
         body.update(extra)
         return body
 
-    def _open(self, body: dict[str, Any]) -> Any:
+    def _call_timeout(self, request: ChatRequest) -> float | None:
+        """The read timeout of one call: the model's own, never more than the run's time left."""
+        if request.timeout is None:
+            return self.timeout
+        left = max(request.timeout, 0.05)  # 0 would mean "no timeout" to some transports
+        return left if self.timeout is None else min(self.timeout, left)
+
+    def _check_complete(self, chunks: _Assembler) -> None:
+        """A stream is whole only with a finish reason, or [DONE] after complete tool calls.
+
+        A server or proxy that closes the connection cleanly part-way raises no transport error:
+        only the missing end tells, so a reply like that is a cut stream, never an answer.
+        """
+        if chunks.finish is not None or (chunks.done and chunks.calls_complete()):
+            return
+        where, partial = self.base_url, chunks.text
+        kept = f"{len(partial)} characters kept" if partial else "no text received"
+        if not chunks.calls_complete():
+            raise self._error(StreamCutError, f"the stream from {where} ended in the middle of a tool call (its "
+                              f"arguments are not complete JSON, and no finish reason came; {kept}); try again.",
+                              partial)
+        raise self._error(StreamCutError, f"the stream from {where} ended without a finish reason or [DONE] "
+                          f"({kept}): the server or a proxy closed it part-way; try again.", partial)
+
+    def _open(self, body: dict[str, Any], timeout: float | None = None) -> Any:
         """POST the request through the SDK (retries, timeouts, status errors); return the open response."""
         import httpx2
         import openai
 
+        options: dict[str, Any] = {"security": {"bearer_auth": True}}
+        if timeout != self.timeout:
+            options["timeout"] = timeout
         try:
             # cast_to=httpx2.Response: the SDK hands back the raw streaming response once the
             # status is known, and we read the SSE ourselves.
             return self._client.post("/chat/completions", body=body, cast_to=httpx2.Response, stream=True,
-                                     options={"security": {"bearer_auth": True}})
+                                     options=options)
         except openai.APIStatusError as err:
             raise self._status_error(err) from None
         except openai.APITimeoutError:
@@ -284,6 +317,23 @@ class _Assembler:
     @property
     def text(self) -> str:
         return "".join(self._text)
+
+    @property
+    def finish(self) -> str | None:
+        return self._finish
+
+    def calls_complete(self) -> bool:
+        """Every tool call streamed so far has a name and arguments that parse as JSON."""
+        for call in self._calls:
+            if not call.name and not call.arguments:
+                continue
+            try:
+                json.loads("".join(call.arguments) or "{}")
+            except ValueError:
+                return False
+            if not call.name:
+                return False
+        return True
 
     def feed(self, chunk: Any) -> str:
         """Take one chunk (or a whole non-streamed completion); return its new text."""

@@ -49,7 +49,11 @@ class Reply:
     `usage`: True sends counts the server makes up, a (prompt, completion) pair sends those, False
     sends none. Usage goes out only when the request asks for it (`stream_options.include_usage`).
     Faults: `cut_after` closes the socket after that many chunks; `bad_json_at` sends a line of
-    non-JSON in place of that chunk. `delay` waits before the first byte, `chunk_delay` between chunks.
+    non-JSON in place of that chunk; `end_after` ends the body cleanly after that many chunks (a
+    proper end of the chunked body, no transport error) with no finish reason and no [DONE], as a
+    crashed worker behind a proxy does; `no_done` leaves out [DONE] and `no_finish` the finish
+    reason. `delay` waits before the first byte, `chunk_delay` between chunks. Chunks are counted
+    from the opening role chunk: `end_after=3` sends the role chunk and two content chunks.
     """
 
     text: str = ""
@@ -65,6 +69,9 @@ class Reply:
     chunk_delay: float = 0.0
     cut_after: int | None = None
     bad_json_at: int | None = None
+    end_after: int | None = None
+    no_done: bool = False
+    no_finish: bool = False
 
 
 @dataclass(frozen=True)
@@ -311,12 +318,17 @@ class _Handler(BaseHTTPRequestHandler):
             if reply.cut_after is not None and n >= reply.cut_after:
                 self._cut()
                 return
+            if reply.end_after is not None and n >= reply.end_after:
+                self._write_chunk(b"")  # the body ends here, cleanly: only the missing end tells
+                self.close_connection = True
+                return
             if n:
                 fake._sleep(reply.chunk_delay)
             # Raw UTF-8 like most servers send (not \u escapes): CJK text and U+2028 travel unescaped.
             data = "{not json" if n == reply.bad_json_at else json.dumps(event, ensure_ascii=False)
             self._write_chunk(f"data: {data}\n\n".encode())
-        self._write_chunk(b"data: [DONE]\n\n")
+        if not reply.no_done:
+            self._write_chunk(b"data: [DONE]\n\n")
         self._write_chunk(b"")
 
     def _fail(self, fail: Fail) -> None:
@@ -439,7 +451,8 @@ def _sse_chunks(reply: Reply, model: str, usage: dict[str, int] | None) -> Itera
         yield chunk({"content": piece})
     for delta in _tool_deltas(reply):
         yield chunk({"tool_calls": [delta]})
-    yield chunk({}, reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop"))
+    if not reply.no_finish:
+        yield chunk({}, reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop"))
     if usage is not None:
         yield {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": created, "model": model,
                "choices": [], "usage": usage}

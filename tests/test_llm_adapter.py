@@ -346,3 +346,62 @@ def test_importing_the_core_loads_neither_the_sdk_nor_streamlit():
     code = ("import sys, agent_core.llm, agent_core.settings; "
             "assert 'openai' not in sys.modules and 'streamlit' not in sys.modules, sorted(sys.modules)")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=str(llm.__file__).rsplit("/agent_core/", 1)[0])
+
+
+# -- bounded calls and honest stream ends (issue 13) ---------------------------------------------
+
+
+def test_the_output_cap_goes_out_as_max_tokens_and_no_cap_sends_none(fake_openai):
+    model = make_model(fake_openai)
+    run(model, ChatRequest((user("hi"),), max_tokens=64))
+    assert fake_openai.bodies[-1]["max_tokens"] == 64
+    run(model, ChatRequest((user("hi"),)))
+    assert "max_tokens" not in fake_openai.bodies[-1]
+
+
+def test_a_reply_cut_at_the_cap_says_so_in_its_finish_reason(fake_openai):
+    fake_openai.push(Reply("The first half of a long", chunks=3, finish_reason="length"))
+    _, done = run(make_model(fake_openai), ChatRequest((user("hi"),), max_tokens=6))
+    assert done.finish_reason == "length" and done.text == "The first half of a long"
+
+
+def test_a_stream_closed_cleanly_after_two_chunks_is_a_stream_cut_not_an_answer(fake_openai):
+    # role chunk + two content chunks, then a clean end of the body: no finish reason, no [DONE]
+    fake_openai.push(Reply("Partial answer that never reaches its final word.", chunks=4, end_after=3))
+    seen: list[str] = []
+    with pytest.raises(StreamCutError, match="without a finish reason or \\[DONE\\]") as caught:
+        for item in make_model(fake_openai).stream(REQUEST):
+            seen.append(item)
+    assert caught.value.partial_text == "".join(seen) == "Partial answer that never"
+    assert caught.value.code == "stream_cut"
+
+
+def test_a_finish_reason_without_done_or_done_without_a_finish_reason_is_a_whole_reply(fake_openai):
+    fake_openai.push(Reply("ok then", no_done=True), Reply("ok again", no_finish=True))
+    model = make_model(fake_openai)
+    assert run(model)[1].text == "ok then"
+    assert run(model)[1].text == "ok again"
+
+
+def test_a_stream_that_ends_in_the_middle_of_a_tool_call_is_a_stream_cut(fake_openai):
+    # role chunk, the call's head, two of four argument fragments; then the body ends cleanly
+    fake_openai.push(Reply("", (FakeCall("get_weather", '{"city": "Paris"}'),), chunks=4, end_after=4))
+    with pytest.raises(StreamCutError, match="middle of a tool call"):
+        run(make_model(fake_openai))
+
+
+def test_done_after_half_a_tool_call_with_no_finish_reason_is_a_stream_cut(fake_openai):
+    head = {"index": 0, "id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": '{"ci'}}
+    chunk = {"id": "x", "object": "chat.completion.chunk", "model": "m",
+             "choices": [{"index": 0, "delta": {"tool_calls": [head]}, "finish_reason": None}]}
+    fake_openai.push(Raw(f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n".encode()))
+    with pytest.raises(StreamCutError, match="middle of a tool call"):
+        run(make_model(fake_openai))
+
+
+def test_the_runs_time_left_lowers_the_read_timeout(fake_openai):
+    fake_openai.push(Reply("too late", delay=3))
+    started = time.perf_counter()
+    with pytest.raises(EndpointTimeoutError):
+        run(make_model(fake_openai, timeout=30), ChatRequest((user("hi"),), timeout=0.3))
+    assert time.perf_counter() - started < 1.5

@@ -111,6 +111,7 @@ class OfflineModel:
         started = time.perf_counter()
         call = Call(request)
         reply = self._script_for(request)(call) or _SCRIPTS["generic"](call)
+        reply, cut = _capped(reply, request.max_tokens)
         if self.first_token_s:
             time.sleep(self.first_token_s)
         delay = 1.0 / self.tokens_per_second if self.tokens_per_second else 0.0
@@ -124,7 +125,7 @@ class OfflineModel:
                       estimate_tokens(reply.text) + sum(estimate_tokens(a) for _, a in reply.tool_calls),
                       estimated=True)
         yield Completion(reply.text, calls, usage, self.name, (time.perf_counter() - started) * 1000,
-                         "tool_calls" if calls else "stop")
+                         "length" if cut else "tool_calls" if calls else "stop")
 
     @staticmethod
     def _script_for(request: ChatRequest) -> Script:
@@ -140,6 +141,20 @@ class OfflineModel:
         if scenario in SCENARIOS and pattern and SCENARIOS[scenario].pattern != pattern:
             scenario = None
         return _SCRIPTS.get(scenario or "", _SCRIPTS["generic"])
+
+
+def _capped(reply: Reply, max_tokens: int | None) -> tuple[Reply, bool]:
+    """The reply as a server honouring `max_tokens` sends it: cut at the cap (tool calls, which
+    come after the text, are then lost), and whether it was cut."""
+    size = estimate_tokens(reply.text) + sum(estimate_tokens(a) for _, a in reply.tool_calls)
+    if not max_tokens or size <= max_tokens:
+        return reply, False
+    kept = ""
+    for piece in _chunks(reply.text):
+        if estimate_tokens(kept + piece) > max_tokens:
+            break
+        kept += piece
+    return Reply(kept), True
 
 
 _PIECE = re.compile(r"\s*\S+|\s+")
