@@ -133,10 +133,31 @@ _ENTITY = re.compile(r"&(?=#?\w+;)")
 _FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 
 
+#: The link schemes a handout keeps; every other link from data (javascript:, data:, vbscript:,
+#: relative paths) is turned into plain text.
+SAFE_LINK = re.compile(r"(?:https?://|mailto:)", re.IGNORECASE)
+# `](` opening an inline link's destination, and `[label]:` opening a reference definition (at the
+# start of a line); the group is what follows, up to the end of the line.
+_LINK_OPEN = re.compile(r"\](?=([ \t]*\()([^\n]*))")
+_DEFINITION = re.compile(r"^( {0,3})\[([^\]\n]*\]:)([^\n]*)", re.MULTILINE)
+
+
 def escape(text: str) -> str:
-    """Inline text with no markup that could become HTML, or fetch a remote image."""
+    """Inline text with no markup that could become HTML, fetch a remote image, or link anywhere but
+    http, https or mailto."""
     text = _ENTITY.sub("&amp;", text).replace("<", "&lt;").replace(">", "&gt;")
-    return text.replace("![", "!\\[")
+    text = text.replace("![", "!\\[")
+    return _DEFINITION.sub(_safe_definition, _LINK_OPEN.sub(_safe_link, text))
+
+
+def _safe_link(m: re.Match[str]) -> str:
+    # an escaped `]` cannot close a link label, so the `(...)` after it stays text
+    return "]" if SAFE_LINK.match(m.group(2).lstrip(" \t").removeprefix("&lt;")) else "\\]"
+
+
+def _safe_definition(m: re.Match[str]) -> str:
+    kept = SAFE_LINK.match(m.group(3).strip(" \t").removeprefix("&lt;"))
+    return m.group(0) if kept else f"{m.group(1)}\\[{m.group(2)}{m.group(3)}"
 
 
 def cell(text: Any) -> str:

@@ -278,3 +278,35 @@ def test_fences_are_longer_than_any_backtick_run_inside(text):
     block = fence(text)
     opening = block.split("\n", 1)[0].rstrip("text")
     assert block.endswith("\n" + opening) and all(len(run) < len(opening) for run in re.findall(r"`+", text))
+
+
+# --- links and images from model text (issue 17) ----------------------------------------------------
+
+HOSTILE_LINKS = ("[click](javascript:alert(1)) [a [nested] label](JaVaScRiPt:alert(2)) [d](data:text/html,x) "
+                 "[spaced] (javascript:alert(3)) [angle](<javascript:alert(4)>) ![img](https://attacker.invalid/i.png) "
+                 "<a href=\"javascript:alert(5)\">raw</a> [ok](https://example.com/ok) [mail](mailto:a@example.com)\n\n"
+                 "[ref]: javascript:alert(6)\n[ref2]:\n  javascript:alert(7)\n\n[use][ref] [use2][ref2]")
+
+
+def _hostile_report() -> str:
+    events = [ev.RunStarted(pattern="react", task=HOSTILE_LINKS), ev.Thought(t=0.1, step=1, text=HOSTILE_LINKS),
+              ev.VerdictEvent(t=0.2, step=1, role="judge", verdict="REVISE", feedback=HOSTILE_LINKS),
+              ev.FinalAnswer(t=0.3, text=HOSTILE_LINKS), ev.RunFinished(t=0.3)]
+    return markdown_report({"pattern": "react"}, events)
+
+
+def test_a_report_keeps_only_http_https_and_mailto_links():
+    md = _hostile_report()
+    assert not re.search(r"(?<!\\)\][ \t]*\((?!https?://|mailto:)", md), "a link to anywhere else is text"
+    assert "![img]" not in md
+    assert "[ok](https://example.com/ok)" in md and "[mail](mailto:a@example.com)" in md
+    assert "\n> [ref]: javascript" not in md and "<a href" not in md
+
+
+def test_the_report_rendered_by_python_markdown_links_nowhere_else():
+    markdown = pytest.importorskip("markdown", reason="Python-Markdown (requirements-dev.txt) renders the report")
+    html = markdown.markdown(_hostile_report(), extensions=["tables", "fenced_code"])
+    hrefs = re.findall(r"""<a [^>]*href=["']([^"']*)""", html)
+    assert hrefs and all(h.startswith(("https://", "http://", "mailto:")) for h in hrefs), hrefs
+    assert "<img" not in html and "javascript:alert" not in "".join(hrefs)
+    assert "https://example.com/ok" in hrefs
