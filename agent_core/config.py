@@ -1,7 +1,8 @@
 """Run configuration: the pattern, its limits and toggles, prompts and language — all serialisable.
 
 Models are not part of the config (they hold clients and keys); a trace records only their names.
-`LIMITS` gives every numeric limit its range, so the UI and CLI can refuse values outside it.
+`LIMITS` gives every numeric limit its range, so the UI and CLI can refuse values outside it; the
+patterns, their limits and which options each reads come from the registry (patterns/registry.py).
 """
 
 from __future__ import annotations
@@ -12,41 +13,42 @@ from typing import Any
 
 from .errors import ConfigError
 
-PATTERNS = ("react", "plan-execute", "reflection")
 
 
 @dataclass(frozen=True)
 class Limit:
+    """A numeric limit, its range and who has it; `label` and `help_zh` are what a person reads."""
+
     name: str
     low: int
     high: int
     patterns: tuple[str, ...]
     help: str
+    label: tuple[str, str] = ("", "")
+    help_zh: str = ""
 
 
-LIMITS: dict[str, Limit] = {lim.name: lim for lim in (
-    Limit("max_rounds", 1, 30, ("react",), "ReAct rounds before one forced final answer with tools disabled"),
-    Limit("max_reflection_rounds", 0, 5, ("react",), "judge evaluations of a final answer (0 = advisor off)"),
-    Limit("memory_window", 2, 200, ("react",), "messages kept from earlier turns in multi-turn use"),
-    Limit("max_plan_steps", 1, 12, ("plan-execute",), "steps kept from a plan (longer plans are cut)"),
-    Limit("max_step_rounds", 1, 8, ("plan-execute",), "tool-loop rounds per step; the last one has tools disabled"),
-    Limit("max_step_retries", 0, 3, ("plan-execute",), "RETRY re-runs of one step before its result is accepted"),
-    Limit("max_replans", 0, 5, ("plan-execute",), "REPLANs before the run skips to synthesis"),
-    Limit("max_iterations", 1, 8, ("reflection",), "critique rounds (each may be followed by a refinement)"),
-    Limit("max_llm_calls", 0, 500, PATTERNS, "run-wide budget of LLM calls (0 = only the pattern's bound)"),
-    Limit("max_total_tokens", 0, 2_000_000, PATTERNS, "run-wide budget of tokens (0 = unlimited)"),
+#: Run-wide limits every pattern has; each pattern's own limits come from its spec (patterns/registry.py).
+SHARED_LIMITS: tuple[Limit, ...] = (
+    Limit("max_llm_calls", 0, 500, (), "run-wide budget of LLM calls (0 = only the pattern's bound)",
+          ("Budget · LLM calls", "预算 · 大模型调用次数"), "整次运行的大模型调用预算（0 = 只受模式自身上限约束）"),
+    Limit("max_total_tokens", 0, 2_000_000, (), "run-wide budget of tokens (0 = unlimited)",
+          ("Budget · tokens", "预算 · token 数"), "整次运行的 token 预算（0 = 不限）"),
     # A bound on every call: without one a small local model can stream for minutes (issue 13).
-    Limit("max_output_tokens", 0, 32_768, PATTERNS,
-          "most tokens one reply may have, sent as the request's max_tokens (0 = not sent)"),
-    Limit("max_seconds", 0, 86_400, PATTERNS, "run-wide wall-clock limit in seconds (0 = off)"),
-)}
+    Limit("max_output_tokens", 0, 32_768, (),
+          "most tokens one reply may have, sent as the request's max_tokens (0 = not sent)",
+          ("Max tokens per reply", "单次回复 token 上限"), "单次回复最多的 token 数，作为请求的 max_tokens 发送（0 = 不发送）"),
+    Limit("max_seconds", 0, 86_400, (), "run-wide wall-clock limit in seconds (0 = off)",
+          ("Time limit · seconds", "时间上限 · 秒"), "整次运行的时间上限，单位秒（0 = 关闭）"),
+)
 
 
 @dataclass(frozen=True)
 class RunConfig:
     """Everything that shapes a run except the models. Fields a pattern does not use are ignored by it."""
 
-    pattern: str = "react"
+    #: "" means the registry's first pattern
+    pattern: str = ""
     lang: str = "en"
     scenario: str | None = None
     tools: tuple[str, ...] = ()
@@ -57,7 +59,6 @@ class RunConfig:
     max_rounds: int = 8
     max_reflection_rounds: int = 0
     text_protocol: bool = False
-    memory_window: int = 20
     observation_check: bool = False
 
     # Plan-and-Execute
@@ -90,6 +91,8 @@ class RunConfig:
     temperature: float | None = None
 
     def __post_init__(self) -> None:
+        if not self.pattern:
+            object.__setattr__(self, "pattern", PATTERNS[0])
         if self.pattern not in PATTERNS:
             raise ConfigError(f"unknown pattern {self.pattern!r}; choose one of {', '.join(PATTERNS)}")
         if self.lang not in ("en", "zh"):
@@ -144,17 +147,34 @@ def _check_role_caps(caps: Any) -> None:
                               f"{lim.high}, got {value!r}")
 
 
-_PATTERN_ONLY_FIELDS: dict[str, tuple[str, ...]] = {
-    "max_rounds": ("react",), "max_reflection_rounds": ("react",), "text_protocol": ("react",),
-    "memory_window": ("react",), "observation_check": ("react",),
-    "reflector": ("plan-execute",), "max_plan_steps": ("plan-execute",), "max_step_rounds": ("plan-execute",),
-    "max_step_retries": ("plan-execute",), "max_replans": ("plan-execute",),
-    "goal_aware_executor": ("plan-execute",), "rule_precheck": ("plan-execute",),
-    "selective_reflection": ("plan-execute",),
-    "max_iterations": ("reflection",), "criteria": ("reflection",), "use_trajectory": ("reflection",),
-    "test_evaluator": ("reflection",), "tests": ("reflection",), "graph_style": ("reflection",),
-    "code_task": ("reflection",),
+# The pattern modules import RunConfig, so the registry is read once RunConfig exists.
+from .patterns import registry as _registry  # noqa: E402
+
+#: Every pattern, in display order (from the registry).
+PATTERNS: tuple[str, ...] = _registry.names()
+#: Every numeric limit: each pattern's own, then the run-wide ones.
+LIMITS: dict[str, Limit] = {
+    **{name: Limit(name, lim.low, lim.high, pats, lim.help.en, (lim.label.en, lim.label.zh), lim.help.zh)
+       for name, (lim, pats) in _registry.limits().items()},
+    **{lim.name: dataclasses.replace(lim, patterns=PATTERNS) for lim in SHARED_LIMITS},
 }
+#: Options only some patterns read (left out of other patterns' traces).
+_PATTERN_ONLY_FIELDS: dict[str, tuple[str, ...]] = {}
+for _spec in _registry.specs().values():
+    for _name in _spec.options():
+        _PATTERN_ONLY_FIELDS[_name] = (*_PATTERN_ONLY_FIELDS.get(_name, ()), _spec.name)
+
+
+def validate(config: RunConfig) -> None:
+    """Check a config as a run would, before any model is called: its ranges (checked on construction),
+    its prompts' placeholders, and what its pattern needs (e.g. parseable unit tests); raises a typed
+    AgentError (ConfigError, TemplateError) naming the problem."""
+    from .prompts import check_overrides
+
+    check_overrides(config.pattern, config.lang, config.prompts)
+    check = getattr(_registry.get(config.pattern), "check", None)
+    if check is not None:
+        check(config)
 
 
 def for_scenario(scenario_id: str, lang: str = "en", **overrides: Any) -> tuple[RunConfig, str]:

@@ -8,22 +8,13 @@ from dataclasses import dataclass, field
 from . import events as ev
 from .config import RunConfig
 from .models import ChatModel, ModelRouter
+from .patterns import registry
 from .tools import ToolRegistry
-
-
-def _pattern(name: str):  # noqa: ANN202 - returns a module
-    if name == "react":
-        from .patterns import react as mod
-    elif name == "plan-execute":
-        from .patterns import plan_execute as mod
-    else:
-        from .patterns import reflection as mod
-    return mod
 
 
 def call_bound(config: RunConfig) -> int:
     """The most LLM calls a run with this config can make (the budget may lower it)."""
-    bound = _pattern(config.pattern).call_bound(config)
+    bound = registry.get(config.pattern).call_bound(config)
     return min(bound, config.max_llm_calls) if config.max_llm_calls else bound
 
 
@@ -43,7 +34,7 @@ def stream(task: str, config: RunConfig, models: ModelRouter | ChatModel,
 
     check_overrides(config.pattern, config.lang, config.prompts)
     router = models if isinstance(models, ModelRouter) else ModelRouter(models)
-    return _pattern(config.pattern).stream(task, config, router, tools if tools is not None else default_tools(config))
+    return registry.get(config.pattern).stream(task, config, router, tools if tools is not None else default_tools(config))
 
 
 @dataclass

@@ -118,16 +118,13 @@ class PromptSet:
 
 
 def specs_for(pattern: str) -> dict[str, PromptSpec]:
-    """Every prompt of a pattern, keyed by prompt key."""
-    if pattern == "react":
-        from .react import PROMPTS
-    elif pattern == "plan-execute":
-        from .plan_execute import PROMPTS
-    elif pattern == "reflection":
-        from .reflection import PROMPTS
-    else:
+    """Every prompt of a pattern, keyed by prompt key (from the pattern's spec)."""
+    from ..patterns import registry
+
+    spec = registry.specs().get(pattern)
+    if spec is None:
         raise TemplateError(f"unknown pattern {pattern!r}")
-    return {p.key: p for p in PROMPTS}
+    return {p.key: p for p in spec.prompts}
 
 
 def check_overrides(pattern: str, lang: str, overrides: Mapping[str, str]) -> None:

@@ -1,0 +1,175 @@
+"""What a pattern is and how it is shown, in one value: `PatternSpec`.
+
+Each pattern module exports one `SPEC`; `registry.py` collects them. The runner, prompts, CLI, config
+ranges, Playground controls, graphs, step blocks, Learn, Compare presets and Eval read the specs, so a
+new pattern is a new module (plus its prompts, offline script and scenarios), never an `if` elsewhere.
+Every text a person reads is a `Text` with English and Chinese.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .. import events as ev
+    from ..config import RunConfig
+    from ..models import ModelRouter
+    from ..prompts import PromptSpec
+    from ..tools import ToolRegistry
+
+
+@dataclass(frozen=True)
+class Text:
+    """A text a person reads, in English and Chinese."""
+
+    en: str
+    zh: str
+
+    def __call__(self, lang: str) -> str:
+        return self.zh if lang == "zh" else self.en
+
+
+@dataclass(frozen=True)
+class LimitSpec:
+    """A numeric limit: its range, label and help (shown beside the input)."""
+
+    name: str
+    low: int
+    high: int
+    label: Text
+    help: Text
+
+
+@dataclass(frozen=True)
+class SwitchSpec:
+    """A boolean option of a pattern."""
+
+    name: str
+    label: Text
+    help: Text
+
+
+@dataclass(frozen=True)
+class VariantSpec:
+    """A pattern as a person picks it: the pattern plus the options that define the variant."""
+
+    id: str
+    label: Text
+    blurb: Text
+    #: the scenario it opens with (the one that shows its mechanism best)
+    scenario: str = ""
+    forced: Mapping[str, Any] = field(default_factory=dict)
+    #: limits and switches that do nothing in this variant
+    hidden: frozenset[str] = frozenset()
+    #: lowest allowed value of a limit in this variant (above the limit's own)
+    floors: Mapping[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class EvalEntry:
+    """A way Eval runs a pattern: an id for its rows, config options, and what it tests."""
+
+    id: str
+    options: Mapping[str, Any]
+    help: Text
+    #: True when its drafts are scored round by round (a multi-draft pattern)
+    rounds: bool = False
+
+
+@dataclass(frozen=True)
+class LaneSpec:
+    """One lane of a Compare preset: its variant, name, switches and prompt additions."""
+
+    variant: str
+    name: Text
+    switches: Mapping[str, bool] = field(default_factory=dict)
+    #: prompt key -> text appended to the default prompt
+    prompt_tails: Mapping[str, Text] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A one-click comparison on the Compare page."""
+
+    id: str
+    label: Text
+    icon: str
+    help: Text
+    lanes: tuple[LaneSpec, ...]
+    #: the task the preset is about; None keeps the current one
+    scenario: str | None = None
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """What the Learn page says about a pattern."""
+
+    variant: str
+    scenario: str
+    title: Text
+    what: Text
+    use_when: tuple[Text, ...]
+    avoid_when: tuple[Text, ...]
+    cost: Text
+
+
+#: (from node, to node, edge label)
+Edge = tuple[str, str, Text | None]
+
+
+@dataclass(frozen=True)
+class PatternSpec:
+    """One pattern: what it does (stream, bound, roles, prompts, options) and how it is shown."""
+
+    name: str
+    label: Text
+    #: position in pickers, tables and charts
+    order: int
+    stream: Callable[[str, RunConfig, ModelRouter, ToolRegistry | None], Iterator[ev.Event]]
+    call_bound: Callable[[RunConfig], int]
+    #: a one-line formula of the bound, for people
+    bound_formula: str
+    roles: tuple[str, ...]
+    prompts: tuple[PromptSpec, ...]
+    limits: tuple[LimitSpec, ...] = ()
+    switches: tuple[SwitchSpec, ...] = ()
+    #: other RunConfig fields only this pattern reads (criteria, tests...)
+    fields: tuple[str, ...] = ()
+    variants: tuple[VariantSpec, ...] = ()
+    #: whether the pattern can call the scenario's tools
+    uses_tools: bool = True
+    #: graph: its edges for a config, the label of every node, and the node of a role
+    edges: Callable[[Mapping[str, Any]], list[Edge]] = lambda config: []
+    nodes: Mapping[str, Text] = field(default_factory=dict)
+    role_node: Callable[[str, Mapping[str, Any]], str] = lambda role, config: role
+    #: the node a final answer lands in
+    answer_node: str = "end"
+    #: step blocks: the block a model call of `role` at `step` goes in, and a block's title
+    block_of: Callable[[str, int | None], tuple[Any, ...]] = lambda role, step: (role, step)
+    block_title: Callable[[tuple[Any, ...], Mapping[str, Any], str], str | None] = lambda ident, config, lang: None
+    #: what one `step` of the pattern's events is called
+    step_word: Text = Text("step", "步骤")
+    #: the summary table a finished run shows: plan, drafts or tools
+    summary: str = "tools"
+    color: str = "#4C78A8"
+    eval_entries: tuple[EvalEntry, ...] = ()
+    presets: tuple[Preset, ...] = ()
+    lesson: Lesson | None = None
+    #: the variant this pattern puts in Compare's preset "every pattern and the baseline"
+    compare_variant: str = ""
+    #: checks a config needs beyond its ranges and prompts (raises ConfigError), before any model call
+    check: Callable[[RunConfig], None] | None = None
+    #: the baseline the other patterns are compared with at the same call budget (Eval, Compare)
+    baseline: bool = False
+
+    def limit_names(self) -> tuple[str, ...]:
+        return tuple(lim.name for lim in self.limits)
+
+    def switch_names(self) -> tuple[str, ...]:
+        return tuple(s.name for s in self.switches)
+
+    def options(self) -> tuple[str, ...]:
+        """Every RunConfig field this pattern alone reads."""
+        return (*self.limit_names(), *self.switch_names(), *self.fields)
