@@ -3,7 +3,6 @@ lanes' answers, and the export of every lane in one file (which Replay opens lan
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections.abc import Iterable, Sequence
 
@@ -12,7 +11,7 @@ import streamlit as st
 
 from agent_core import events as ev
 from agent_core import metrics
-from agent_core.diffing import diff_stats
+from agent_core.diffing import Budget, diff_stats, line_diff
 from agent_core.trace import Trace
 
 from . import sidebar, summary, text
@@ -98,14 +97,15 @@ def answer_diff(names: Sequence[str], lanes: Sequence[list[ev.Event]]) -> None:
         if a == b:
             st.caption("Pick two different lanes.")
             return
-        stats = diff_stats(old, new)
+        budget = Budget()  # model answers: the same cost bound as a run's drafts (agent_core.diffing)
+        stats = diff_stats(old, new, budget)
         st.caption(f"{text.inline(names[a])}: {old_from} · {text.inline(names[b])}: {new_from} · "
                    f"{stats.changed_ratio:.0%} of the text differs "
                    f"(+{stats.added_lines} / −{stats.removed_lines} lines)")
         sides, inline, lines = st.tabs(["Side by side", "Inline", "Lines"])
         with sides:
             left, right = st.columns(2, gap="medium")
-            old_md, new_md = text.word_diff_sides(old, new)
+            old_md, new_md = text.word_diff_sides(old, new, budget)
             with left.container(border=True):
                 st.caption(text.inline(names[a]))
                 st.markdown(old_md or "_no answer_")
@@ -113,10 +113,14 @@ def answer_diff(names: Sequence[str], lanes: Sequence[list[ev.Event]]) -> None:
                 st.caption(text.inline(names[b]))
                 st.markdown(new_md or "_no answer_")
         with inline:
-            st.markdown(text.word_diff_inline(old, new) or "_no answer in either lane_")
+            st.markdown(text.word_diff_inline(old, new, budget) or "_no answer in either lane_")
         with lines:
-            diff = "\n".join(difflib.unified_diff(old.splitlines(), new.splitlines(), names[a], names[b], lineterm=""))
+            diff = line_diff(old, new, budget=budget, names=(names[a], names[b]))
             st.code(diff or "(the answers are the same)", language="diff")
+        if budget.exhausted:
+            st.caption(":material/speed: These answers were too costly to align word by word (they repeat the same "
+                       "text many times), so part of the diff is shown as one replaced block. · "
+                       "两个答案重复内容过多，部分差异以整段替换显示。")
 
 
 # --- export ---------------------------------------------------------------------------------------
