@@ -111,14 +111,21 @@ class CallLog:
 class MessageTable:
     """Every message of a recorded run by id, rebuilt from its `llm_call` events."""
 
-    def __init__(self, events: Iterable[ev.Event]) -> None:
+    def __init__(self, events: Iterable[ev.Event] = ()) -> None:
         self.messages: dict[int, dict[str, Any]] = {}
         self.calls: list[ev.LlmCall] = []
         for e in events:
-            if isinstance(e, ev.LlmCall):
-                self.calls.append(e)
-                for item in e.new_messages:
-                    self.messages[int(item["id"])] = item
+            self.add(e)
+
+    def add(self, event: ev.Event) -> int | None:
+        """Take in one event (a live view feeds them as they come); the call's 1-based number, if a call."""
+        if not isinstance(event, ev.LlmCall):
+            return None
+        self.calls.append(event)
+        for item in event.new_messages:
+            if isinstance(item, dict) and isinstance(item.get("id"), int):  # a hostile file may hold anything
+                self.messages[item["id"]] = item
+        return len(self.calls)
 
     @property
     def complete(self) -> bool:

@@ -18,7 +18,7 @@ from typing import TextIO
 from . import evaluation
 from . import events as ev
 from .config import PATTERNS, RunConfig, for_scenario
-from .errors import AgentError
+from .errors import AgentError, ConfigError
 from .models import ModelRouter
 from .scenarios import SCENARIOS
 
@@ -39,6 +39,14 @@ def build_parser() -> argparse.ArgumentParser:
     what = run.add_mutually_exclusive_group(required=True)
     what.add_argument("--scenario", choices=list(SCENARIOS), metavar="ID")
     what.add_argument("--task", help="a free-text task")
+    what.add_argument("--from-trace", metavar="FILE", help="fork a saved trace (with --fork-at)")
+    run.add_argument("--fork-at", type=int, metavar="K",
+                     help="with --from-trace: serve calls 1..K-1 and their tool results from the trace, "
+                          "then call K gets --reply-file (or goes live) and the rest runs live")
+    run.add_argument("--reply-file", metavar="F", help="with --fork-at: the reply for call K (text, a verdict's "
+                                                       'JSON, a plan, or {"tool_calls": [...]})')
+    run.add_argument("--prompt", action="append", default=[], metavar="KEY=FILE",
+                     help="replace a prompt template with a file's text (repeatable), e.g. critic=strict.txt")
     run.add_argument("--lang", choices=("en", "zh"), default="en")
     run.add_argument("--tools", help="comma-separated mock tools for --task (see agent_core.mock_tools)")
     run.add_argument("--max-rounds", type=int)
@@ -85,6 +93,11 @@ def _add_model_flags(parser: argparse.ArgumentParser) -> None:
 
 def _config(args: argparse.Namespace) -> tuple[RunConfig, str]:
     overrides = {field: getattr(args, flag) for flag, field in _FLAGS.items() if getattr(args, flag) is not None}
+    prompts = _prompt_files(args.prompt)
+    if args.from_trace:
+        return _fork_config(args, overrides, prompts)
+    if prompts:
+        overrides["prompts"] = prompts
     for toggle in ("text_protocol", "goal_aware_executor", "rule_precheck", "selective_reflection", "test_evaluator"):
         if getattr(args, toggle):
             overrides[toggle] = True
@@ -99,6 +112,70 @@ def _config(args: argparse.Namespace) -> tuple[RunConfig, str]:
         return config, task
     tools = tuple(t.strip() for t in (args.tools or "").split(",") if t.strip())
     return RunConfig(pattern=args.pattern or "react", lang=args.lang, tools=tools, **overrides), args.task
+
+
+def _prompt_files(pairs: list[str]) -> dict[str, str]:
+    out = {}
+    for pair in pairs:
+        key, sep, path = pair.partition("=")
+        if not sep or not key or not path:
+            raise ConfigError(f"--prompt takes KEY=FILE, got {pair!r}")
+        out[key.strip()] = _read(path, "--prompt")
+    return out
+
+
+def _read(path: str, flag: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{flag}: cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+
+
+def _fork_config(args: argparse.Namespace, overrides: dict, prompts: dict[str, str]) -> tuple[RunConfig, str]:
+    """The parent trace's config with the flags' changes; the task comes from the trace."""
+    from . import trace
+    from .fork import ForkError
+
+    if args.fork_at is None:
+        raise ConfigError("--from-trace needs --fork-at K (the call to fork at)")
+    try:
+        with open(args.from_trace, "rb") as fh:
+            parent = trace.loads(fh.read())
+    except OSError as exc:
+        raise ConfigError(f"--from-trace: cannot read {args.from_trace}: {exc.strerror or exc}") from None
+    args.parent = parent
+    data = {k: v for k, v in parent.config.items() if k in RunConfig.__dataclass_fields__}
+    if prompts:
+        data["prompts"] = {**data.get("prompts", {}), **prompts}
+    config = RunConfig.from_dict(data).replace(**overrides)
+    started = next((e for e in parent.events if isinstance(e, ev.RunStarted)), None)
+    if started is None:
+        raise ForkError("this trace has no run_started event, so its task is unknown")
+    return config, started.task
+
+
+def _open_stream(args: argparse.Namespace, config: RunConfig, task: str, models: ModelRouter):
+    """The run's event stream: a fresh run, or a fork of --from-trace at --fork-at."""
+    from . import runner
+
+    if not args.from_trace:
+        if args.fork_at is not None or args.reply_file:
+            raise ConfigError("--fork-at and --reply-file go with --from-trace")
+        return runner.stream(task, config, models)
+    from .fork import ForkError, fork, fork_inputs, reply_from_text, reply_problem
+
+    table, _ = fork_inputs(args.parent.events, args.fork_at)
+    reply = None
+    if args.reply_file:
+        reply = reply_from_text(_read(args.reply_file, "--reply-file"))
+        role = table.calls[args.fork_at - 1].role
+        problem = None if reply.tool_calls else reply_problem(role, reply.text, config.tools)
+        if problem:
+            raise ForkError(f"--reply-file: the {role}'s reply would not parse ({problem}); the pattern would fall back")
+    stream, _recorded = fork(args.parent.events, args.fork_at, config, models, reply=reply)
+    args.fork_point = {"run_id": args.parent.run_id, "at": args.fork_at, "edited": reply is not None}
+    return stream
 
 
 def _models(args: argparse.Namespace) -> tuple[ModelRouter, list[str]]:
@@ -166,14 +243,14 @@ def describe(event: ev.Event) -> str | None:
 
 
 def run_command(args: argparse.Namespace, out: TextIO) -> int:
-    from . import runner, trace
+    from . import trace
 
     config, task = _config(args)
     models, secrets = _models(args)
     events: list[ev.Event] = []
     streaming = False
     try:
-        with closing(runner.stream(task, config, models)) as stream:
+        with closing(_open_stream(args, config, task, models)) as stream:
             for event in stream:
                 events.append(event)
                 if isinstance(event, ev.Token):
@@ -192,7 +269,8 @@ def run_command(args: argparse.Namespace, out: TextIO) -> int:
         print("stopped by the user", file=out)
     finally:
         if args.trace_out and events:
-            text = trace.Trace.of(config.to_dict(), events, models.names()).dumps(secrets=secrets)
+            text = trace.Trace.of(config.to_dict(), events, models.names(),
+                                  fork=getattr(args, "fork_point", None)).dumps(secrets=secrets)
             with open(args.trace_out, "w", encoding="utf-8") as fh:
                 fh.write(text)
     failed = next((e for e in events if isinstance(e, ev.RunFailed)), None)

@@ -72,6 +72,14 @@ class LlmCall(Event):
     usage_estimated: bool = False
     finish_reason: str | None = None
     partial_text: str = ""
+    # The call record (trace format 2; see calls.py): the ids of every message sent, as ranges; the
+    # messages sent for the first time in this run (and the reply, interned as an assistant message);
+    # the tool names offered and the temperature. A format-1 trace has none of these.
+    messages: tuple[tuple[int, int], ...] = ()
+    new_messages: tuple[dict[str, Any], ...] = ()
+    reply_message: int | None = None
+    tools: tuple[str, ...] = ()
+    temperature: float | None = None
     #: where the call stands in its run (step, attempt, iteration...); None in traces made before it
     context: CallContext | None = None
 
@@ -232,8 +240,8 @@ def event_from_dict(data: dict[str, Any]) -> Event:
                 value = CallContext.from_record(value)
             except TypeError as exc:
                 raise EventFormatError(f"{data.get('kind')}.context: {exc}") from None
-        if isinstance(value, list) and key == "steps":
-            value = tuple(value)
+        if isinstance(value, list) and isinstance(names[key].default, tuple):
+            value = tuple(tuple(v) if key == "messages" and isinstance(v, list) else v for v in value)
         kwargs[key] = value
     try:
         event = cls(**kwargs)

@@ -172,24 +172,50 @@ def parent_of(config: Mapping[str, Any]) -> ForkPoint | None:
         return None
 
 
-def reply_problem(role: str, text: str, tools: Collection[str] = ()) -> str | None:
-    """Why the pattern could not parse `text` as the reply of `role`, or None when it can.
-
-    The reply goes through the same parser a model's reply would, so a person's malformed verdict
-    gets the same fallback a model's gets; this says so before the run.
-    """
+def read_reply(role: str, text: str, tools: Collection[str] = ()) -> tuple[str, str | None]:
+    """How the pattern will read `text` as the reply of `role`: (what it makes of it, the problem if
+    it cannot parse it). The reply goes through the parser a model's reply would, so a person's
+    malformed verdict gets the same fallback a model's gets; this says so before the run."""
     from .patterns.plan_execute import parse_plan
     from .verdicts import parse_critique, parse_judgement, parse_step_verdict
 
-    if role == "judge" and parse_judgement(text) is None:
-        return 'not a judge verdict: write {"passed": true or false, "feedback": "..."}'
-    if role == "reflector" and parse_step_verdict(text) is None:
-        return 'not a Reflector verdict: write {"verdict": "PASS" | "RETRY" | "REPLAN", "analysis": "...", "suggestion": "..."}'
-    if role == "critic" and not parse_critique(text).parsed:
-        return 'not a critique: write {"verdict": "PASS" or "REVISE", "feedback": "..."} or plain feedback'
-    if role == "planner" and parse_plan(text, tools) is None:
-        return 'not a plan: write {"steps": [{"id": 1, "description": "...", "tool": "...", "critical": false}, ...]}'
-    return None
+    if role == "judge":
+        v = parse_judgement(text)
+        return (v.verdict, None) if v else ("", 'not a judge verdict: write {"passed": true or false, "feedback": "..."}')
+    if role == "reflector":
+        v = parse_step_verdict(text)
+        return (v.verdict, None) if v else ("", 'not a Reflector verdict: write {"verdict": "PASS" | "RETRY" | '
+                                                '"REPLAN", "analysis": "...", "suggestion": "..."}')
+    if role == "critic":
+        v = parse_critique(text)
+        return (v.verdict, None) if v.parsed else ("", 'not a critique: write {"verdict": "PASS" or "REVISE", '
+                                                       '"feedback": "..."} or plain feedback')
+    if role == "planner":
+        steps = parse_plan(text, tools)
+        return (f"{len(steps)} step(s)", None) if steps is not None else (
+            "", 'not a plan: write {"steps": [{"id": 1, "description": "...", "tool": "...", "critical": false}]}')
+    return ("text", None)
+
+
+def reply_problem(role: str, text: str, tools: Collection[str] = ()) -> str | None:
+    """Why the pattern could not parse `text` as the reply of `role`, or None when it can."""
+    return read_reply(role, text, tools)[1]
+
+
+def reply_text(reply: Reply) -> str:
+    """A reply as the text a person edits (the inverse of `reply_from_text`)."""
+    import json
+
+    if not reply.tool_calls:
+        return reply.text
+    calls = []
+    for c in reply.tool_calls:
+        try:
+            args = json.loads(c.arguments)
+        except ValueError:
+            args = c.arguments
+        calls.append({"name": c.name, "arguments": args})
+    return json.dumps({"text": reply.text, "tool_calls": calls}, ensure_ascii=False, indent=1)
 
 
 def reply_from_text(raw: str) -> Reply:

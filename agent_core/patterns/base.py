@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import events as ev
+from ..calls import CallLog
 from ..config import RunConfig
 from ..errors import AgentError, EndpointTimeoutError, ModelError, StreamCutError
 from ..messages import estimate_prompt_tokens, estimate_tokens
@@ -62,6 +63,11 @@ class RunContext:
     #: finish_reason of the latest completed call ("length": cut at the output cap)
     last_finish: str | None = None
     _tool_schemas: tuple[dict[str, Any], ...] | None = None
+    #: the call record: each distinct message once, each call as id ranges (calls.py)
+    calls: CallLog = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.calls = CallLog(self.prompts.rendered)
 
     def event(self, cls: type[ev.Event], **fields: Any) -> ev.Event:
         fields.setdefault("step", self.step)
@@ -86,11 +92,18 @@ class RunContext:
         usage = completion.usage
         self.total_tokens += usage.total_tokens
         self.last_finish = completion.finish_reason
+        sent, new = self.calls.request(request.messages)
+        reply, new_reply = self.calls.reply(completion)
         yield self.event(ev.LlmCall, role=role, model=completion.model or model.name,
                          prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
                          latency_ms=round(completion.latency_ms, 1), usage_estimated=usage.estimated,
-                         finish_reason=completion.finish_reason, context=context)
+                         finish_reason=completion.finish_reason, messages=sent, new_messages=(*new, *new_reply),
+                         reply_message=reply, tools=self._tool_names() if tools else (),
+                         temperature=request.temperature, context=context)
         return completion
+
+    def _tool_names(self) -> tuple[str, ...]:
+        return tuple(s.get("function", s).get("name", "") for s in self._schemas())
 
     def _streamed(self, model: Any, request: ChatRequest) -> Generator[ev.Event, None, Completion]:
         """Stream one call as `token` events and return its Completion.

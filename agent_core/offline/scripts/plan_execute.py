@@ -136,7 +136,17 @@ def _order_synthesizer(call: Call) -> Reply:
         return Reply(call.t("Sorry, I couldn't look up order 99999 just now, so I can't tell whether it has arrived. "
                             "Please try again later or contact customer service.",
                             "抱歉，暂时未能查询订单 99999，无法确认是否已到。建议您稍后重试或联系人工客服。"))
+    if not call.ctx.revision:
+        # Seed 03's point: with nobody to REPLAN the first step, the "syncing" shell was accepted as the
+        # order's status, and the answer passes it on as if it meant something.
+        return Reply(call.t(*_SHELL_ANSWER))
     return Reply(call.t(*_ORDER_ANSWER))
+
+
+_SHELL_ANSWER = (
+    "Your order 99999 currently shows the status \"查询中 (syncing)\" and has no sign-off yet, so it is still on its "
+    "way. It should reach you soon.",
+    "您的订单 99999 当前状态为“查询中 (syncing)”，尚未签收，说明仍在配送途中，很快就会送达。")
 
 
 @script("order-99999")
