@@ -4,7 +4,7 @@ export file. A rerun redraws the finished lanes from their stored events."""
 
 import streamlit as st
 
-from pages.ui import lane_results, shell, sidebar
+from pages.ui import fork_view, lane_results, shell, sidebar
 from pages.ui import lane_state as ls
 from pages.ui import lanes_view as lv
 from pages.ui.render import RunView, draw_run, fresh_area
@@ -20,6 +20,7 @@ setups = ls.read_setups(lang)
 st.title("Compare")
 st.caption("Put the same task through different patterns, prompts, limits or models, side by side and at the "
            "same time. Then see what each lane cost and how their answers differ.")
+fork_view.pair_view(lang)
 lv.task_picker(lang, disabled=running)
 lv.lane_cards(setups, lang, disabled=running)
 lv.run_buttons(setups, running=running)

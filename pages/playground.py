@@ -3,7 +3,7 @@ step live; afterwards, its costs and downloads. A rerun redraws the stored run t
 
 import streamlit as st
 
-from pages.ui import controls, graphs, live, runs, setup_state, shell, sidebar, summary, text
+from pages.ui import controls, fork_view, graphs, live, runs, setup_state, shell, sidebar, summary, text
 from pages.ui.catalogue import VARIANTS
 from pages.ui.render import RunView, draw_run, hide_stale
 
@@ -29,6 +29,9 @@ with setup_col:
     with prompts_tab:
         controls.prompt_editor(P, setup, lang, disabled=running)
 
+with run_col:
+    st.session_state.pop(fork_view.GO, None)  # a fork started here needs no page switch
+    fork_view.open_editor(lang)
 with run_col, st.container(key=f"{P}_run_area"):
     claimed = runs.claim(P)
     hide_stale(f"{P}_run_area", live=claimed is not None)
@@ -41,16 +44,24 @@ with run_col, st.container(key=f"{P}_run_area"):
     else:
         head.caption(f"Run `{record.run_id}` · {VARIANTS[setup_state.variant_of(record.config)].label} · "
                      + ", ".join(f"{role}: {text.code_span(name)}" for role, name in record.models.items()))
+        with head:
+            fork_view.banner(record, lang)
         if sum(1 for e in record.events if e["kind"] == "draft") > 1:  # there are diffs to lay out
             head.segmented_control("Diffs", ["inline", "side by side"], key=f"{P}_diff_layout", required=True,
                                    disabled=running, label_visibility="collapsed", persist_state="session")
         layout = st.session_state[f"{P}_diff_layout"]
         if claimed is not None:
-            view = RunView(claimed.config, bound=claimed.bound, key=f"{P}_view", task=claimed.task, diff_layout=layout)
+            view = RunView(claimed.config, bound=claimed.bound, key=f"{P}_view", task=claimed.task, diff_layout=layout,
+                           recorded=fork_view.prefix_calls(claimed))
             live.drive(claimed, view, sidebar.model_router())
             st.rerun()  # unlock the inputs and add the costs and downloads
         events = record.typed_events()
-        draw_run(record.config, events, bound=record.bound, key=f"{P}_view", task=record.task, diff_layout=layout)
+        actions = fork_view.call_actions(events=record.events, run_id=record.run_id, config=record.config,
+                                         task=record.task, lang=lang, key=f"{P}_view") \
+            if fork_view.forkable(events) else None
+        draw_run(record.config, events, bound=record.bound, key=f"{P}_view", task=record.task, diff_layout=layout,
+                 recorded=fork_view.prefix_calls(record), call_actions=actions)
+        fork_view.compare_button(record, lang, key=f"{P}_fork_compare")
         st.divider()
         summary.downloads(record, key=f"{P}_dl", secrets=sidebar.secrets_to_redact())
         summary.costs(events, key=f"{P}_costs", lang=record.config.get("lang", "en"))

@@ -4,10 +4,11 @@ is called, whatever the sidebar says."""
 
 import streamlit as st
 
-from pages.ui import handoff, player, runs, shell, sidebar
+from pages.ui import fork_view, handoff, player, runs, shell, sidebar
 
 shell.require("replay")
 handoff.go_if_requested()
+fork_view.go_if_started()
 
 st.title("Replay")
 st.caption("Watch a recorded run again, step by step or at its own pace — no model, no key, no network. "
@@ -29,4 +30,5 @@ with run_col:
         with st.container(border=True, key="rp_empty"):
             st.markdown("Pick a bundled example, or open a trace file, to replay it here.")
     else:
+        fork_view.open_editor(sidebar.current_lang())
         player.player(loaded)

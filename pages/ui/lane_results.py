@@ -12,7 +12,6 @@ import streamlit as st
 from agent_core import events as ev
 from agent_core import metrics
 from agent_core.diffing import Budget, diff_stats, line_diff
-from agent_core.trace import Trace
 
 from . import sidebar, summary, text
 from .lane_state import P, Comparison
@@ -134,7 +133,7 @@ def export_json(comparison: Comparison, secrets: Iterable[str] = ()) -> str:
     keys = list(secrets)
     lanes = []
     for name, record in zip(comparison.names, comparison.lanes, strict=True):
-        trace = json.loads(Trace.of(record.config, record.typed_events(), record.models).dumps(secrets=keys))
+        trace = json.loads(record.trace().dumps(secrets=keys))
         lanes.append({"name": name, **trace})
     return json.dumps({"version": 1, "kind": EXPORT_KIND, "task": comparison.task, "lanes": lanes},
                       ensure_ascii=False, indent=1)

@@ -54,7 +54,7 @@ def drive(record: runs.RunRecord, view: RunView, router: ModelRouter) -> None:
     """Iterate the core for a claimed run, storing and drawing every event, until it ends or is stopped."""
     try:
         try:
-            stream = ac.stream(record.task, record.run_config(), router)
+            stream = _stream(record, router)
         except AgentError as exc:  # refused before any call (the page checks first; a race may still land here)
             for event in (ev.RunFailed(error_type=exc.code, message=str(exc)), ev.RunFinished(reason="error")):
                 if runs.append(record, event):
@@ -69,3 +69,18 @@ def drive(record: runs.RunRecord, view: RunView, router: ModelRouter) -> None:
         runs.finish(record)
     finally:
         runs.settle(record)  # cut short (toolbar Stop, page switch): unlock on the next script run
+
+
+def _stream(record: runs.RunRecord, router: ModelRouter):
+    """The run's events: a fresh run, or a fork served from its parent's record up to the fork call."""
+    if not record.fork:
+        return ac.stream(record.task, record.run_config(), router)
+    from agent_core.fork import Reply, fork
+    from agent_core.messages import ToolCall
+
+    data = record.fork.get("reply")
+    reply = None if data is None else Reply(data.get("text", ""), tuple(
+        ToolCall(c["id"], c["name"], c["arguments"]) for c in data.get("tool_calls", ())))
+    parent = [ev.event_from_dict(e) for e in record.parent or ()]
+    stream, _recorded = fork(parent, record.fork["at"], record.run_config(), router, reply=reply)
+    return stream

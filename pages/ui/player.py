@@ -24,11 +24,11 @@ from agent_core.config import RunConfig
 from agent_core.errors import AgentError, TraceFormatError
 from agent_core.scenarios import SCENARIOS
 
-from . import setup_state, text
+from . import fork_view, setup_state, text
 from .catalogue import VARIANTS
 from .blocks import final_looks
 from .render import ENDINGS, PAGE_BLOCKS, RunView, draw_run, fresh_area
-from .sidebar import LANGS
+from .sidebar import LANGS, current_lang
 
 P = "rp"
 VIEW = f"{P}_view"
@@ -264,7 +264,17 @@ def player(loaded: Loaded) -> None:
             st.caption(_where(events, position))
             if position == 0:
                 st.info("Press **Play**, or move the slider, to watch the run.", icon=":material/play_circle:")
-            draw_run(loaded.config, events[:position], bound=loaded.bound, key=VIEW, task=loaded.task)
+            draw_run(loaded.config, events[:position], bound=loaded.bound, key=VIEW, task=loaded.task,
+                     call_actions=_fork_actions(loaded))
+
+
+def _fork_actions(loaded: Loaded):
+    """"Fork from here" on every call, when the trace carries call records (format 2)."""
+    if not fork_view.forkable(loaded.events):
+        fork_view.note_unforkable(loaded.events, current_lang())
+        return None
+    return fork_view.call_actions(events=[e.to_dict() for e in loaded.events], run_id=loaded.trace.run_id,
+                                  config=dict(loaded.config), task=loaded.task, lang=current_lang(), key=VIEW)
 
 
 def _controls(n: int, playing: bool) -> None:

@@ -15,7 +15,7 @@ is skipped on redraw.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import pandas as pd
@@ -24,7 +24,9 @@ import streamlit as st
 from agent_core import events as ev
 from agent_core.diffing import Budget, diff_stats, line_diff
 
-from . import graphs, text
+from agent_core.calls import MessageTable
+
+from . import call_views, graphs, text
 from .blocks import Block, Blocks, final_looks
 
 VERDICT_LOOK = {"PASS": ("green", ":material/check_circle:"), "REVISE": ("orange", ":material/edit_note:"),
@@ -73,14 +75,19 @@ class RunView:
 
     def __init__(self, config: Mapping[str, Any], *, bound: int, key: str, task: str = "",
                  diff_layout: str = "inline", looks: list[tuple[str, str]] | None = None,
-                 compact: bool = False) -> None:
+                 compact: bool = False, recorded: int = 0,
+                 call_actions: Callable[[Any, int, ev.LlmCall], None] | None = None) -> None:
         self.config = dict(config)
+        #: a fork's first `recorded` calls were served from its parent's record: they are marked so
+        self.recorded, self.call_actions = recorded, call_actions
+        self.table = MessageTable()
         self.compact = compact
-        self.pattern = self.config.get("pattern", "react")
         self.code = bool(self.config.get("code_task") or self.config.get("test_evaluator"))
         self.bound, self.key, self.diff_layout = bound, key, diff_layout
         self.looks, self.live = looks, looks is None
         self.blocks = Blocks(self.config)
+        #: the summary beside the graph: plan, drafts or tools (from the pattern's spec)
+        self.summary = self.blocks.spec.summary
         self.shown: dict[int, tuple[str, str]] = {}
         self.calls = self.tokens = self.n = 0
         self.estimated = False
@@ -208,9 +215,20 @@ class RunView:
         slot = block.stream if block.stream is not None else block.box.empty()
         block.stream, block.streamed = None, ""
         approx = "~" if e.usage_estimated else ""
-        slot.caption(f":material/smart_toy: {text.inline(e.role)} · {text.inline(e.model, 60)} · "
-                     f"{approx}{e.prompt_tokens:,} → {approx}{e.completion_tokens:,} tokens · "
-                     f"{e.latency_ms / 1000:.2f} s")
+        self.table.add(e)
+        with slot.container():
+            st.caption(f":material/smart_toy: {text.inline(e.role)} · {text.inline(e.model, 60)} · "
+                       f"{approx}{e.prompt_tokens:,} → {approx}{e.completion_tokens:,} tokens · "
+                       f"{e.latency_ms / 1000:.2f} s")
+            if e.reply_message is None:  # a format-1 trace: no call record to show
+                return
+            lang = self.config.get("lang", "en")
+            row = call_views.call_views(st, self.table, e, lang)
+            if self.calls <= self.recorded:
+                w = call_views.words(lang)
+                row.badge(w["recorded"], color="gray", icon=":material/history:", help=w["recorded_help"])
+            if self.call_actions is not None:
+                self.call_actions(row, self.calls, e)
 
     def _on_thought(self, e: ev.Thought, block: Block) -> None:
         block.box.markdown(f":material/psychology: {text.escape(e.text)}")
@@ -461,19 +479,20 @@ class RunView:
             else:
                 d.badge("running", color="blue", icon=":material/progress_activity:")
         if graph:
-            self._graph.graphviz_chart(graphs.dot(self.config, self.active, self.visited), width="stretch")
+            self._graph.graphviz_chart(graphs.dot(self.config, self.active, self.visited, self.blocks.lang),
+                                       width="stretch")
         if graph or self._side_dirty:
             self._side_dirty = False
             self._draw_side()
 
     def _draw_side(self) -> None:
-        if self.pattern == "plan-execute" and self.plan:
+        if self.summary == "plan" and self.plan:
             rows = [{"status": s.get("status", "pending"), "step": s.get("id"), "description": s.get("description", ""),
                      "tool": s.get("tool") or "", "critical": bool(s.get("critical"))} for s in self.plan]
             self._side.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
-        elif self.pattern == "reflection" and self.draft_rows:
+        elif self.summary == "drafts" and self.draft_rows:
             self._side.dataframe(pd.DataFrame(self.draft_rows), hide_index=True, width="stretch")
-        elif self.pattern == "react" and self.tool_rows:
+        elif self.summary == "tools" and self.tool_rows:
             rows = [{"tool": name, "calls": n, "errors": errors} for name, (n, errors) in self.tool_rows.items()]
             self._side.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 
@@ -504,11 +523,13 @@ def hide_stale(area_key: str, live: bool) -> None:
 
 
 def draw_run(config: Mapping[str, Any], events: Iterable[ev.Event], *, bound: int, key: str, task: str = "",
-             diff_layout: str = "inline", compact: bool = False) -> RunView:
+             diff_layout: str = "inline", compact: bool = False, recorded: int = 0,
+             call_actions: Callable[[Any, int, ev.LlmCall], None] | None = None) -> RunView:
     """Redraw a stored run (finished, stopped or failed) from its events."""
     events = list(events)
     view = RunView(config, bound=bound, key=key, task=task, diff_layout=diff_layout,
-                   looks=final_looks(config, events), compact=compact)
+                   looks=final_looks(config, events), compact=compact, recorded=recorded,
+                   call_actions=call_actions)
     view.add_all(events)
     view.close()
     return view

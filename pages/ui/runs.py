@@ -21,6 +21,7 @@ import streamlit as st
 
 from agent_core import events as ev
 from agent_core.config import RunConfig
+from agent_core.trace import Trace
 
 #: Finished runs kept per page: enough to look back, bounded so a workshop server's memory is too.
 HISTORY = 10
@@ -44,6 +45,11 @@ class RunRecord:
     started: float = 0.0
     #: set when the run ended without its own closing events (Stop, a page switch, the toolbar)
     interrupted: bool = False
+    #: a fork: the parent's run id, the call it forks at, whether that call's reply was written by a
+    #: person, and that reply ({"text", "tool_calls"}) — see agent_core.fork
+    fork: dict[str, Any] | None = None
+    #: a fork's parent events (dicts), whose recorded prefix the fork is served from
+    parent: list[dict[str, Any]] | None = None
 
     @property
     def active(self) -> bool:
@@ -55,6 +61,11 @@ class RunRecord:
     def typed_events(self) -> list[ev.Event]:
         """The stored events as the core's dataclasses (tokens are already coalesced per call)."""
         return [ev.event_from_dict(d) for d in self.events]
+
+    def trace(self) -> Trace:
+        """The run as a trace: its own run id, and its parent's when it is a fork."""
+        point = {k: self.fork[k] for k in ("run_id", "at", "edited")} if self.fork else None
+        return Trace.of(self.config, self.typed_events(), self.models, run_id=self.run_id, fork=point)
 
 
 def _key(prefix: str) -> str:
@@ -72,9 +83,11 @@ def current(prefix: str) -> RunRecord | None:
     return kept[-1] if kept else None
 
 
-def begin(prefix: str, task: str, config: Mapping[str, Any], models: Mapping[str, str], bound: int) -> RunRecord:
+def begin(prefix: str, task: str, config: Mapping[str, Any], models: Mapping[str, str], bound: int, *,
+          fork: Mapping[str, Any] | None = None, parent: list[dict[str, Any]] | None = None) -> RunRecord:
     """Register a new pending run (called from the Run button's callback, before the page draws)."""
-    record = RunRecord(uuid.uuid4().hex[:12], task, dict(config), dict(models), bound)
+    record = RunRecord(uuid.uuid4().hex[:12], task, dict(config), dict(models), bound,
+                       fork=dict(fork) if fork else None, parent=parent)
     kept = history(prefix)
     kept.append(record)
     del kept[:-HISTORY]

@@ -12,14 +12,13 @@ import streamlit as st
 from agent_core import events as ev
 from agent_core import metrics
 from agent_core.report import markdown_report
-from agent_core.trace import Trace
 
 from .runs import RunRecord
 
 
 def trace_json(record: RunRecord, secrets: Iterable[str] = ()) -> str:
     """The run as a versioned trace (agent_core.trace), with any of `secrets` redacted."""
-    return Trace.of(record.config, record.typed_events(), record.models).dumps(secrets=list(secrets))
+    return record.trace().dumps(secrets=list(secrets))
 
 
 def report_markdown(record: RunRecord, secrets: Iterable[str] = ()) -> str:

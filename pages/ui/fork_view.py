@@ -1,0 +1,331 @@
+"""Fork from here: a button on every recorded call of a finished run or an opened trace, and the
+editor it opens — the reply that call gets (pre-filled with the recorded one and checked as the
+pattern will parse it) and the prompts and limits from there on. Run starts the fork in the
+Playground: the recorded prefix is drawn at once, marked "recorded", and the rest streams live.
+
+State: `fork_target` (shared by every page: Replay forks into the Playground) holds the call to
+fork — the parent's event dicts, run id, config, task and the call's number and role — while the
+editor is open; its widgets live under `fork_*`. The editor is a panel above the run, not a modal dialog, so the
+run it forks stays in view while the reply is written.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import streamlit as st
+
+import agent_core as ac
+from agent_core import events as ev
+from agent_core.config import LIMITS, RunConfig
+from agent_core.errors import AgentError
+from agent_core.fork import ForkError, fork_inputs, read_reply, recorded_reply, reply_from_text, reply_text
+from agent_core.prompts import check_overrides, specs_for
+
+from . import runs, sidebar, text
+
+TARGET = "fork_target"
+GO = "fork_go"
+PLAYGROUND = "pg"
+PLAYGROUND_PAGE = "pages/playground.py"
+
+WORDS = {
+    "en": {"fork": "Fork from here", "fork_help": "Run this again from call {k}: calls before it come from the "
+                                                   "record, this one gets your reply, the rest runs live.",
+           "title": "Fork at call {k} · {role}",
+           "intro": "Calls 1–{before} and the tool results between them are served from the record, exactly as "
+                    "they happened. Call {k} gets the reply below, or goes live; every call after it runs live on "
+                    "**{model}**, under the same limits and call bound as any run (the recorded calls count).",
+           "intro_first": "Call 1 gets the reply below, or goes live; every call after it runs live on **{model}**.",
+           "mode": "Call {k}", "write": "Write its reply", "live": "Let the model answer",
+           "reply": "Reply", "reply_help": "Text, a verdict's JSON, a plan, or {\"tool_calls\": [{\"name\": ..., "
+                                           "\"arguments\": {...}}]}.",
+           "reads_as": "The pattern reads this as **{what}**.",
+           "problem": "The pattern cannot parse this: {problem}. It will use its fallback, as it would for a model.",
+           "prompts": "Prompts from here on", "prompt_key": "Prompt", "limits": "Limits",
+           "run": "Run the fork", "broken": "This fork cannot run: {problem}", "cancel": "Cancel",
+           "forked_from": "Forked from run `{run}` at call {k}", "edited": " with a reply written by a person",
+           "compare": "Compare with the original",
+           "v1": "This trace was saved before call records (trace format 1): it replays, but it has no prompts "
+                 "to show and cannot be forked. Run it again to get both.",
+           "busy": "A run is going: stop it first."},
+    "zh": {"fork": "从这里分叉", "fork_help": "从第 {k} 次调用重新运行：之前的调用取自记录，这一次用你写的回复，之后实时运行。",
+           "title": "在第 {k} 次调用处分叉 · {role}",
+           "intro": "第 1–{before} 次调用及其间的工具结果都取自记录，与原来完全一致。第 {k} 次调用使用下面的回复，或交给模型实时回答；"
+                    "之后的每次调用都在 **{model}** 上实时运行，限制与调用上限同普通运行一样（记录中的调用也计入）。",
+           "intro_first": "第 1 次调用使用下面的回复，或交给模型实时回答；之后的每次调用都在 **{model}** 上实时运行。",
+           "mode": "第 {k} 次调用", "write": "自己写回复", "live": "让模型回答",
+           "reply": "回复", "reply_help": "文本、评审结论的 JSON、计划，或 {\"tool_calls\": [{\"name\": ..., "
+                                        "\"arguments\": {...}}]}。",
+           "reads_as": "模式会把它读作 **{what}**。",
+           "problem": "模式无法解析这段回复：{problem}。它会像对待模型回复一样使用兜底结论。",
+           "prompts": "此后使用的提示词", "prompt_key": "提示词", "limits": "限制",
+           "run": "运行分叉", "broken": "这个分叉无法运行：{problem}", "cancel": "取消",
+           "forked_from": "分叉自运行 `{run}` 的第 {k} 次调用", "edited": "（该次回复由人撰写）",
+           "compare": "与原运行对比", "busy": "有运行正在进行：请先停止它。",
+           "v1": "这份轨迹保存于调用记录出现之前（轨迹格式 1）：可以回放，但没有提示词可看，也无法分叉。重新运行一次即可两者兼得。"},
+}
+
+
+def words(lang: str) -> dict[str, str]:
+    return WORDS["zh" if lang == "zh" else "en"]
+
+
+def forkable(events: list[ev.Event]) -> bool:
+    """True when the run carries call records (a format-1 trace does not) and has finished."""
+    try:
+        fork_inputs(events, 1)
+    except ForkError:
+        return False
+    return bool(events) and isinstance(events[-1], ev.RunFinished)
+
+
+def note_unforkable(events: list[ev.Event], lang: str) -> None:
+    """Say why a finished run offers no Prompt view and no Fork (a format-1 trace)."""
+    if events and isinstance(events[-1], ev.RunFinished) and not forkable(events):
+        st.caption(":material/info: " + words(lang)["v1"])
+
+
+def call_actions(*, events: list[dict[str, Any]], run_id: str, config: dict[str, Any], task: str, lang: str,
+                 key: str):
+    """A RunView hook that adds "Fork from here" to every call's row."""
+    w = words(lang)
+    busy = runs.any_active()
+
+    def add(row: Any, number: int, call: ev.LlmCall) -> None:
+        target = {"events": events, "run_id": run_id, "config": config, "task": task, "at": number,
+                  "role": call.role}
+        row.button(w["fork"], key=f"{key}-fork-{number}", icon=":material/call_split:", type="tertiary",
+                   on_click=st.session_state.__setitem__, args=(TARGET, target), disabled=busy,
+                   help=w["busy"] if busy else w["fork_help"].format(k=number))
+    return add
+
+
+def open_editor(lang: str) -> None:
+    """Show the fork editor when a Fork button asked for it (call once per page, above the run)."""
+    target = st.session_state.get(TARGET)
+    if isinstance(target, dict):
+        w = words(lang)
+        with st.container(border=True, key="fork_editor"):
+            st.markdown(f"#### :material/call_split: {w['title'].format(k=target['at'], role=text.inline(target['role']))}")
+            _editor(target, lang)
+
+
+def _close() -> None:
+    st.session_state.pop(TARGET, None)
+
+
+def _keep(widget: str, field: str, name: str | None = None) -> None:
+    """Copy a widget's value into the open target (on_change): the editor's state is plain data, so a
+    rerun that does not draw the editor — a page switch, a redirect — loses nothing."""
+    target = st.session_state.get(TARGET)
+    if isinstance(target, dict) and widget in st.session_state:
+        value = st.session_state[widget]
+        if name is None:
+            target[field] = value
+        else:
+            target.setdefault(field, {})[name] = value
+
+
+def _editor(target: dict[str, Any], lang: str) -> None:
+    w = words(lang)
+    at, role = target["at"], target["role"]
+    nonce = target.setdefault("nonce", uuid.uuid4().hex[:8])  # fresh widgets for every fork opened
+    parent = [ev.event_from_dict(e) for e in target["events"]]
+    model = sidebar.model_router().for_role(role).name
+    st.markdown((w["intro"].format(before=at - 1, k=at, model=text.inline(model, 60)) if at > 1
+                 else w["intro_first"].format(model=text.inline(model, 60))))
+    try:
+        base = RunConfig.from_dict(target["config"])
+    except AgentError as exc:
+        st.error(w["broken"].format(problem=text.escape(str(exc))), icon=":material/error:")
+        return
+    target.setdefault("reply", reply_text(recorded_reply(parent, at)))
+    st.toggle(w["live"], value=bool(target.get("live")), key=f"fork_live_{nonce}",
+              on_change=_keep, args=(f"fork_live_{nonce}", "live"))
+    if not target.get("live"):
+        st.text_area(w["reply"], value=target["reply"], key=f"fork_reply_{nonce}", height=220, help=w["reply_help"],
+                     on_change=_keep, args=(f"fork_reply_{nonce}", "reply"))
+        problem = _reply_check(target, role, base, w)
+        if problem:
+            st.error(text.escape(problem), icon=":material/error:")
+            return
+    _changes(target, base, lang, nonce)
+    try:
+        config, bound = _config(target, base)
+    except AgentError as exc:
+        st.error(w["broken"].format(problem=text.escape(str(exc))), icon=":material/error:")
+        return
+    st.caption(f"≤ **{bound}** LLM calls" if lang != "zh" else f"≤ **{bound}** 次 LLM 调用")
+    row = st.container(horizontal=True, gap="small")
+    busy = runs.any_active()
+    row.button(w["run"], key=f"fork_run_{nonce}", type="primary", icon=":material/call_split:", disabled=busy,
+               on_click=_begin, help=w["busy"] if busy else None)
+    row.button(w["cancel"], key=f"fork_cancel_{nonce}", on_click=_close)
+
+
+def _reply_check(target: dict[str, Any], role: str, base: RunConfig, w: dict[str, str]) -> str | None:
+    """Show how the pattern will read the reply; the error that stops the fork, if any."""
+    try:
+        reply = reply_from_text(target["reply"])
+    except ForkError as exc:
+        return str(exc)
+    if not reply.tool_calls:
+        what, problem = read_reply(role, reply.text, base.tools)
+        if problem:
+            st.warning(w["problem"].format(problem=text.escape(problem)), icon=":material/warning:")
+        elif what != "text":
+            st.success(w["reads_as"].format(what=text.inline(what, 40)), icon=":material/check:")
+    return None
+
+
+def _config(target: dict[str, Any], base: RunConfig) -> tuple[RunConfig, int]:
+    """The fork's config: the parent's, with the prompts and limits changed in the editor."""
+    prompts = {k: v for k, v in (target.get("prompts") or {}).items() if isinstance(v, str)}
+    limits = {k: int(v) for k, v in (target.get("limits") or {}).items() if k in LIMITS}
+    config = base.replace(prompts={**base.prompts, **prompts}, **limits)
+    check_overrides(config.pattern, config.lang, config.prompts)
+    return config, ac.call_bound(config)
+
+
+def _begin() -> None:
+    """Run the fork (the Run button's callback): a pending Playground run that the Playground drives."""
+    target = st.session_state.get(TARGET)
+    if not isinstance(target, dict) or runs.any_active():
+        return
+    config, bound = _config(target, RunConfig.from_dict(target["config"]))
+    reply = None if target.get("live") else reply_from_text(target.get("reply", ""))
+    point = {"run_id": target["run_id"], "at": target["at"], "edited": reply is not None,
+             "parent_config": target["config"],
+             "reply": None if reply is None else {"text": reply.text, "tool_calls": [
+                 {"id": c.id, "name": c.name, "arguments": c.arguments} for c in reply.tool_calls]}}
+    runs.begin(PLAYGROUND, target["task"], config.to_dict(), sidebar.model_router().names(), bound, fork=point,
+               parent=target["events"])
+    _close()
+    st.session_state[GO] = True
+
+
+def go_if_started() -> None:
+    """On a page other than the Playground: follow a fork that was just started there."""
+    if st.session_state.pop(GO, False):
+        st.switch_page(PLAYGROUND_PAGE)
+
+
+def _changes(target: dict[str, Any], base: RunConfig, lang: str, nonce: str) -> None:
+    """Editors for the prompts and limits from the fork on; their values go into the target."""
+    w = words(lang)
+    with st.expander(w["prompts"]):
+        specs = specs_for(base.pattern)
+        keys = list(specs)
+        chosen = target.get("prompt_key") if target.get("prompt_key") in keys else keys[0]
+        st.selectbox(w["prompt_key"], keys, index=keys.index(chosen), key=f"fork_pkey_{nonce}",
+                     on_change=_keep, args=(f"fork_pkey_{nonce}", "prompt_key"))
+        current = (target.get("prompts") or {}).get(chosen, base.prompts.get(chosen, specs[chosen].default(base.lang)))
+        st.text_area(chosen, value=current, key=f"fork_prompt_{chosen}_{nonce}", height=200,
+                     label_visibility="collapsed", on_change=_keep,
+                     args=(f"fork_prompt_{chosen}_{nonce}", "prompts", chosen))
+    with st.expander(w["limits"]):
+        cols = st.columns(3)
+        shown = [lim for lim in LIMITS.values() if base.pattern in lim.patterns]
+        for i, lim in enumerate(shown):
+            value = (target.get("limits") or {}).get(lim.name, getattr(base, lim.name))
+            cols[i % 3].number_input(lim.name, lim.low, lim.high, int(value), step=1, key=f"fork_limit_{lim.name}_{nonce}",
+                                     help=lim.help, on_change=_keep,
+                                     args=(f"fork_limit_{lim.name}_{nonce}", "limits", lim.name))
+
+
+def banner(record: runs.RunRecord, lang: str) -> None:
+    """"Forked from run X at call k", for a fork's head line."""
+    if record.fork:
+        w = words(lang)
+        st.caption(":material/call_split: " + w["forked_from"].format(run=text.inline(record.fork["run_id"], 20),
+                                                                      k=record.fork["at"])
+                   + (w["edited"] if record.fork.get("edited") else ""))
+
+
+def prefix_calls(record: runs.RunRecord) -> int:
+    """How many of a run's calls were served from its parent's record (0 for a run that is no fork)."""
+    return record.fork["at"] - 1 if record.fork else 0
+
+
+PAIR = "cmp_pair"
+GO_COMPARE = "fork_go_compare"
+COMPARE_PAGE = "pages/compare.py"
+
+
+def compare_button(record: runs.RunRecord, lang: str, *, key: str) -> None:
+    """For a finished fork: open it beside its original in Compare."""
+    if st.session_state.pop(GO_COMPARE, False):
+        st.switch_page(COMPARE_PAGE)
+    if not record.fork or record.active or not record.parent:
+        return
+    pair = {"original": {"config": record.fork.get("parent_config") or record.config, "events": record.parent,
+                         "run_id": record.fork["run_id"]},
+            "fork": {"config": record.config, "events": record.events, "run_id": record.run_id,
+                     "at": record.fork["at"]}}
+    st.button(words(lang)["compare"], key=key, icon=":material/compare_arrows:", on_click=_open_pair, args=(pair,))
+
+
+def _open_pair(pair: dict[str, Any]) -> None:
+    st.session_state[PAIR] = pair
+    st.session_state[GO_COMPARE] = True
+
+
+PAIR_WORDS = {
+    "en": {"title": "Original vs fork", "close": "Close", "original": "Original · run `{run}`",
+           "fork": "Fork · run `{run}` (from call {k})", "answers": "The answers, original → fork",
+           "same": "The fork gave the same answer.", "metric": "", "calls": "LLM calls", "tokens": "tokens",
+           "reason": "ended", "verdicts": "verdicts", "answer": "answer"},
+    "zh": {"title": "原运行 vs 分叉", "close": "关闭", "original": "原运行 · `{run}`",
+           "fork": "分叉 · `{run}`（自第 {k} 次调用）", "answers": "答案：原运行 → 分叉",
+           "same": "分叉给出了相同的答案。", "metric": "", "calls": "LLM 调用", "tokens": "token",
+           "reason": "结束原因", "verdicts": "评审结论", "answer": "答案"},
+}
+
+
+def pair_view(lang: str) -> bool:
+    """Compare's "original vs fork" lane pair, when a fork asked for it; True when it was drawn."""
+    import pandas as pd
+
+    from agent_core.diffing import line_diff
+
+    from .render import draw_run
+
+    pair = st.session_state.get(PAIR)
+    if not isinstance(pair, dict):
+        return False
+    w = PAIR_WORDS["zh" if lang == "zh" else "en"]
+    head = st.container(horizontal=True, vertical_alignment="center")
+    head.subheader(w["title"])
+    head.button(w["close"], key="cmp_pair_close", icon=":material/close:", on_click=st.session_state.pop,
+                args=(PAIR, None))
+    sides = [(pair["original"], w["original"].format(run=pair["original"]["run_id"])),
+             (pair["fork"], w["fork"].format(run=pair["fork"]["run_id"], k=pair["fork"]["at"]))]
+    typed = [[ev.event_from_dict(e) for e in side["events"]] for side, _ in sides]
+    rows = []
+    for (side, label), events in zip(sides, typed, strict=True):
+        finished = next((e for e in reversed(events) if isinstance(e, ev.RunFinished)), None)
+        answer = next((e.text for e in reversed(events) if isinstance(e, ev.FinalAnswer)), "")
+        rows.append({"": label.split(" · ")[0], w["calls"]: finished.llm_calls if finished else 0,
+                     w["tokens"]: finished.total_tokens if finished else 0,
+                     w["reason"]: finished.reason if finished else "",
+                     w["verdicts"]: " → ".join(e.verdict for e in events if isinstance(e, ev.VerdictEvent)),
+                     w["answer"]: answer})
+    st.dataframe(pd.DataFrame([{k: v for k, v in r.items() if k != w["answer"]} for r in rows]), hide_index=True,
+                 width="stretch")
+    st.markdown(f"**{w['answers']}**")
+    old, new = rows[0][w["answer"]], rows[1][w["answer"]]
+    if old == new:
+        st.caption(w["same"])
+    else:
+        st.markdown(text.word_diff_inline(old, new))
+        st.code(line_diff(old, new, 0), language="diff", wrap_lines=True)
+    columns = st.columns(2, gap="medium")
+    for i, ((side, label), events, column) in enumerate(zip(sides, typed, columns, strict=True)):
+        with column:
+            st.markdown(label)
+            draw_run(side["config"], events, bound=ac.call_bound(RunConfig.from_dict(side["config"])),
+                     key=f"cmp_pair_{i}", compact=True, recorded=side.get("at", 1) - 1)
+    st.divider()
+    return True
