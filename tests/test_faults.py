@@ -41,6 +41,9 @@ def sensible(request: RecordedRequest) -> Reply:
     return Reply("Order 10001 was delivered on 27 November.", chunks=3)
 
 
+#: what a server sent before it closed the connection cleanly (issue 13's finding)
+PARTIAL = "Partial answer that never"
+
 FAULTS = {
     # name: (behaviours for the 2nd request onwards, expected error code or None for success)
     "429 then ok": ([Fail(429, "slow down", retry_after=0.01)], None),
@@ -50,6 +53,9 @@ FAULTS = {
     "slow first byte": ([Reply("late", delay=3.0)] * 2, "timeout"),
     "stream cut mid-way": ([Reply("a long answer that breaks", chunks=6, cut_after=3)], "stream_cut"),
     "invalid JSON in a chunk": ([Reply("some text that breaks", chunks=5, bad_json_at=2)], "stream_cut"),
+    # no transport error at all: the body just ends, with no finish reason and no [DONE]
+    "connection closed cleanly after two chunks": ([Reply(PARTIAL + " reaches its final word.", chunks=4,
+                                                          end_after=3)], "stream_cut"),
     "empty body": ([Raw(b"", 200, "text/event-stream")] * 2, "any"),
     "unknown tool": ([Reply("", (FakeCall("teleport", "{}"),))], None),
     "invalid JSON arguments": ([Reply("", (FakeCall("query_order", "{order_id: 99"),))], None),
@@ -122,3 +128,35 @@ def test_a_healthy_endpoint_runs_every_pattern_to_an_answer(pattern):
     assert_well_formed(events, config)
     assert events[-2].kind == "final_answer" and events[-2].text
     assert all(body["stream"] is True for body in sent)
+
+
+def cut_answers(request: RecordedRequest) -> Reply:
+    """A sensible model whose answers (not its tool calls, plans or verdicts) end after two chunks."""
+    reply = sensible(request)
+    if reply.tool_calls or reply.text.startswith("{"):
+        return reply
+    return Reply(PARTIAL + " reaches its final word.", chunks=4, end_after=3)
+
+
+@pytest.mark.parametrize("pattern,options", [
+    ("react", {"max_reflection_rounds": 0}),
+    ("react", {"max_reflection_rounds": 1}),  # ReAct + judge: the judge must never see the fragment
+    ("plan-execute", {}),
+    ("reflection", {}),
+], ids=["react", "react+judge", "plan-execute", "reflection"])
+def test_an_answer_cut_cleanly_after_two_chunks_ends_the_run_with_stream_cut(pattern, options):
+    with FakeOpenAIServer(default=cut_answers) as server:
+        model = OpenAICompatibleModel(server.url, "fake-model", timeout=2.0, max_retries=0)
+        config = config_for(pattern).replace(**options)
+        events = list(ac.stream("Has order 10001 arrived?", config, model))
+    assert_well_formed(events, config)
+    failed = [e for e in events if isinstance(e, ev.RunFailed)]
+    assert [f.error_type for f in failed] == ["stream_cut"]
+    assert "without a finish reason" in failed[0].message
+    assert not any(isinstance(e, ev.FinalAnswer) for e in events), "a fragment is never the final answer"
+    assert not any(isinstance(e, (ev.VerdictEvent, ev.Draft)) and PARTIAL in str(e) for e in events)
+    assert events[-1].reason == "error"
+    cut = [e for e in events if isinstance(e, ev.LlmCall) and e.partial_text]
+    assert [c.partial_text for c in cut] == [PARTIAL] and cut[0].finish_reason is None
+    exported = trace.loads(trace.Trace.of(config.to_dict(), events).dumps())
+    assert any(getattr(e, "partial_text", "") == PARTIAL for e in exported.events), "the fragment is in the trace"

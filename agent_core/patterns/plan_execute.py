@@ -294,7 +294,8 @@ def _first_plan(ctx: RunContext) -> Generator[ev.Event, None, list[PlanStep]]:
         shown = " ".join(reply.split())[:160] or "(an empty reply)"
         raise PlanError(f"the planner gave no usable plan{' even after a repair re-ask' if cfg.repair_reask else ''}: "
                         f"{shown!r}. Its reply must hold a JSON object like {{\"steps\": [...]}}; check the planner "
-                        "prompt or bind a stronger planner model.")
+                        "prompt or bind a stronger planner model."
+                        + (f" {ctx.cut_note('planner')}" if ctx.last_finish == "length" else ""))
     shaped, cut = shape_plan(steps, first_id=1, max_steps=cfg.max_plan_steps, synthesis=label("synthesis", cfg.lang))
     if cut:
         yield ctx.limit("max_plan_steps", cfg.max_plan_steps,
