@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from contextlib import closing
 from typing import TextIO
 
@@ -19,13 +21,16 @@ from . import evaluation
 from . import events as ev
 from .config import PATTERNS, RunConfig, for_scenario
 from .errors import AgentError, ConfigError
-from .models import ModelRouter
+from .models import ROLES, ModelRouter
 from .scenarios import SCENARIOS
+from .messages import estimate_tokens
+from .terminal import LiveView
 
 _FLAGS = {  # flag -> RunConfig field, for the limits every pattern exposes
     "max_rounds": "max_rounds", "reflection_rounds": "max_reflection_rounds",
     "max_step_retries": "max_step_retries", "max_replans": "max_replans",
     "max_iterations": "max_iterations", "max_calls": "max_llm_calls", "max_tokens": "max_total_tokens",
+    "max_output_tokens": "max_output_tokens", "max_seconds": "max_seconds",
 }
 
 
@@ -45,6 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
                           "then call K gets --reply-file (or goes live) and the rest runs live")
     run.add_argument("--reply-file", metavar="F", help="with --fork-at: the reply for call K (text, a verdict's "
                                                        'JSON, a plan, or {"tool_calls": [...]})')
+    run.add_argument("--human", action="append", default=[], metavar="ROLE", choices=ROLES,
+                     help="a person answers this role's calls (repeatable): the pending request is printed and the "
+                          "reply read from standard input, e.g. 'REVISE: the warning level is missing' or 'PASS'")
     run.add_argument("--prompt", action="append", default=[], metavar="KEY=FILE",
                      help="replace a prompt template with a file's text (repeatable), e.g. critic=strict.txt")
     run.add_argument("--lang", choices=("en", "zh"), default="en")
@@ -56,6 +64,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-iterations", type=int)
     run.add_argument("--max-calls", type=int, help="run-wide budget of LLM calls")
     run.add_argument("--max-tokens", type=int, help="run-wide budget of tokens")
+    run.add_argument("--max-output-tokens", type=int, metavar="N",
+                     help="most tokens one reply may have, sent as max_tokens (default 1024; 0 = not sent)")
+    run.add_argument("--role-output-tokens", action="append", default=[], metavar="ROLE=N",
+                     help="a different cap for one role (repeatable), e.g. planner=2048")
+    run.add_argument("--max-seconds", type=int, metavar="S", help="run-wide time limit in seconds (0 = off)")
     run.add_argument("--text-protocol", action="store_true", help="ReAct: Thought/Action text protocol")
     run.add_argument("--no-reflector", action="store_true", help="Plan-and-Execute without the step Reflector")
     run.add_argument("--reflector", action="store_true", help="Plan-and-Execute with the step Reflector")
@@ -64,7 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--selective-reflection", action="store_true")
     run.add_argument("--test-evaluator", action="store_true", help="Reflection: run drafts against unit tests")
     _add_model_flags(run)
-    run.add_argument("--show-tokens", action="store_true", help="print streamed text as it arrives")
+    run.add_argument("--show-tokens", action="store_true",
+                     help="print streamed text as it arrives (the default on a terminal, dimmed; otherwise a "
+                          "counter of tokens and seconds goes to stderr)")
     run.add_argument("--trace-out", help="write the trace JSON here")
 
     ev_ = sub.add_parser("eval", help="score patterns on code tasks with unit tests (HumanEval's JSONL format)")
@@ -94,6 +109,8 @@ def _add_model_flags(parser: argparse.ArgumentParser) -> None:
 def _config(args: argparse.Namespace) -> tuple[RunConfig, str]:
     overrides = {field: getattr(args, flag) for flag, field in _FLAGS.items() if getattr(args, flag) is not None}
     prompts = _prompt_files(args.prompt)
+    if getattr(args, "role_output_tokens", None):
+        overrides["max_output_tokens_by_role"] = _role_caps(args.role_output_tokens)
     if args.from_trace:
         return _fork_config(args, overrides, prompts)
     if prompts:
@@ -111,7 +128,20 @@ def _config(args: argparse.Namespace) -> tuple[RunConfig, str]:
         config, task = for_scenario(args.scenario, args.lang, **overrides)
         return config, task
     tools = tuple(t.strip() for t in (args.tools or "").split(",") if t.strip())
-    return RunConfig(pattern=args.pattern or "react", lang=args.lang, tools=tools, **overrides), args.task
+    return RunConfig(pattern=args.pattern or PATTERNS[0], lang=args.lang, tools=tools, **overrides), args.task
+
+
+def _role_caps(pairs: list[str]) -> dict[str, int]:
+    out = {}
+    for pair in pairs:
+        role, sep, value = pair.partition("=")
+        try:
+            out[role.strip()] = int(value)
+        except ValueError:
+            raise ConfigError(f"--role-output-tokens takes ROLE=N, got {pair!r}") from None
+        if not sep or not role.strip():
+            raise ConfigError(f"--role-output-tokens takes ROLE=N, got {pair!r}")
+    return out
 
 
 def _prompt_files(pairs: list[str]) -> dict[str, str]:
@@ -159,6 +189,13 @@ def _open_stream(args: argparse.Namespace, config: RunConfig, task: str, models:
     """The run's event stream: a fresh run, or a fork of --from-trace at --fork-at."""
     from . import runner
 
+    if args.human:
+        from .stepping import Breakpoints, RunHandle, drive
+
+        if args.from_trace:
+            raise ConfigError("--human and --from-trace do not go together (fork first, then answer in the fork)")
+        handle = RunHandle.for_run(task, config, models, breakpoints=Breakpoints(people=frozenset(args.human)))
+        return drive(handle, _ask_person(args.out_stream))
     if not args.from_trace:
         if args.fork_at is not None or args.reply_file:
             raise ConfigError("--fork-at and --reply-file go with --from-trace")
@@ -176,6 +213,29 @@ def _open_stream(args: argparse.Namespace, config: RunConfig, task: str, models:
     stream, _recorded = fork(args.parent.events, args.fork_at, config, models, reply=reply)
     args.fork_point = {"run_id": args.parent.run_id, "at": args.fork_at, "edited": reply is not None}
     return stream
+
+
+def _ask_person(out: TextIO):
+    """The CLI's person in a role: print the pending request, read the reply from standard input."""
+    from .stepping import VERDICT_CHOICES, verdict_reply
+
+    def ask(handle, pending) -> None:  # noqa: ANN001 - a RunHandle and its Pending
+        if not pending.human:
+            handle.resume()
+            return
+        last = pending.messages[-1].content if pending.messages else ""
+        shown = last if len(last) <= 1500 else last[:1500] + f"… ({len(last) - 1500} more characters)"
+        choices = VERDICT_CHOICES.get(pending.role)
+        how = " | ".join(f"{c}: feedback" if c != "PASS" else c for c in choices) if choices else "your reply, one line"
+        print(f"  ── call {pending.call} is yours ({pending.role}). It was about to be sent:\n{shown}\n"
+              f"  ── your {pending.role} reply ({how}):", file=out, flush=True)
+        line = sys.stdin.readline()
+        if not line:
+            print("  (no more input: the run stops here)", file=out, flush=True)
+            handle.stop()
+            return
+        handle.answer(verdict_reply(pending.role, line) if choices else line.rstrip("\n"))
+    return ask
 
 
 def _models(args: argparse.Namespace) -> tuple[ModelRouter, list[str]]:
@@ -206,8 +266,10 @@ def describe(event: ev.Event) -> str | None:
             return f"run {event.pattern}: {short(event.task)} (at most {event.max_llm_calls} LLM calls)"
         case ev.LlmCall():
             est = "~" if event.usage_estimated else ""
+            mark = ("  [cut at max_output_tokens]" if event.cut_at_cap else
+                    f"  [unfinished: {len(event.partial_text)} characters kept]" if event.partial_text else "")
             return (f"  llm  {event.role:<11} {event.model}  {est}{event.prompt_tokens}→{event.completion_tokens} "
-                    f"tokens  {event.latency_ms:.0f} ms")
+                    f"tokens  {event.latency_ms:.0f} ms{mark}")
         case ev.Thought():
             return f"  thought  {short(event.text)}"
         case ev.ToolCallEvent():
@@ -237,6 +299,15 @@ def describe(event: ev.Event) -> str | None:
             return f"final answer:\n{event.text}"
         case ev.RunFailed():
             return f"run failed [{event.error_type}]: {event.message}"
+        case ev.Paused():
+            where = {"call": f"before call {event.call}", "verdict": "at a verdict", "tool": "before a tool call"}
+            return f"  paused {where.get(event.at, event.at)} ({event.role}{', a person' if event.reason == 'person' else ''})"
+        case ev.Resumed():
+            return None if event.action in ("answer", "send") else f"  resumed ({event.action})"
+        case ev.Edited():
+            return f"  edited call {event.call} ({event.role}): {event.what}" + (f" {event.template}" if event.template else "")
+        case ev.HumanReply():
+            return f"  person as {event.role}: {short(event.text)}"
         case ev.RunFinished():
             return f"finished ({event.reason}): {event.llm_calls} LLM calls, {event.total_tokens} tokens, {event.elapsed_ms / 1000:.2f} s"
     return None
@@ -247,38 +318,83 @@ def run_command(args: argparse.Namespace, out: TextIO) -> int:
 
     config, task = _config(args)
     models, secrets = _models(args)
+    args.out_stream = out
     events: list[ev.Event] = []
-    streaming = False
+    live = LiveView(out, sys.stderr, show_text=True if args.show_tokens else None)
+    started = time.monotonic()
+    stopped_by: int | None = None
+    restore = _trap_sigterm()
     try:
         with closing(_open_stream(args, config, task, models)) as stream:
             for event in stream:
                 events.append(event)
                 if isinstance(event, ev.Token):
-                    if args.show_tokens:
-                        out.write(event.text)
-                        out.flush()
-                        streaming = True
+                    live.token(event.role, event.text)
                     continue
-                if streaming:
-                    out.write("\n")
-                    streaming = False
+                live.end_call()
                 line = describe(event)
                 if line:
                     print(line, file=out, flush=True)
-    except KeyboardInterrupt:
-        print("stopped by the user", file=out)
+    except (KeyboardInterrupt, Terminated) as exc:
+        # closing() has already closed the run's generator, and with it the HTTP stream
+        restore()
+        stopped_by = exc.signum if isinstance(exc, Terminated) else signal.SIGINT
+        role, partial = live.role, live.end_call()
+        events += _stop_events(events, role, partial, models, time.monotonic() - started)
+        print(f"stopped by {signal.Signals(stopped_by).name}", file=out, flush=True)
     finally:
+        restore()
         if args.trace_out and events:
             text = trace.Trace.of(config.to_dict(), events, models.names(),
                                   fork=getattr(args, "fork_point", None)).dumps(secrets=secrets)
             with open(args.trace_out, "w", encoding="utf-8") as fh:
                 fh.write(text)
+    if stopped_by is not None:
+        return 128 + stopped_by  # the shell's convention: 130 for SIGINT, 143 for SIGTERM
     failed = next((e for e in events if isinstance(e, ev.RunFailed)), None)
     if failed is not None or not events or not isinstance(events[-1], ev.RunFinished):
         reason = failed.message if failed else "the run did not finish"
         print(f"error: {reason}", file=sys.stderr)
         return 1
     return 0
+
+
+class Terminated(BaseException):
+    """SIGTERM during a run: a BaseException, like KeyboardInterrupt, so no `except Exception` swallows it."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _trap_sigterm() -> Callable[[], None]:
+    """Turn SIGTERM into `Terminated` for the run; returns the function that puts the old handler back."""
+    def handler(signum: int, _frame: object) -> None:
+        raise Terminated(signum)
+
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread (a test calling main() from a worker): leave signals alone
+        return lambda: None
+    return lambda: signal.signal(signal.SIGTERM, previous)
+
+
+def _stop_events(events: list[ev.Event], role: str, partial: str, models: ModelRouter,
+                 elapsed_s: float) -> list[ev.Event]:
+    """The closing events of a run stopped by a signal: the call in flight (with its text so far), then
+    `run_finished` with reason stop, so the partial trace reads like any other."""
+    if events and isinstance(events[-1], ev.RunFinished):
+        return []
+    t = round(max(elapsed_s, events[-1].t if events else 0.0), 4)
+    added: list[ev.Event] = []
+    if partial:
+        added.append(ev.LlmCall(t=t, role=role, model=models.for_role(role).name, completion_tokens=estimate_tokens(partial),
+                                usage_estimated=True, partial_text=partial))
+    calls = [e for e in [*events, *added] if isinstance(e, ev.LlmCall)]
+    tokens = sum(c.prompt_tokens + c.completion_tokens for c in calls)
+    added.append(ev.RunFinished(t=t, reason="stop", llm_calls=len(calls), total_tokens=tokens,
+                                elapsed_ms=round(t * 1000, 1)))
+    return added
 
 
 def eval_command(args: argparse.Namespace, out: TextIO) -> int:

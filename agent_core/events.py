@@ -210,10 +210,53 @@ class RunFinished(Event):
     elapsed_ms: float = 0.0
 
 
+@dataclass(frozen=True, slots=True)
+class Paused(Event):
+    """Step mode: the run stopped to wait for a person — before a model call (`call` is its number),
+    at a verdict, or before a tool call. `reason`: breakpoint, or person (a role a person answers)."""
+
+    kind: ClassVar[str] = "paused"
+    at: str = "call"
+    role: str = ""
+    call: int = 0
+    reason: str = "breakpoint"
+
+
+@dataclass(frozen=True, slots=True)
+class Resumed(Event):
+    """Step mode: the run goes on. `action`: continue, step, send, edit or answer."""
+
+    kind: ClassVar[str] = "resumed"
+    action: str = "continue"
+
+
+@dataclass(frozen=True, slots=True)
+class Edited(Event):
+    """A person changed a call before the model saw it: its messages, or a prompt template from here on."""
+
+    kind: ClassVar[str] = "edited"
+    role: str = ""
+    call: int = 0
+    what: str = "messages"
+    template: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HumanReply(Event):
+    """A person answered a call instead of the model (the call's `llm_call` follows, model "person")."""
+
+    kind: ClassVar[str] = "human_reply"
+    role: str = ""
+    call: int = 0
+    text: str = ""
+    tool_calls: tuple[dict[str, Any], ...] = ()
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.kind: cls
     for cls in (RunStarted, LlmCall, Token, Thought, ToolCallEvent, ToolResult, PlanEvent, StepStarted,
-                StepFinished, VerdictEvent, Draft, FinalAnswer, LimitReached, RunFailed, RunFinished)
+                StepFinished, VerdictEvent, Draft, FinalAnswer, LimitReached, RunFailed, RunFinished,
+                Paused, Resumed, Edited, HumanReply)
 }
 EVENT_KINDS = tuple(EVENT_TYPES)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from .events import ROLES
 from .messages import ChatRequest, Completion
@@ -47,6 +47,8 @@ class ModelRouter:
 
     default: ChatModel
     by_role: Mapping[str, ChatModel] = field(default_factory=dict)
+    #: step mode: asked before every call (agent_core.stepping.RunHandle); None for a plain run
+    gate: Any = None
 
     def for_role(self, role: str) -> ChatModel:
         return self.by_role.get(role, self.default)

@@ -26,6 +26,11 @@ SAMPLES = [
     ev.LimitReached(t=0.6, limit="max_rounds", value=3, message="m"),
     ev.RunFailed(t=0.6, error_type="timeout", message="slow"),
     ev.RunFinished(t=0.7, reason="cap", llm_calls=2, total_tokens=13, elapsed_ms=700.0),
+    ev.Paused(t=0.8, at="call", role="critic", call=2, reason="breakpoint"),
+    ev.Resumed(t=0.9, action="step"),
+    ev.Edited(t=0.9, role="critic", call=2, what="template", template="critic"),
+    ev.HumanReply(t=0.9, role="judge", call=3, text='{"passed": true}',
+                  tool_calls=({"name": "search", "arguments": "{}"},)),
 ]
 
 

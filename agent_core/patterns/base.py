@@ -14,7 +14,7 @@ from ..calls import CallLog
 from ..config import RunConfig
 from ..errors import AgentError, EndpointTimeoutError, ModelError, StreamCutError
 from ..messages import estimate_prompt_tokens, estimate_tokens
-from ..messages import CallContext, ChatRequest, Completion, Message, ToolCall
+from ..messages import CallContext, ChatRequest, Completion, Message, ToolCall, Usage
 from ..models import ModelRouter
 from ..prompts import PromptSet, specs_for
 from ..tools import ToolRegistry, parse_arguments
@@ -88,7 +88,18 @@ class RunContext:
         request = ChatRequest(tuple(messages), self._schemas() if tools else (), role, context, cfg.temperature,
                               max_tokens=cfg.output_cap(role), timeout=self._time_left())
         self.llm_calls += 1
-        completion = yield from self._streamed(model, request)
+        reply = None
+        if self.models.gate is not None:  # step mode: a person may pause, edit or answer this call
+            outcome = self.models.gate.before_call(role, self.llm_calls, request, self.prompts)
+            request, reply = outcome.request, outcome.reply
+            for cls, fields in outcome.events:
+                yield self.event(cls, **fields)
+        if reply is not None:
+            completion = Completion(reply.text, reply.tool_calls,
+                                    Usage(estimate_prompt_tokens(request.messages), estimate_tokens(reply.text), True),
+                                    "person", 0.0, "tool_calls" if reply.tool_calls else "stop")
+        else:
+            completion = yield from self._streamed(model, request)
         usage = completion.usage
         self.total_tokens += usage.total_tokens
         self.last_finish = completion.finish_reason

@@ -90,6 +90,13 @@ class PromptSet:
         #: every text rendered so far -> its template, whether it was edited, and where the values stand
         self.rendered: dict[str, Provenance] = {}
 
+    def replace(self, key: str, text: str) -> None:
+        """Use `text` for prompt `key` from now on (step mode edits a template mid-run); validated first."""
+        validate(text, self.specs[key])
+        self.texts[key] = text
+        self._parsed[key] = list(string.Formatter().parse(text))
+        self.edited = self.edited | {key}
+
     def render(self, key: str, **values: object) -> str:
         """Fill a template (unknown values are ignored, missing optional ones are empty) and remember
         where the filled-in values stand, for the call record's Prompt view."""
