@@ -12,8 +12,8 @@ import streamlit as st
 from agent_core.errors import AgentError
 from agent_core.evaluation import (DEFAULT_CONCURRENCY, EVAL_PATTERNS, MAX_CONCURRENCY, PATTERN_HELP, REFERENCE_POINTS,
                                    TEST_FEEDBACK_NOTE, EvalProgress, EvalRow, bundled_tasks, evaluate, load_tasks,
-                                   rows_to_csv, scores_figure, summarize)
-from pages.ui import runs, shell, sidebar, text
+                                   rows_to_csv, scores_figure, summarize, worst_case)
+from pages.ui import costs, runs, shell, sidebar, text
 
 shell.require("eval")
 P = "ev"
@@ -32,13 +32,15 @@ WORDS = {
                                "long as the server asks. Offline, the sandbox's judging shares the machine's cores.",
            "progress": "{done}/{total} done · {running} running · {pattern} on {task}",
            "stopped": "Stopped: {rows} finished runs kept; the runs under way were ended.",
-           "waited": "The endpoint rate-limited {n} call(s); every run waited {s:.1f} s in all."},
+           "waited": "The endpoint rate-limited {n} call(s); every run waited {s:.1f} s in all.",
+           "bound": "≤ **{calls}** LLM calls in all · {worst}"},
     "zh": {"concurrency": "同时运行数",
            "concurrency_help": "同时进行多少个运行。结果及其顺序与逐个运行完全相同；端点返回限流（HTTP 429）时，"
                                "所有运行都按服务器要求的时间等待。离线时，沙箱判分会用上本机的多个 CPU 核心。",
            "progress": "已完成 {done}/{total} · 进行中 {running} · {task} 上的 {pattern}",
            "stopped": "已停止：保留了 {rows} 个已完成的运行；进行中的运行已结束。",
-           "waited": "端点对 {n} 次调用限流；所有运行总共等待了 {s:.1f} 秒。"},
+           "waited": "端点对 {n} 次调用限流；所有运行总共等待了 {s:.1f} 秒。",
+           "bound": "总共最多 **{calls}** 次大模型调用 · {worst}"},
 }[lang]
 
 st.title("Eval")
@@ -123,14 +125,44 @@ buttons.button("Run evaluation", key=f"{P}_run", type="primary", icon=":material
                disabled=blocked or state[f"{P}_job"] is not None)
 buttons.button("Stop", key=f"{P}_stop", icon=":material/stop_circle:", on_click=_stop,
                disabled=state[f"{P}_job"] is None)
+worst = None
+if tasks and patterns and not problem:
+    try:
+        worst = worst_case(tasks, patterns, limit=int(limit), lang=lang)
+    except AgentError as exc:
+        st.error(text.escape(str(exc)), icon=":material/error:")
+    else:
+        buttons.caption(WORDS["bound"].format(calls=worst.calls,
+                                              worst=costs.worst_case_text(worst, sidebar.model_router(), lang)))
 
 progress = st.empty()
+gauge = st.empty()
 table = st.empty()
 
 
 def _frame(rows: list[dict]) -> pd.DataFrame:
-    columns = ["task_id", "pattern", "passed", "status", "llm_calls", "prompt_tokens", "completion_tokens", "summary"]
+    columns = ["task_id", "pattern", "passed", "status", "llm_calls", "prompt_tokens", "completion_tokens", "cost_usd",
+               "summary"]
     return pd.DataFrame(rows, columns=columns)
+
+
+def _table(rows: list[dict]) -> None:
+    table.dataframe(_frame(rows), hide_index=True, width="stretch", column_config={"cost_usd": st.column_config.NumberColumn(
+        costs.words(lang)["cost"], format="$%.4f", help=costs.words(lang)["cost_help"])})
+
+
+def _gauge(rows: list[dict]) -> None:
+    """Spend so far (the finished rows' costs) against the evaluation's worst case."""
+    router = sidebar.model_router()
+    price, _ = costs.model_price(router, costs.price_table()[0])
+    ceiling = worst.cost(price) if worst is not None else None
+    spent = None if any(r.get("cost_usd") is None for r in rows) else sum(r.get("cost_usd") or 0.0 for r in rows)
+    words = costs.words(lang)
+    if spent is None:
+        gauge.caption(words["spend_unknown"].format(models=", ".join(dict.fromkeys(router.names().values()))))
+    else:
+        gauge.progress(min(1.0, spent / ceiling) if ceiling else 0.0,
+                       text=words["spend"].format(spent=costs.money(spent, lang), worst=costs.money(ceiling, lang)))
 
 
 job = state[f"{P}_job"]
@@ -138,7 +170,7 @@ if job is not None:
     pool = None
     try:
         pool = evaluate(tasks, patterns, sidebar.model_router(), limit=int(limit), lang=lang,
-                        concurrency=int(concurrency))
+                        concurrency=int(concurrency), prices=costs.price_table()[0])
         state[f"{P}_pool"] = (job, pool)  # for Stop's callback, which runs in another script run
         latest: EvalProgress | None = None
         with closing(pool):  # a page switch or the toolbar's Stop ends every run under way
@@ -147,7 +179,8 @@ if job is not None:
                     break  # stopped, or superseded by a newer evaluation
                 if isinstance(item, EvalRow):
                     state[f"{P}_rows"].append(dataclasses.asdict(item))
-                    table.dataframe(_frame(state[f"{P}_rows"]), hide_index=True, width="stretch")
+                    _table(state[f"{P}_rows"])
+                    _gauge(state[f"{P}_rows"])
                 else:
                     latest = item
                 if latest is not None:  # counted from the pool: rows may finish ahead of the table
@@ -176,14 +209,20 @@ if note:
 rows = [EvalRow(**r) for r in state[f"{P}_rows"]]
 if rows:
     progress.empty()
-    table.dataframe(_frame(state[f"{P}_rows"]), hide_index=True, width="stretch")
+    _table(state[f"{P}_rows"])
     scores = summarize(rows)
+
+    def _cost_per_task(pattern: str) -> str:
+        mine = [r.cost_usd for r in rows if r.pattern == pattern]
+        return costs.money(None if None in mine else sum(mine) / len(mine), lang)
+
     st.subheader("Pass rate against cost")
     st.plotly_chart(scores_figure(scores, lang), key=f"{P}_chart")
     st.dataframe(pd.DataFrame([{
         "pattern": s.pattern, "tasks": s.tasks, "passed": s.passed, "pass rate": f"{s.pass_rate:.0%}",
         "LLM calls / task": round(s.calls_per_task, 2), "tokens / task": round(s.tokens_per_task),
-        "seconds / task": round(s.seconds_per_task, 2), "saw the tests": s.sees_tests} for s in scores]),
+        "seconds / task": round(s.seconds_per_task, 2), costs.words(lang)["cost"] + " / task": _cost_per_task(s.pattern),
+        "saw the tests": s.sees_tests} for s in scores]),
         hide_index=True, width="stretch")
     st.download_button("Download results (CSV)", rows_to_csv(rows), file_name="eval-results.csv", mime="text/csv",
                        key=f"{P}_csv", icon=":material/download:")

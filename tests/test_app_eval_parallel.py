@@ -67,3 +67,31 @@ def test_every_eval_pattern_has_help_in_both_languages():
     from agent_core.evaluation import PATTERN_HELP
 
     assert all(set(PATTERN_HELP[p]) == {"en", "zh"} for p in EVAL_PATTERNS)
+
+
+# --- cost before and during a run -----------------------------------------------------------------
+
+@pytest.mark.parametrize("lang, bound, free", [("en", "LLM calls in all", "$0 (offline: no model is called)"),
+                                               ("zh", "次大模型调用", "$0（离线：不调用任何模型）")])
+def test_the_eval_shows_its_worst_case_beside_the_call_bound_and_a_cost_column(lang, bound, free):
+    at = open_page("pages/eval.py", sb_lang=lang)
+    caption = next(c.value for c in at.caption if bound in c.value)
+    assert free in caption and ("worst case ≤" in caption or "最坏情况 ≤" in caption)
+    at.multiselect(key="ev_patterns").set_value(["react"]).run()
+    at.number_input(key="ev_limit").set_value(2).run()
+    at.button(key="ev_run").click().run(timeout=120)
+    assert not at.exception, [e.message for e in at.exception]
+    assert [r["cost_usd"] for r in at.session_state["ev_rows"]] == [0.0, 0.0]
+    assert "cost_usd" in at.dataframe[0].value.columns
+
+
+def test_the_sidebar_lists_dated_prices_and_a_users_line_prices_a_real_model():
+    from pages.ui import costs
+
+    at = open_page("pages/eval.py")
+    assert any(e.label == "Prices · USD per 1M tokens" for e in at.expander)
+    table = next(d.value for d in at.dataframe if "as of" in d.value.columns)
+    assert "gpt-4o-mini" in set(table["model"]) and table["source"].str.startswith(("https://", "offline")).all()
+    at.session_state[costs.K_PRICES] = {"my-local": [1.0, 2.0]}
+    at.run()
+    assert any(d.value["model"].eq("my-local").any() for d in at.dataframe if "as of" in d.value.columns)

@@ -174,3 +174,21 @@ def test_a_broken_price_setting_is_refused_with_its_name(raw, message):
 def test_user_prices_parse_from_a_mapping():
     (line,) = parse_user_prices({"local": {"input": 0, "output": 0.5, "source": "our invoice"}})
     assert (line.model, line.input_per_mtok, line.output_per_mtok, line.source) == ("local", 0.0, 0.5, "our invoice")
+
+
+# --- the eval's costs -----------------------------------------------------------------------------
+
+def test_an_eval_row_costs_unknown_without_a_price_and_its_price_with_one():
+    from agent_core.evaluation import EvalRow, bundled_tasks, evaluate
+    from agent_core.evaluation import worst_case as eval_worst_case
+
+    task = bundled_tasks()[:1]
+    answer = "```python\n" + task[0].prompt + task[0].canonical_solution + "```"
+    unpriced = [r for r in evaluate(task, ["reference", "react"], ScriptedModel([answer])) if isinstance(r, EvalRow)]
+    assert [r.cost_usd for r in unpriced] == [0.0, None]  # the reference calls no model
+    table = PriceTable(user=[Price("scripted", 1.0, 2.0, "user", "test")])
+    (row,) = [r for r in evaluate(task, ["react"], ScriptedModel([answer]), prices=table) if isinstance(r, EvalRow)]
+    assert row.cost_usd == pytest.approx((row.prompt_tokens * 1.0 + row.completion_tokens * 2.0) / 1e6)
+    worst = eval_worst_case(task, ["reference", "react"])
+    assert worst.calls == ac.call_bound(ac.RunConfig(pattern="react", code_task=True))
+    assert row.total_tokens <= worst.total_tokens

@@ -15,6 +15,7 @@ task's tests on it in the sandbox. The `reference` pattern answers with the task
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import threading
 from collections.abc import Iterable, Mapping
@@ -27,6 +28,8 @@ from .. import metrics, runner
 from ..config import RunConfig
 from ..errors import ConfigError
 from ..models import ChatModel, ModelRouter
+from ..pricing import PriceTable, WorstCase, spend
+from ..pricing import worst_case as run_worst_case
 from ..prompts import check_overrides
 from ..ratelimit import RateGate, gated
 from ..sandbox import TestOutcome, run_python_tests
@@ -100,6 +103,8 @@ class EvalRow:
     error: str = ""
     #: the code that was judged
     code: str = ""
+    #: USD the run's calls cost at the price table's prices; None when a model's price is unknown
+    cost_usd: float | None = 0.0
 
     @property
     def total_tokens(self) -> int:
@@ -182,14 +187,16 @@ def judge(task: EvalTask, answer: str, *, timeout_s: float = 5.0) -> tuple[str, 
 
 def evaluate(tasks: Iterable[EvalTask], patterns: Iterable[str], models: ModelRouter | ChatModel | None, *,
              limit: int | None = None, config_overrides: Mapping[str, Any] | None = None, lang: str = "en",
-             timeout_s: float = 5.0, concurrency: int = 1, gate: RateGate | None = None) -> Evaluation:
+             timeout_s: float = 5.0, concurrency: int = 1, gate: RateGate | None = None,
+             prices: PriceTable | None = None) -> Evaluation:
     """Run every pattern on every task (the first `limit` tasks), `concurrency` runs at a time,
     yielding progress and rows (rows in sequential order, whatever the concurrency).
 
     `config_overrides` holds RunConfig fields for every pattern, and optionally, under a pattern's
     name, fields for that pattern only: `{"max_llm_calls": 20, "reflection": {"max_iterations": 2}}`.
     Patterns, limits and prompts are checked here, before anything runs. `gate` lets several
-    evaluations on one endpoint share their rate-limit back-off.
+    evaluations on one endpoint share their rate-limit back-off; `prices` prices each row's calls
+    (default: the built-in table).
     """
     tasks, patterns = list(tasks), list(dict.fromkeys(patterns))
     if limit is not None:
@@ -204,6 +211,7 @@ def evaluate(tasks: Iterable[EvalTask], patterns: Iterable[str], models: ModelRo
     if models is None and any(c is not None for c in configs.values()):
         raise ConfigError("a model is needed for every pattern but reference")
     router = models if isinstance(models, ModelRouter) or models is None else ModelRouter(models)
+    prices = prices or PriceTable()
     gate = gate or RateGate()
     router = gated(router, gate) if router is not None else None
     jobs = [Job(i, task.task_id, pattern, task)
@@ -213,7 +221,7 @@ def evaluate(tasks: Iterable[EvalTask], patterns: Iterable[str], models: ModelRo
         config = configs[job.pattern]
         if config is None:
             return _reference_row(job.payload, timeout_s)
-        return _agent_row(job.payload, job.pattern, config, router, lang, timeout_s, stopped)
+        return _agent_row(job.payload, job.pattern, config, router, lang, timeout_s, stopped, prices)
 
     return Evaluation(jobs, run, concurrency=concurrency, gate=gate)
 
@@ -250,6 +258,29 @@ def _config(pattern: str, lang: str, overrides: Mapping[str, Any]) -> RunConfig 
     return config
 
 
+def worst_case(tasks: Iterable[EvalTask], patterns: Iterable[str], *, limit: int | None = None, lang: str = "en",
+               config_overrides: Mapping[str, Any] | None = None) -> WorstCase:
+    """The most calls and tokens an evaluation can use: every run's worst case (agent_core.pricing), summed.
+
+    Checks its arguments as `evaluate` does.
+    """
+    tasks = list(tasks)[:limit] if limit else list(tasks)
+    calls, prompt, completion = 0, 0, 0
+    for pattern in dict.fromkeys(patterns):
+        config = _config(pattern, lang, config_overrides or {})
+        if config is None:
+            continue  # the reference calls no model
+        for task in tasks:
+            run_config = config.replace(tests=runnable_tests(task) if config.test_evaluator else "")
+            one = run_worst_case(run_config, task_text(task, lang))
+            calls += one.calls
+            if one.prompt_tokens is None or one.completion_tokens is None:
+                prompt = completion = None
+            elif prompt is not None and completion is not None:
+                prompt, completion = prompt + one.prompt_tokens, completion + one.completion_tokens
+    return WorstCase(calls, prompt, completion)
+
+
 def _reference_row(task: EvalTask, timeout_s: float) -> EvalRow:
     if not task.canonical_solution.strip():
         return EvalRow(task.task_id, REFERENCE, False, "error", "the task has no canonical_solution")
@@ -258,7 +289,8 @@ def _reference_row(task: EvalTask, timeout_s: float) -> EvalRow:
 
 
 def _agent_row(task: EvalTask, pattern: str, config: RunConfig, router: ModelRouter | None, lang: str,
-               timeout_s: float, stopped: threading.Event | None = None) -> EvalRow | None:
+               timeout_s: float, stopped: threading.Event | None = None,
+               prices: PriceTable | None = None) -> EvalRow | None:
     # The scenario id lets the offline model find the bundled task's script; real models ignore it.
     config = config.replace(scenario=f"eval/{task.task_id}",
                             tests=runnable_tests(task) if config.test_evaluator else "")
@@ -277,7 +309,9 @@ def _agent_row(task: EvalTask, pattern: str, config: RunConfig, router: ModelRou
     code, outcome = judge(task, answer, timeout_s=timeout_s)
     if not code and cost.error:
         outcome = TestOutcome(passed=False, status="error", summary=f"the run failed: {cost.error}")
-    return _row(task, pattern, outcome, code, cost=cost, end_reason=cost.end_reason or "stop")
+    used = spend(events, prices or PriceTable())
+    return dataclasses.replace(_row(task, pattern, outcome, code, cost=cost, end_reason=cost.end_reason or "stop"),
+                               cost_usd=round(used.usd, 6) if used.known else None)
 
 
 def _row(task: EvalTask, pattern: str, outcome: TestOutcome, code: str, *, end_reason: str,

@@ -61,7 +61,7 @@ def summarize(rows: Iterable[EvalRow]) -> list[PatternScore]:
 #: The CSV's columns: every EvalRow field, with total_tokens beside the two counts it adds up.
 CSV_COLUMNS = ("task_id", "pattern", "passed", "status", "summary", "llm_calls", "prompt_tokens",
                "completion_tokens", "total_tokens", "tokens_estimated", "elapsed_ms", "judge_ms", "end_reason",
-               "tests_run", "tests_failed", "error", "code")
+               "tests_run", "tests_failed", "error", "code", "cost_usd")
 
 
 def rows_to_csv(rows: Iterable[EvalRow]) -> str:

@@ -17,6 +17,8 @@ from agent_core.llm import PRESETS, OpenAICompatibleModel, test_connection
 from agent_core.models import ROLES, ChatModel
 from agent_core.settings import load_settings
 
+from . import costs
+
 OFFLINE = "offline"
 LANGS = {"en": "English", "zh": "中文"}
 #: Offline pacing: (tokens per second, seconds to the first token, label). "instant" is for tests.
@@ -222,6 +224,7 @@ def render(*, locked: bool = False) -> None:
         result = _state().get(K_TEST)
         if result:
             (st.success if result[0] == "ok" else st.error)(result[1])
+        costs.price_editor(current_lang(), disabled=locked)
 
 
 def _provider_label(provider: str) -> str:
