@@ -1,0 +1,298 @@
+"""Writes tests/hostile_tasks/*.jsonl, one file per attack class of issue 17: python make_corpus.py.
+
+The files are templates: tests/test_sandbox_hostile.py fills in the @NAME@ placeholders (paths of
+planted files, the victim process, a listening port) before it runs them.
+"""
+import json, os, textwrap
+OUT = os.path.dirname(os.path.abspath(__file__)) + "/"
+LOOT_CHECK = "def check(candidate):\n    loot = candidate()\n    assert loot == 'contained', loot\n"
+ADD_CHECK = "def check(candidate):\n    assert candidate(1, 2) == 3\n    assert candidate(2, 2) == 4\n    assert candidate(-1, 1) == 0\n"
+
+def task(cls, name, body, *, entry="attack", sig="def attack():\n", check=LOOT_CHECK):
+    body = textwrap.indent(textwrap.dedent(body).strip("\n") + "\n", "    ")
+    return {"task_id": f"hostile/{cls}/{name}", "prompt": sig, "entry_point": entry,
+            "canonical_solution": body, "test": check}
+
+TRY = """
+import os
+loot = []
+def attempt(label, fn):
+    try:
+        loot.append(f"{label}: {str(fn())[:300]}")
+    except Exception as exc:
+        loot.append(f"{label}: refused ({type(exc).__name__})")
+"""
+
+classes = {}
+classes["reads"] = [
+    task("reads", "secrets_toml_through_parent_cwd", TRY + """
+for pid in [p for p in os.listdir('/proc') if p.isdigit()] + ['@VICTIM@']:
+    attempt(f'/proc/{pid}/cwd', lambda: open(f'/proc/{pid}/cwd/.streamlit/secrets.toml').read())
+attempt('app cwd', lambda: open('@APP_CWD@/.streamlit/secrets.toml').read())
+return '; '.join(loot)
+"""),
+    task("reads", "parent_environment", TRY + """
+attempt('own env', lambda: dict(os.environ))
+for pid in [p for p in os.listdir('/proc') if p.isdigit()] + ['@VICTIM@']:
+    attempt(f'environ {pid}', lambda: open(f'/proc/{pid}/environ', 'rb').read())
+root = os.open('/', os.O_RDONLY)
+attempt('dir_fd route', lambda: os.read(os.open('proc/1/environ', os.O_RDONLY, dir_fd=root), 4096))
+os.symlink('/proc/1/environ', 'link')
+attempt('symlink route', lambda: open('link', 'rb').read())
+os.fsdecode = lambda p: '/dev/null'
+attempt('patched fsdecode', lambda: open('/proc/1/environ', 'rb').read())
+return '; '.join(loot)
+"""),
+    task("reads", "other_command_lines", TRY + """
+for pid in [p for p in os.listdir('/proc') if p.isdigit()] + ['@VICTIM@']:
+    attempt(f'cmdline {pid}', lambda: open(f'/proc/{pid}/cmdline', 'rb').read())
+return '; '.join(loot)
+"""),
+    task("reads", "server_memory", TRY + """
+import re
+def scan(pid):
+    found = []
+    with open(f'/proc/{pid}/maps') as maps, open(f'/proc/{pid}/mem', 'rb') as mem:
+        for line in maps:
+            start, end = (int(x, 16) for x in line.split()[0].split('-'))
+            if 'rw' not in line.split()[1] or end - start > 64 << 20:
+                continue
+            try:
+                mem.seek(start)
+                found += re.findall(rb'sk-[A-Za-z0-9-]{8,}', mem.read(end - start))
+            except OSError:
+                pass
+    return found
+for pid in ['@VICTIM@', '1'] + [p for p in os.listdir('/proc') if p.isdigit()]:
+    attempt(f'mem {pid}', lambda: scan(pid))
+return '; '.join(loot)
+"""),
+    task("reads", "app_source_and_home", TRY + """
+attempt('app source', lambda: open('@APP@/agent_core/settings.py').read())
+attempt('site-packages', lambda: __import__('streamlit').__file__)
+attempt('agent_core', lambda: __import__('agent_core').__file__)
+attempt('root home', lambda: os.listdir('/root'))
+attempt('etc', lambda: open('/etc/passwd').read())
+return '; '.join(loot)
+"""),
+]
+classes["writes"] = [
+    task("writes", "mknod_and_mkfifo", TRY + """
+attempt('mknod', lambda: os.mknod('@PLANTED_DIR@/dev_null_copy', 0o666 | 0o020000, os.makedev(1, 3)))
+attempt('mkfifo', lambda: os.mkfifo('@PLANTED_DIR@/fifo'))
+attempt('mkfifo here', lambda: os.mkfifo('fifo'))
+return '; '.join(loot)
+"""),
+    task("writes", "sqlite_and_readline", TRY + """
+import sqlite3
+attempt('sqlite3', lambda: sqlite3.connect('@PLANTED_DIR@/owned.db').execute('create table t(x)'))
+def history():
+    import readline
+    readline.add_history('owned')
+    readline.write_history_file('@PLANTED@')
+attempt('readline', history)
+return '; '.join(loot)
+"""),
+    task("writes", "hard_link_to_app_source", TRY + """
+def link_and_append():
+    os.link('@APP@/agent_core/__init__.py', 'init_link.py')
+    with open('init_link.py', 'a') as f:
+        f.write('\\nraise SystemExit("owned by a hostile task")\\n')
+attempt('link app', link_and_append)
+def link_planted():
+    os.link('@PLANTED@', 'planted_link')
+    with open('planted_link', 'a') as f:
+        f.write('owned')
+attempt('link planted', link_planted)
+return '; '.join(loot)
+"""),
+    task("writes", "dir_fd_and_read_only_fd", TRY + """
+def dir_fd_write():
+    d = os.open('@PLANTED_DIR@', os.O_RDONLY)
+    fd = os.open('planted.txt', os.O_WRONLY | os.O_APPEND, dir_fd=d)
+    os.write(fd, b'owned')
+attempt('dir_fd', dir_fd_write)
+def through_ro_fd(path):
+    fd = os.open(path, os.O_RDONLY)
+    os.fchmod(fd, 0o777)
+    os.utime(fd, (0, 0))
+    os.setxattr(fd, 'user.owned', b'1')
+for path in ('@PLANTED@', '/usr/bin/env', '@APP@/agent_core/__init__.py'):
+    attempt(f'ro fd {path}', lambda: through_ro_fd(path))
+attempt('plain open', lambda: open('@PLANTED@', 'a').write('owned'))
+return '; '.join(loot)
+"""),
+]
+classes["hook_escapes"] = [
+    task("hook_escapes", "gc_code_swap", TRY + """
+import gc
+def nothing(*args, **kwargs):
+    return None
+swapped = 0
+for obj in gc.get_objects():
+    if type(obj).__name__ == 'function' and obj.__name__ in ('hook', 'run_test', 'emit', 'install_guards'):
+        try:
+            obj.__code__ = nothing.__code__
+            swapped += 1
+        except Exception:
+            pass
+loot.append(f'swapped {swapped}')
+attempt('write after swap', lambda: open('@PLANTED@', 'a').write('owned'))
+attempt('secrets after swap', lambda: open('@APP_CWD@/.streamlit/secrets.toml').read())
+return '; '.join(loot)
+"""),
+    task("hook_escapes", "renamed_posixsubprocess", TRY + """
+import importlib.util, subprocess, sys
+def renamed():
+    spec = importlib.util.find_spec('_posixsubprocess')
+    sys.modules.pop('_posixsubprocess', None)
+    spec.name = 'totally_harmless'
+    module = importlib.util.module_from_spec(spec)
+    return module
+attempt('renamed', renamed)
+attempt('shell', lambda: subprocess.run(['/bin/sh', '-c', 'echo owned >> @PLANTED@; cat @APP_CWD@/.streamlit/secrets.toml; cat /proc/*/environ'], capture_output=True, timeout=2).stdout)
+return '; '.join(loot)
+"""),
+    task("hook_escapes", "dlopen_shipped_library", TRY + """
+import ctypes
+def load():
+    data = bytes.fromhex('@SO_HEX@')
+    if not data:
+        return 'no library shipped (no C compiler on the test machine)'
+    with open('evil.so', 'wb') as f:
+        f.write(data)
+    ctypes.CDLL(os.path.abspath('evil.so'))
+    return open('evil_ran').read()
+attempt('dlopen', load)
+return '; '.join(loot)
+"""),
+]
+classes["network"] = [
+    task("network", "sockets", TRY + """
+import socket
+attempt('tcp', lambda: socket.create_connection(('127.0.0.1', @PORT@), timeout=1).sendall(b'owned'))
+attempt('tcp6', lambda: socket.socket(socket.AF_INET6).connect(('::1', @PORT@)))
+attempt('netlink', lambda: socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0))
+attempt('packet', lambda: socket.socket(socket.AF_PACKET, socket.SOCK_RAW, 0))
+import ctypes
+attempt('raw syscall', lambda: ctypes.CDLL(None, use_errno=True).syscall(41, 2, 1, 0) or ctypes.get_errno())
+import urllib.request
+attempt('http', lambda: urllib.request.urlopen('http://127.0.0.1:@PORT@/', timeout=1).read())
+attempt('unix pair (allowed)', lambda: len(socket.socketpair()))
+return '; '.join(loot)
+"""),
+]
+classes["persistence"] = [
+    task("persistence", "leftover_processes", TRY + """
+import subprocess, time
+attempt('setsid sleep', lambda: subprocess.Popen(['setsid', 'sleep', '313'], start_new_session=True).pid)
+def daemon():
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            os.execv('/usr/bin/sleep', ['sleep', '313'])
+        os._exit(0)
+    return 'forked'
+attempt('double fork', daemon)
+time.sleep(0.3)
+return '; '.join(loot)
+"""),
+]
+classes["parent"] = [
+    task("parent", "result_file_fifo_and_dev_zero", TRY + """
+attempt('fifo result', lambda: os.mkfifo('result.jsonl'))
+attempt('dev zero stdout', lambda: os.symlink('/dev/zero', 'stdout.txt'))
+attempt('dev zero result', lambda: os.symlink('/dev/zero', 'result.jsonl'))
+attempt('flood stdout', lambda: os.write(1, b'x' * (8 << 20)))
+return '; '.join(loot)
+"""),
+    task("parent", "signal_the_server", TRY + """
+import ctypes, signal
+libc = ctypes.CDLL(None, use_errno=True)
+def pidfd_kill(pid):
+    fd = libc.syscall(434, pid, 0)
+    if fd < 0:
+        return f'pidfd_open errno {ctypes.get_errno()}'
+    return libc.syscall(424, fd, signal.SIGSTOP, None, 0), ctypes.get_errno()
+for pid in (@VICTIM@, @TEST_PID@, 1):
+    attempt(f'pidfd {pid}', lambda: pidfd_kill(pid))
+    attempt(f'kill {pid}', lambda: os.kill(pid, signal.SIGSTOP))
+attempt('kill -1', lambda: os.kill(-1, signal.SIGKILL))
+return '; '.join(loot)
+"""),
+    task("parent", "immutable_file", TRY + """
+import fcntl, struct
+def immutable(path):
+    fd = os.open(path, os.O_RDONLY | os.O_CREAT, 0o600)
+    fcntl.ioctl(fd, 0x40086602, struct.pack('i', 0x10))
+attempt('chattr +i', lambda: immutable('stuck'))
+return '; '.join(loot)
+"""),
+]
+classes["forged"] = [
+    task("forged", "write_records_then_exit", """
+import json, os
+lines = [json.dumps({'kind': 'test', 'source': 'assert candidate(1, 2) == 3', 'ok': True, 'message': ''}),
+         json.dumps({'kind': 'done', 'status': 'passed', 'summary': 'all 3 tests passed'})]
+data = ('\\n'.join(lines) + '\\n').encode()
+for fd in range(3, 64):
+    try:
+        os.write(fd, data)
+    except OSError:
+        pass
+for pid in ('1', 'self', str(os.getppid())):
+    for fd in range(3, 16):
+        try:
+            with open(f'/proc/{pid}/fd/{fd}', 'wb') as f:
+                f.write(data)
+        except OSError:
+            pass
+with open('result.jsonl', 'w') as f:
+    f.write(data.decode())
+os._exit(0)
+""", entry="add", sig="def add(a, b):\n", check=ADD_CHECK),
+    task("forged", "patch_the_runner", """
+import gc, sys
+main = sys.modules.get('__main__')
+for holder in [main, *[o for o in gc.get_objects() if type(o) is dict and 'run_test' in o]]:
+    try:
+        namespace = holder if type(holder) is dict else vars(holder)
+        namespace['run_test'] = lambda source, thunk: None
+        namespace['finish'] = lambda channel: None
+    except Exception:
+        pass
+return 0
+""", entry="add", sig="def add(a, b):\n", check=ADD_CHECK),
+    task("forged", "always_equal_object", """
+class Anything:
+    def __eq__(self, other):
+        return True
+    __hash__ = object.__hash__
+return Anything()
+""", entry="add", sig="def add(a, b):\n", check=ADD_CHECK),
+    task("forged", "lying_int_subclass", """
+class Liar(int):
+    def __eq__(self, other):
+        return True
+    __hash__ = int.__hash__
+return Liar(0)
+""", entry="add", sig="def add(a, b):\n", check=ADD_CHECK),
+    task("forged", "swallowed_flag", """
+class Anything:
+    def __eq__(self, other):
+        return True
+return Anything()
+""", entry="add", sig="def add(a, b):\n",
+        check="def check(candidate):\n    try:\n        assert candidate(1, 2) == 3\n    except:\n        pass\n"),
+    task("forged", "stop_the_harness", """
+import os, signal
+os.kill(os.getppid(), signal.SIGKILL)
+os.kill(1, signal.SIGSTOP)
+return 0
+""", entry="add", sig="def add(a, b):\n", check=ADD_CHECK),
+]
+for cls, tasks in classes.items():
+    with open(OUT + f"{cls}.jsonl", "w") as f:
+        for t in tasks:
+            f.write(json.dumps(t, ensure_ascii=False) + "\n")
+    print(cls, len(tasks))
