@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import sys
 import time
@@ -17,7 +18,7 @@ from collections.abc import Callable, Sequence
 from contextlib import closing
 from typing import TextIO
 
-from . import evaluation
+from . import evaluation, sandbox, settings
 from . import events as ev
 from .config import PATTERNS, RunConfig, for_scenario
 from .errors import AgentError, ConfigError
@@ -92,6 +93,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev_.add_argument("--lang", choices=("en", "zh"), default="en", help="language of the prompts")
     ev_.add_argument("--max-iterations", type=int, help="Reflection: critique rounds")
     ev_.add_argument("--max-calls", type=int, help="budget of LLM calls for each run")
+    ev_.add_argument("--unsafe-local-sandbox", action="store_true",
+                     help="judge without bubblewrap, in-process guards only: a single-user laptop, never a shared server")
     ev_.add_argument("--concurrency", type=int, default=evaluation.DEFAULT_CONCURRENCY, metavar="N",
                      help=f"runs at once (1-{evaluation.MAX_CONCURRENCY}, default {evaluation.DEFAULT_CONCURRENCY}); "
                           "results and their order are those of a sequential run")
@@ -399,6 +402,10 @@ def _stop_events(events: list[ev.Event], role: str, partial: str, models: ModelR
 
 def eval_command(args: argparse.Namespace, out: TextIO) -> int:
     """Run the eval harness: one line per pattern and task as it finishes, then the pass rates."""
+    if args.unsafe_local_sandbox:
+        os.environ[settings.UNSAFE_SANDBOX_ENV] = "1"  # read by the sandbox at every run, as the app's setting is
+        print("warning: --unsafe-local-sandbox: judged code runs without kernel isolation", file=sys.stderr)
+    sandbox.check_available()  # refused before any model call: SandboxUnavailable says why and how to fix it
     tasks = evaluation.bundled_tasks() if args.tasks == "bundled" else evaluation.load_tasks(args.tasks)
     patterns = args.patterns or list(evaluation.EVAL_PATTERNS)
     overrides = {field: value for field, value in (("max_iterations", args.max_iterations),

@@ -9,6 +9,7 @@ from contextlib import closing
 import pandas as pd
 import streamlit as st
 
+from agent_core import sandbox
 from agent_core.errors import AgentError
 from agent_core.evaluation import (DEFAULT_CONCURRENCY, EVAL_PATTERNS, MAX_CONCURRENCY, PATTERN_HELP, REFERENCE_POINTS,
                                    TEST_FEEDBACK_NOTE, EvalProgress, EvalRow, bundled_tasks, evaluate, load_tasks,
@@ -46,6 +47,12 @@ WORDS = {
 st.title("Eval")
 st.caption("Run patterns over code tasks with unit tests; every answer is judged in the sandbox. "
            "The bundled set runs offline; upload HumanEval-format JSONL (plain or .gz) for your own.")
+if sandbox.unsafe_local_enabled():
+    st.warning({"en": "Unsafe local sandbox is on (AGENT_PLAYGROUND_UNSAFE_SANDBOX): judged code runs without kernel "
+                      "isolation. Fine for your own laptop; never serve the app to a room like this.",
+                "zh": "不安全的本地沙箱已开启（AGENT_PLAYGROUND_UNSAFE_SANDBOX）：被评测的代码在没有内核隔离的情况下运行。"
+                      "只适合自己的电脑；这样绝不能把应用开放给整个教室使用。"}[lang],
+               icon=":material/warning:")
 
 
 
@@ -169,6 +176,7 @@ job = state[f"{P}_job"]
 if job is not None:
     pool = None
     try:
+        sandbox.check_available()  # no sandbox, no judging: SandboxUnavailable says why and how to fix it
         pool = evaluate(tasks, patterns, sidebar.model_router(), limit=int(limit), lang=lang,
                         concurrency=int(concurrency), prices=costs.price_table()[0])
         state[f"{P}_pool"] = (job, pool)  # for Stop's callback, which runs in another script run
@@ -191,7 +199,7 @@ if job is not None:
         if pool.gate.refusals:
             state[f"{P}_note"] = ("warning", WORDS["waited"].format(n=pool.gate.refusals, s=pool.gate.waited_s))
     except AgentError as exc:
-        state[f"{P}_note"] = ("error", str(exc))
+        state[f"{P}_note"] = ("error", exc.message(lang) if isinstance(exc, sandbox.SandboxUnavailable) else str(exc))
     finally:
         if state.get(f"{P}_job") == job:
             if pool is not None:  # ended here (finished, page switch): every finished row, in order

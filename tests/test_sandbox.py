@@ -233,3 +233,28 @@ def test_the_unsafe_local_opt_in_runs_the_old_guarded_runner(monkeypatch):
 def test_the_kernel_sandbox_says_which_layers_held():
     outcome = run_python_tests(PRIMES, PRIME_TESTS)
     assert outcome.isolation[:3] == ("bwrap", "seccomp", "rlimits")
+
+
+def test_the_cli_refuses_to_judge_without_a_sandbox_and_says_how_to_fix_it(monkeypatch, capsys):
+    from agent_core import cli
+    monkeypatch.delenv("AGENT_PLAYGROUND_UNSAFE_SANDBOX", raising=False)
+    monkeypatch.setattr(launcher, "bwrap_path", lambda: (_ for _ in ()).throw(launcher.LaunchError("no bwrap here")))
+    assert cli.main(["eval", "--tasks", "bundled", "--pattern", "reference", "--limit", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "sandbox unavailable, the code was not run: no bwrap here" in err
+    assert "apt-get install bubblewrap" in err
+
+
+def test_the_cli_opt_in_judges_with_the_old_runner_and_warns(monkeypatch, capsys):
+    from agent_core import cli
+    monkeypatch.delenv("AGENT_PLAYGROUND_UNSAFE_SANDBOX", raising=False)
+    monkeypatch.setattr(launcher, "bwrap_path", lambda: (_ for _ in ()).throw(launcher.LaunchError("no bwrap here")))
+    try:
+        code = cli.main(["eval", "--tasks", "bundled", "--pattern", "reference", "--limit", "1",
+                         "--unsafe-local-sandbox"])
+    finally:
+        os.environ.pop("AGENT_PLAYGROUND_UNSAFE_SANDBOX", None)
+    captured = capsys.readouterr()
+    assert code == 0
+    assert "PASS" in captured.out
+    assert "without kernel isolation" in captured.err
