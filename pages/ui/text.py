@@ -19,11 +19,20 @@ _SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:^=&\"'])")
 _SPECIAL_NO_BRACKETS = re.compile(r"([\\`*_{}()#+\-.!|<>~$:^=&\"'])")
 _LEADING = re.compile(r"^[ \t]+", re.MULTILINE)
 NBSP = "\u00a0"
+WORD_JOINER = "\u2060"
+# what GFM's autolink literals start with: a scheme before "://", "www" before a dot, an "@"
+_AUTOLINK = re.compile(r"(?i)(?:https?|ftp|www)(?=://|\.)|@")
+
+
+def unlinked(text: str) -> str:
+    """Bare URLs and e-mail addresses that no longer turn into links: GFM's autolinking runs after
+    backslash escapes are resolved, so an invisible word joiner goes inside "http://", "www." and "@"."""
+    return _AUTOLINK.sub(lambda m: m.group(0) + WORD_JOINER, text)
 
 
 def escape(text: str) -> str:
-    """Text shown verbatim by st.markdown: markup escaped, line breaks and indentation kept."""
-    text = _SPECIAL.sub(r"\\\1", text.replace("\r\n", "\n"))
+    """Text shown verbatim by st.markdown: markup escaped, no autolinks, line breaks and indentation kept."""
+    text = _SPECIAL.sub(r"\\\1", unlinked(text.replace("\r\n", "\n")))
     text = _LEADING.sub(lambda m: NBSP * len(m.group(0).expandtabs(4)), text)
     return text.replace("\n", "  \n")
 
@@ -39,7 +48,7 @@ def badge(text: str, limit: int = 60) -> str:
     leave a bare `]` that closes the badge)."""
     flat = " ".join(str(text).split())
     flat = flat if len(flat) <= limit else flat[: limit - 1] + "…"
-    return _SPECIAL_NO_BRACKETS.sub(r"\\\1", flat)
+    return _SPECIAL_NO_BRACKETS.sub(r"\\\1", unlinked(flat))
 
 
 def clip(text: str, limit: int) -> str:
