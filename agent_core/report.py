@@ -88,8 +88,19 @@ _TEXT: dict[str, dict[str, str]] = {
         "partial": "记录中没有结束事件：运行被中断或仍在进行。",
     },
 }
-_PATTERN_TITLES = {"react": "ReAct", "plan-execute": "Plan-and-Execute", "reflection": "Reflection"}
-_STEP_WORD = {"react": "round", "plan-execute": "step", "reflection": "iteration"}
+def _pattern_title(pattern: str) -> str:
+    """The pattern's label from its spec; an unknown name (an old or foreign trace) as it is."""
+    from .patterns import registry
+
+    spec = registry.specs().get(pattern)
+    return spec.label.en if spec is not None else pattern
+
+
+def _step_word(pattern: str) -> str:
+    from .patterns import registry
+
+    spec = registry.specs().get(pattern)
+    return spec.step_word.en if spec is not None else "step"
 _STATUS_KEYS = {"done": "done", "failed": "failed_status", "retried": "retried", "skipped": "skipped",
                 "replanned": "replanned", "running": "running", "pending": "not_run", "": "not_run"}
 #: Config entries rendered in their own place, or never (a key must not reach a handout).
@@ -261,7 +272,7 @@ def _title(config: Mapping[str, Any], events: list[ev.Event], t: dict[str, str])
     from .scenarios import SCENARIOS
 
     pattern = str(config.get("pattern") or "")
-    name = _PATTERN_TITLES.get(pattern, pattern or "Run")
+    name = _pattern_title(pattern) if pattern else "Run"
     scenario = SCENARIOS.get(str(config.get("scenario")))
     if scenario is not None:
         subject = scenario.title.get("zh" if t is _TEXT["zh"] else "en") or scenario.title["en"]
@@ -281,7 +292,7 @@ def _configuration(config: Mapping[str, Any], models: Mapping[str, str], t: dict
     scenario = config.get("scenario")
     tools = config.get("tools") or []
     rows = [(cell(label), cell(value)) for label, value in (
-        (t["pattern"], _PATTERN_TITLES.get(pattern, pattern)), (t["lang"], config.get("lang", "en")),
+        (t["pattern"], _pattern_title(pattern)), (t["lang"], config.get("lang", "en")),
         (t["scenario"], scenario or t["none"]), (t["tools"], ", ".join(map(str, tools)) or t["none"]))]
     shown = [k for k in config if k not in _SPECIAL and not _SECRET_NAME.search(k)]
     # limits first, in LIMITS order, then toggles and the rest as the config lists them
@@ -325,7 +336,7 @@ def _task(config: Mapping[str, Any], events: list[ev.Event], t: dict[str, str]) 
 
 def _narrative(config: Mapping[str, Any], events: list[ev.Event], t: dict[str, str]) -> str:
     pattern = str(config.get("pattern", ""))
-    step_word = _STEP_WORD.get(pattern, "step")
+    step_word = _step_word(pattern)
     lang = "python" if config.get("code_task") or config.get("test_evaluator") else "text"
     out: list[str] = []
     section: int | None = None

@@ -1,8 +1,10 @@
-"""Home: what the app is for, the three patterns in one line each, and where to start."""
+"""Home: what the app is for, every pattern (and the baseline) in one line each, and where to start."""
 
 import streamlit as st
 
-from pages.ui import shell, graphs, sidebar
+from agent_core.patterns import registry
+from agent_core.scenarios import SCENARIOS
+from pages.ui import graphs, shell, sidebar
 
 shell.require("home")
 
@@ -11,24 +13,19 @@ st.markdown("Pick an LLM agent pattern, edit every prompt and limit, press **Run
             "arrive: thoughts, tool calls, the plan, every verdict and the diff between drafts. Then look at "
             "what it cost.")
 
-PATTERNS = (
-    ("ReAct", "react", {"pattern": "react", "max_reflection_rounds": 1},
-     "Reason → act with a tool → observe, in a loop, until it can answer. An optional judge reviews each "
-     "final answer and sends it back with feedback.", "Weather report, dentist booking"),
-    ("Plan-and-Execute", "plan-execute", {"pattern": "plan-execute", "reflector": True},
-     "A planner splits the request into steps; a goal-blind executor runs them; a Reflector says PASS, "
-     "RETRY or REPLAN after each step; a synthesizer answers.", "Order 99999, waybill SF0000000, vacuums for cats"),
-    ("Reflection", "reflection", {"pattern": "reflection"},
-     "Write a draft, critique it, refine it — until the critic has nothing left to improve or the rounds "
-     "run out.", "Primes up to n, code review, a report against criteria"),
-)
+SPECS = list(registry.specs().values())
+lang = sidebar.current_lang()
 
-for column, (title, _pattern, config, what, scenarios) in zip(st.columns(3, gap="medium"), PATTERNS):
+for column, spec in zip(st.columns(len(SPECS), gap="medium"), SPECS, strict=True):
+    variant = next((v for v in spec.variants if v.id == spec.compare_variant), spec.variants[0])
+    scenarios = [s.title.get(lang, s.title["en"]) for s in SCENARIOS.values() if s.pattern == spec.name]
     with column.container(border=True, height="stretch"):
-        st.subheader(title)
-        st.graphviz_chart(graphs.dot(config), width="stretch")
-        st.markdown(what)
-        st.caption(f"Scenarios: {scenarios}")
+        st.subheader(spec.label(lang))
+        st.graphviz_chart(graphs.dot({"pattern": spec.name, **variant.forced, **variant.floors}, lang=lang),
+                         width="stretch")
+        st.markdown(variant.blurb(lang))
+        if scenarios:
+            st.caption(f"Scenarios: {', '.join(scenarios)}")
 
 links = st.container(horizontal=True, gap="medium")
 links.page_link("pages/playground.py", label="Open the Playground", icon=":material/play_circle:")

@@ -4,10 +4,11 @@ cannot catch. One click opens a pattern in the Playground on the scenario that s
 import streamlit as st
 
 import agent_core as ac
+from agent_core.patterns import registry
 from agent_core.scenarios import SCENARIOS
 from pages.ui import graphs, handoff, runs, shell, sidebar, text
 from pages.ui.catalogue import VARIANTS
-from pages.ui.lessons import FAILURES, LESSONS, LIMITS_OF_REFLECTION
+from pages.ui.lessons import FAILURES, LIMITS_OF_REFLECTION
 
 shell.require("learn")
 handoff.go_if_requested()
@@ -15,23 +16,25 @@ lang = sidebar.current_lang()
 zh = lang == "zh"
 busy = runs.any_active()
 
-st.title("学习：三种智能体模式" if zh else "Learn the patterns")
+LESSONS = [spec.lesson for spec in registry.specs().values() if spec.lesson is not None]
+
+st.title("学习：智能体模式与基线" if zh else "Learn the patterns")
 st.caption("事实来自 shared/seeds 中的五篇文章；调用上限由本项目的公式计算。" if zh else
            "Facts from the five source articles in shared/seeds; call bounds from this project's own formulas.")
 
-for tab, lesson in zip(st.tabs([lesson.title[lang] for lesson in LESSONS]), LESSONS, strict=True):
+for tab, lesson in zip(st.tabs([lesson.title(lang) for lesson in LESSONS]), LESSONS, strict=True):
     with tab:
         variant = VARIANTS[lesson.variant]
         config, _task = ac.for_scenario(lesson.scenario, lang, **variant.forced)
         left, right = st.columns([3, 2], gap="large")
         with left:
-            st.markdown(lesson.what[lang])
+            st.markdown(lesson.what(lang))
             use, avoid = st.columns(2)
             use.markdown(("**适用于**\n\n" if zh else "**Use it for**\n\n")
-                         + "\n".join(f"- {item}" for item in lesson.use_when[lang]))
+                         + "\n".join(f"- {item(lang)}" for item in lesson.use_when))
             avoid.markdown(("**不适用于**\n\n" if zh else "**Avoid it for**\n\n")
-                           + "\n".join(f"- {item}" for item in lesson.avoid_when[lang]))
-            st.markdown(("**成本**　" if zh else "**Cost**　") + lesson.cost[lang])
+                           + "\n".join(f"- {item(lang)}" for item in lesson.avoid_when))
+            st.markdown(("**成本**　" if zh else "**Cost**　") + lesson.cost(lang))
             bound = ac.call_bound(config)
             st.markdown((f"按场景 `{lesson.scenario}` 的限制，本模式最多调用 **{bound}** 次大模型。") if zh else
                         f"With the limits of `{lesson.scenario}`, this pattern makes at most **{bound}** LLM calls.")

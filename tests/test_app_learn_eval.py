@@ -7,16 +7,19 @@ import json
 
 import pytest
 
+from agent_core.patterns import registry
 from tests.app_pages import open_page
 
 
 # --- Learn ----------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("lang, heading", [("en", "Learn the patterns"), ("zh", "学习：三种智能体模式")])
+@pytest.mark.parametrize("lang, heading", [("en", "Learn the patterns"), ("zh", "学习：智能体模式与基线")])
 def test_learn_shows_every_pattern_with_its_graph_costs_and_limits(lang, heading):
     at = open_page("pages/learn.py", sb_lang=lang)
     assert at.title[0].value == heading
-    assert len(at.tabs) == 3 and len(at.get("graphviz_chart")) == 3
+    lessons = sum(1 for spec in registry.specs().values() if spec.lesson is not None)
+    assert lessons == len(registry.specs()) >= 3, "every pattern in the registry has a lesson"
+    assert len(at.tabs) == lessons and len(at.get("graphviz_chart")) == lessons
     page = "\n".join(m.value for m in at.markdown)
     assert ("1 + 2N" in str(at.table[0].value.to_dict())) and ("ground truth" in at.warning[0].value
                                                                 or "标准答案" in at.warning[0].value)

@@ -28,6 +28,7 @@ from .. import metrics, runner
 from ..config import RunConfig
 from ..errors import ConfigError
 from ..models import ChatModel, ModelRouter
+from ..patterns import registry
 from ..pricing import PriceTable, WorstCase, spend
 from ..pricing import worst_case as run_worst_case
 from ..prompts import check_overrides
@@ -39,22 +40,17 @@ from .pool import DEFAULT_CONCURRENCY, MAX_CONCURRENCY, EvalProgress, Evaluation
 from .tasks import EvalTask
 
 REFERENCE = "reference"
-WITH_TESTS = "reflection+tests"
-#: What `evaluate` can run: the ground truth, then the agent patterns (reflection twice: without and
-#: with the unit-test evaluator).
-EVAL_PATTERNS = (REFERENCE, "react", "plan-execute", "reflection", WITH_TESTS)
+#: Every way Eval runs a pattern, from the patterns' specs (patterns/registry.py), by entry id.
+ENTRIES = registry.eval_entries()
+#: The entry whose drafts see the task's own unit tests (the Reflexion-style setting).
+WITH_TESTS = next((i for i, (_spec, e) in ENTRIES.items() if e.options.get("test_evaluator")), "")
+#: What `evaluate` can run: the ground truth, then every pattern entry.
+EVAL_PATTERNS = (REFERENCE, *ENTRIES)
 
 PATTERN_HELP = {
     REFERENCE: {"en": "the task's canonical solution, no model: checks the harness and the task set",
                 "zh": "直接使用任务自带的标准答案，不调用模型：用于检验评测框架和任务集本身"},
-    "react": {"en": "one answer, no tools: a one-shot baseline",
-              "zh": "不用工具、直接作答：一次生成的基线"},
-    "plan-execute": {"en": "plan the function, then write it (the executor sees the task)",
-                     "zh": "先规划再编写（执行器可以看到任务）"},
-    "reflection": {"en": "draft, critique, refine, with the critic's judgement alone (intrinsic self-correction)",
-                   "zh": "初稿→评审→修改，只依靠评审员自己的判断（内在自我纠错）"},
-    WITH_TESTS: {"en": "reflection whose drafts are run against the task's tests; failures go to the refiner",
-                 "zh": "反思模式，每版草稿都运行任务的单元测试，失败信息交给修订者"},
+    **{i: {"en": e.help.en, "zh": e.help.zh} for i, (_spec, e) in ENTRIES.items()},
 }
 
 #: Said beside every result of reflection+tests: it is not the setting of the Reflexion paper.
@@ -249,11 +245,12 @@ def _config(pattern: str, lang: str, overrides: Mapping[str, Any]) -> RunConfig 
     own = dict(overrides.get(pattern, {}))
     if pattern == REFERENCE:
         return None
-    base = "reflection" if pattern == WITH_TESTS else pattern
+    spec, entry = ENTRIES[pattern]
     # The executor sees the function it is to write: an eval judges how a pattern solves a task, not
     # whether a goal-blind step can guess a signature it was never shown.
-    defaults: dict[str, Any] = {"code_task": True, "goal_aware_executor": True}
-    config = RunConfig(pattern=base, lang=lang, test_evaluator=pattern == WITH_TESTS, **{**defaults, **shared, **own})
+    defaults: dict[str, Any] = {"code_task": True, "goal_aware_executor": True, "test_evaluator": False,
+                                **entry.options}
+    config = RunConfig(pattern=spec.name, lang=lang, **{**defaults, **shared, **own})
     check_overrides(config.pattern, lang, config.prompts)
     return config
 

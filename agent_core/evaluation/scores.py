@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..metrics import empty_figure
-from .harness import REFERENCE, WITH_TESTS, EvalRow
+from .harness import ENTRIES, REFERENCE, WITH_TESTS, EvalRow
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -126,8 +126,8 @@ _TEXT = {
     "zh": {"x": "每个任务的 LLM 调用次数", "y": "通过率（%）", "tokens": "每个任务的 tokens", "tasks": "任务数",
            "empty": "暂无结果", "tests": "* 修订者看到了任务的测试"},
 }
-_COLORS = {REFERENCE: "#9D755D", "react": "#4C78A8", "plan-execute": "#F58518", "reflection": "#54A24B",
-           WITH_TESTS: "#E45756"}
+#: one colour per eval entry, from the patterns' specs
+_COLORS = {REFERENCE: "#9D755D", **{i: e.color or spec.color for i, (spec, e) in ENTRIES.items()}}
 
 
 def scores_figure(scores: Iterable[PatternScore], lang: str = "en") -> go.Figure:

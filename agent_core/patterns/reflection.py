@@ -54,7 +54,8 @@ from ..sandbox import TestOutcome, run_python_tests
 from ..tools import ToolRegistry
 from ..verdicts import Verdict, parse_critique, strip_think
 from .base import Body, RunContext, run_pattern
-from .spec import Edge, EvalEntry, LaneSpec, Lesson, LimitSpec, PatternSpec, Preset, SwitchSpec, Text, VariantSpec
+from .spec import (Edge, EvalEntry, LaneSpec, Lesson, LimitSpec, PatternSpec, Preset, SwitchSpec, Text, TextFieldSpec,
+                   VariantSpec)
 
 #: The tool name under which unit-test runs appear in events.
 UNIT_TESTS = "unit_tests"
@@ -348,7 +349,14 @@ SPEC = PatternSpec(
                    Text("Run every draft against the unit tests below; failures force a revision.",
                         "每版草稿都运行下方的单元测试；失败会强制修订。")),
     ),
-    fields=("criteria", "tests"), uses_tools=False, check=check,
+    text_fields=(
+        TextFieldSpec("criteria", Text("Quality criteria", "质量标准"),
+                      Text("What the critic checks; \"default\" uses the built-in list, empty means none.",
+                           "评审员检查的内容；填 \"default\" 使用内置清单，留空表示不设标准。")),
+        TextFieldSpec("tests", Text("Unit tests (assert statements)", "单元测试（assert 语句）"),
+                      Text("Run against every draft by the unit-test evaluator.", "单元测试评估会用它们检验每一版草稿。"),
+                      when="test_evaluator", height=110)),
+    uses_tools=False, check=check,
     variants=(VariantSpec("reflection", Text("Reflection", "反思"),
                           Text("Draft, critique, refine — until the critic finds nothing to improve (seeds 02, 04, 05).",
                                "初稿、反思、优化——直到评审员认为无需改进（种子文章 02、04、05）。"), "primes"),),
@@ -364,7 +372,7 @@ SPEC = PatternSpec(
                   rounds=True),
         EvalEntry("reflection+tests", {"test_evaluator": True},
                   Text("reflection whose drafts are run against the task's tests; failures go to the refiner",
-                       "反思模式，每版草稿都运行任务的单元测试，失败信息交给修订者"), rounds=True),
+                       "反思模式，每版草稿都运行任务的单元测试，失败信息交给修订者"), rounds=True, color="#E45756"),
     ),
     compare_variant="reflection",
     presets=(Preset(

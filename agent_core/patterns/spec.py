@@ -52,6 +52,17 @@ class SwitchSpec:
 
 
 @dataclass(frozen=True)
+class TextFieldSpec:
+    """A free-text option (quality criteria, unit tests), shown while `when` (a switch) is on, or always."""
+
+    name: str
+    label: Text
+    help: Text
+    when: str | None = None
+    height: int = 90
+
+
+@dataclass(frozen=True)
 class VariantSpec:
     """A pattern as a person picks it: the pattern plus the options that define the variant."""
 
@@ -76,6 +87,8 @@ class EvalEntry:
     help: Text
     #: True when its drafts are scored round by round (a multi-draft pattern)
     rounds: bool = False
+    #: its colour in Eval's charts ("" = the pattern's)
+    color: str = ""
 
 
 @dataclass(frozen=True)
@@ -135,8 +148,8 @@ class PatternSpec:
     prompts: tuple[PromptSpec, ...]
     limits: tuple[LimitSpec, ...] = ()
     switches: tuple[SwitchSpec, ...] = ()
-    #: other RunConfig fields only this pattern reads (criteria, tests...)
-    fields: tuple[str, ...] = ()
+    #: free-text RunConfig fields only this pattern reads (criteria, tests...)
+    text_fields: tuple[TextFieldSpec, ...] = ()
     variants: tuple[VariantSpec, ...] = ()
     #: whether the pattern can call the scenario's tools
     uses_tools: bool = True
@@ -169,6 +182,10 @@ class PatternSpec:
 
     def switch_names(self) -> tuple[str, ...]:
         return tuple(s.name for s in self.switches)
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        return tuple(f.name for f in self.text_fields)
 
     def options(self) -> tuple[str, ...]:
         """Every RunConfig field this pattern alone reads."""

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent_core import events as ev
+from agent_core.patterns import registry
 
 from . import text
 
@@ -49,8 +50,11 @@ class Blocks:
     """The block bookkeeping of one run."""
 
     def __init__(self, config: Mapping[str, Any]) -> None:
-        self.pattern = config.get("pattern", "react")
-        self.graph_style = bool(config.get("graph_style"))
+        specs = registry.specs()
+        # an uploaded trace may name a pattern this version does not have: place its calls generically
+        self.spec = specs.get(str(config.get("pattern"))) or next(iter(specs.values()))
+        self.config = config
+        self.lang = "zh" if config.get("lang") == "zh" else "en"
         self.items: list[Block] = []
         self.plans = 0
         self.step_titles: dict[Any, str] = {}
@@ -62,7 +66,7 @@ class Blocks:
     # --- placing events ---------------------------------------------------------------------------
     def place(self, e: ev.Event) -> Block | None:
         """The block `e` is drawn in, opened if need be; None for events of the run's ending."""
-        if isinstance(e, (ev.Token, ev.LlmCall)):
+        if isinstance(e, (ev.Token, ev.LlmCall, ev.Edited, ev.HumanReply)):
             return self._for_call(e.role, e.step)
         if isinstance(e, ev.PlanEvent):
             current = self.current
@@ -94,15 +98,8 @@ class Blocks:
         return current if current is not None and current.ident == ident else self._open(ident)
 
     def _ident(self, role: str, step: int | None) -> tuple[Any, ...]:
-        if self.pattern == "react":
-            return ("judge", step) if role == "judge" else ("round", step)
-        if role == "planner":
-            return ("plan", self.plans)
-        if role in ("executor", "reflector"):
-            return ("step", step, 0)
-        if role == "synthesizer":
-            return ("synth", step)
-        return (role, step)
+        ident = self.spec.block_of(role, step)
+        return ("plan", self.plans) if ident == ("plan",) else ident
 
     def _open(self, ident: tuple[Any, ...]) -> Block:
         if self.items:
@@ -112,27 +109,16 @@ class Blocks:
         return block
 
     def _title(self, ident: tuple[Any, ...]) -> str:
+        own = self.spec.block_title(ident, self.config, self.lang)
+        if own is not None:
+            return own
         kind, step = ident[0], ident[1]
-        if kind == "round":
-            return f"Round {step}"
-        if kind == "judge":
-            return f"Judge · the answer of round {step}"
         if kind == "plan":
             return "Plan" if step == 0 else f"Re-plan #{step}"
         if kind == "step":
             attempt = ident[2] if len(ident) > 2 else 0
             title = self.step_titles.get(step, f"Step {step}")
             return title + (f" · attempt {attempt}" if attempt and attempt > 1 else "")
-        if kind == "synth":
-            return "Synthesis"
-        if kind == "actor":
-            if self.graph_style:
-                return f"Generator · version {step}" if step else "Generator · first version"
-            return f"Draft {step}" if step else "Draft 0 · first attempt"
-        if kind == "critic":
-            return f"{'Review' if self.graph_style else 'Critique'} {step}"
-        if kind == "refiner":
-            return f"Refine · draft {step}"
         if kind == "failed":
             return "Model call"
         return f"Step {step}" if step is not None else "Run"

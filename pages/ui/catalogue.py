@@ -1,68 +1,76 @@
-"""The Playground's catalogue of patterns as a person picks them: variants, switches and limit labels."""
+"""The Playground's catalogue of patterns as a person picks them — variants, switches and limit labels —
+read from the pattern registry (agent_core/patterns/registry.py); nothing here names a pattern."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
+
+from agent_core.config import LIMITS
+from agent_core.patterns import registry
+from agent_core.patterns.spec import PatternSpec, SwitchSpec, VariantSpec
 
 
 @dataclass(frozen=True)
 class Variant:
-    """A pattern as the user picks it: the core pattern plus the options that define the variant."""
+    """A variant of a pattern, with the pattern's spec at hand."""
 
-    id: str
-    label: str
-    pattern: str
-    forced: Mapping[str, Any] = field(default_factory=dict)
-    #: limits and switches that do nothing in this variant
-    hidden: frozenset[str] = frozenset()
-    #: lowest allowed value of a limit in this variant (above LIMITS' own)
-    floors: Mapping[str, int] = field(default_factory=dict)
-    blurb: str = ""
-    scenario: str = ""
+    spec: VariantSpec
+    pattern_spec: PatternSpec
+
+    @property
+    def id(self) -> str:
+        return self.spec.id
+
+    @property
+    def pattern(self) -> str:
+        return self.pattern_spec.name
+
+    @property
+    def label(self) -> str:
+        return self.spec.label.en
+
+    def label_in(self, lang: str) -> str:
+        return self.spec.label(lang)
+
+    def blurb_in(self, lang: str) -> str:
+        return self.spec.blurb(lang)
+
+    @property
+    def forced(self) -> Mapping[str, Any]:
+        return self.spec.forced
+
+    @property
+    def hidden(self) -> frozenset[str]:
+        return self.spec.hidden
+
+    @property
+    def floors(self) -> Mapping[str, int]:
+        return self.spec.floors
+
+    @property
+    def scenario(self) -> str:
+        return self.spec.scenario
 
 
-VARIANTS: dict[str, Variant] = {v.id: v for v in (
-    Variant("react", "ReAct", "react", {"max_reflection_rounds": 0}, frozenset({"max_reflection_rounds"}),
-            blurb="Reason, call a tool, read the observation, repeat until it can answer (seeds 01, 05).",
-            scenario="dentist-booking"),
-    Variant("react-advisor", "ReAct + reflection advisor", "react", {}, floors={"max_reflection_rounds": 1},
-            blurb="ReAct, and a judge reviews every final answer; its feedback sends the agent back to work "
-                  "(seed 01).", scenario="weather-report"),
-    Variant("plan-execute", "Plan-and-Execute", "plan-execute", {"reflector": False},
-            frozenset({"max_step_retries", "selective_reflection"}),
-            blurb="A planner writes the steps; a goal-blind executor runs each one; a synthesizer answers "
-                  "(seeds 03, 05).", scenario="order-99999"),
-    Variant("plan-execute-reflector", "Plan-and-Execute + Reflector", "plan-execute", {"reflector": True},
-            blurb="Plan-and-Execute with a Reflector judging every step: PASS, RETRY or REPLAN (seed 03).",
-            scenario="order-99999"),
-    Variant("reflection", "Reflection", "reflection",
-            blurb="Draft, critique, refine — until the critic finds nothing to improve (seeds 02, 04, 05).",
-            scenario="primes"),
-)}
+VARIANTS: dict[str, Variant] = {v.id: Variant(v, registry.pattern_of_variant(v.id))
+                                 for v in registry.variants().values()}
 
-#: switch -> (label, help, patterns)
-SWITCHES: dict[str, tuple[str, str, tuple[str, ...]]] = {
-    "text_protocol": ("Text protocol", "Thought / Action / Action Input lines instead of native tool calls, "
-                      "for models without tool calling.", ("react",)),
-    "goal_aware_executor": ("Goal-aware executor", "Show the user's goal to the executor too (seed 03 argues "
-                            "it should stay goal-blind; try both).", ("plan-execute",)),
-    "rule_precheck": ("Rule pre-check", "A tool result with an error field means REPLAN at once, without "
-                      "asking the Reflector (also works without it).", ("plan-execute",)),
-    "selective_reflection": ("Selective reflection", "Reflect only on steps that used a tool.", ("plan-execute",)),
-    "code_task": ("Code task", "Drafts are code: fences and prose around them are dropped.", ("reflection",)),
-    "use_trajectory": ("Trajectory memory", "The refiner sees every earlier draft and critique.", ("reflection",)),
-    "graph_style": ("Graph style", "A generator and a reviewer take turns on one conversation (seed 02).",
-                    ("reflection",)),
-    "test_evaluator": ("Unit-test evaluator", "Run every draft against the unit tests below; failures force "
-                       "a revision.", ("reflection",)),
-}
+#: switch name -> its spec (the first pattern that declares it) and every pattern that has it
+SWITCHES: dict[str, tuple[SwitchSpec, tuple[str, ...]]] = {}
+for _spec in registry.specs().values():
+    for _switch in _spec.switches:
+        _known = SWITCHES.get(_switch.name)
+        SWITCHES[_switch.name] = (_known[0] if _known else _switch, (*(_known[1] if _known else ()), _spec.name))
 
-LIMIT_LABELS = {
-    "max_rounds": "Max rounds", "max_reflection_rounds": "Max judge rounds", "memory_window": "Memory window",
-    "max_plan_steps": "Max plan steps", "max_step_rounds": "Max rounds per step",
-    "max_step_retries": "Max retries per step",
-    "max_replans": "Max re-plans", "max_iterations": "Max critique rounds", "max_llm_calls": "Budget · LLM calls",
-    "max_total_tokens": "Budget · tokens",
-}
+
+def limit_label(name: str, lang: str) -> str:
+    """A limit's label in the run language."""
+    label = LIMITS[name].label
+    return (label[1] if lang == "zh" else label[0]) or name
+
+
+def limit_help(name: str, lang: str) -> str:
+    lim = LIMITS[name]
+    return lim.help_zh if lang == "zh" and lim.help_zh else lim.help

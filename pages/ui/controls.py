@@ -13,7 +13,7 @@ from agent_core.prompts import specs_for
 from agent_core.scenarios import SCENARIOS
 
 from . import text
-from .catalogue import LIMIT_LABELS, SWITCHES, VARIANTS
+from .catalogue import SWITCHES, VARIANTS, limit_help, limit_label
 from .setup_state import (FREE, Setup, _as_free_task, _reset_prompt, _variant_changed, apply_scenario, k, limits_of,
                           prompt_key, scenario_id, scenarios_of, switches_of)
 
@@ -29,10 +29,10 @@ def pattern_picker(prefix: str, lang: str, *, disabled: bool) -> None:
 
 def _pattern_picker(prefix: str, lang: str, disabled: bool) -> None:
     state = st.session_state
-    st.selectbox("Pattern", list(VARIANTS), format_func=lambda v: VARIANTS[v].label, key=k(prefix, "variant"),
+    st.selectbox("Pattern", list(VARIANTS), format_func=lambda v: VARIANTS[v].label_in(lang), key=k(prefix, "variant"),
                  disabled=disabled, on_change=_variant_changed, args=(prefix,), persist_state="session")
     variant = VARIANTS[state[k(prefix, "variant")]]
-    st.caption(variant.blurb)
+    st.caption(variant.blurb_in(lang))
     options = [*scenarios_of(variant), FREE]
     st.selectbox("Scenario", options, key=k(prefix, "scenario"), disabled=disabled, persist_state="session",
                  format_func=lambda s: "Free task — type your own" if s == FREE else SCENARIOS[s].title.get(lang, s),
@@ -41,7 +41,7 @@ def _pattern_picker(prefix: str, lang: str, disabled: bool) -> None:
     if sid == FREE:
         st.text_area("Task", key=k(prefix, "free_task"), height=110, disabled=disabled, persist_state="session",
                      placeholder="What should the agent do?")
-        if variant.pattern != "reflection":
+        if variant.pattern_spec.uses_tools:
             st.multiselect("Tools (mock)", list(TOOLS), key=k(prefix, "tools"), disabled=disabled,
                            persist_state="session", help="Deterministic mock tools from the scenarios.")
         return
@@ -94,22 +94,22 @@ def limit_controls(prefix: str, setup: Setup, *, disabled: bool) -> None:
     if setup.bound is not None:
         st.metric("Most LLM calls this configuration can make", setup.bound,
                   help="agent_core.call_bound(config): the pattern's formula of its limits, capped by the budget.")
+    lang = setup.config.lang if setup.config is not None else "en"
     names = limits_of(variant)
     cols = st.columns(2)
     for i, name in enumerate(names):
         lim = LIMITS[name]
         low = max(lim.low, variant.floors.get(name, lim.low))
         step = 1000 if name == "max_total_tokens" else 1
-        cols[i % 2].number_input(LIMIT_LABELS.get(name, name), min_value=low, max_value=lim.high, step=step,
-                                 key=k(prefix, f"limit_{name}"), help=f"`{name}` · {lim.help} ({low}–{lim.high})",
+        cols[i % 2].number_input(limit_label(name, lang), min_value=low, max_value=lim.high, step=step,
+                                 key=k(prefix, f"limit_{name}"),
+                                 help=f"`{name}` · {limit_help(name, lang)} ({low}–{lim.high})",
                                  disabled=disabled, persist_state="session")
     for name in switches_of(variant):
-        label, helptext, _ = SWITCHES[name]
-        st.toggle(label, key=k(prefix, f"opt_{name}"), help=helptext, disabled=disabled, persist_state="session")
-    if variant.pattern == "reflection":
-        st.text_area("Quality criteria", key=k(prefix, "criteria"), height=90, disabled=disabled,
-                     persist_state="session", help="What the critic checks; \"default\" uses the built-in list, "
-                     "empty means none.")
-        if st.session_state.get(k(prefix, "opt_test_evaluator")):
-            st.text_area("Unit tests (assert statements)", key=k(prefix, "tests"), height=110, disabled=disabled,
-                         persist_state="session")
+        switch = SWITCHES[name][0]
+        st.toggle(switch.label(lang), key=k(prefix, f"opt_{name}"), help=switch.help(lang), disabled=disabled,
+                  persist_state="session")
+    for field in variant.pattern_spec.text_fields:
+        if field.when is None or st.session_state.get(k(prefix, f"opt_{field.when}")):
+            st.text_area(field.label(lang), key=k(prefix, field.name), height=field.height, disabled=disabled,
+                         persist_state="session", help=field.help(lang))

@@ -1,60 +1,25 @@
-"""Compare's one-click comparisons: which lanes each preset opens, with their switches and prompt additions."""
+"""Compare's one-click comparisons: "every pattern and the baseline", then the presets the patterns
+define in their specs (agent_core/patterns/registry.py)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from agent_core.patterns import registry
+from agent_core.patterns.spec import LaneSpec, Preset, Text
 
 
-@dataclass(frozen=True)
-class LaneSpec:
-    """One lane of a preset: its variant, name, switches and prompt additions (per language)."""
-
-    variant: str
-    name: str
-    switches: dict[str, bool] = field(default_factory=dict)
-    #: prompt key -> (English, Chinese) text appended to the default prompt
-    prompt_tails: dict[str, tuple[str, str]] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class Preset:
-    label: str
-    icon: str
-    help: str
-    lanes: tuple[LaneSpec, ...]
-    #: the task the preset is about; None keeps the current one
-    scenario: str | None = None
+def _every_pattern() -> Preset:
+    specs = [s for s in registry.specs().values() if s.compare_variant]
+    variants = registry.variants()
+    lanes = tuple(LaneSpec(s.compare_variant, variants[s.compare_variant].label)
+                  for s in sorted(specs, key=lambda s: s.baseline))  # the baseline last, beside the others
+    return Preset(
+        "patterns", Text("Every pattern and the baseline", "所有模式与基线"), ":material/view_week:",
+        Text("Each pattern in its main variant on the task above, and the single-call baseline beside them: "
+             "what does the loop buy over one call? Off their own scenario, the offline model plays a short "
+             "generic run.",
+             "在上面的任务上运行每种模式的主要变体，并把单次调用的基线放在旁边：循环到底比一次调用多带来了什么？"
+             "不在自己的场景上时，离线模型会演示一段简短的通用运行。"),
+        lanes)
 
 
-_STRICT = ("\n\nBe strict. Answer PASS only when every quality criterion is fully met and you would hand the "
-           "draft over exactly as it is; otherwise answer REVISE and list every remaining problem.",
-           "\n\n请从严评审：只有当每一条质量标准都完全满足、你愿意原样交付时才回答 PASS；"
-           "否则回答 REVISE，并列出所有剩余问题。")
-_LENIENT = ("\n\nBe lenient. Answer PASS unless the draft has a factual error or does not do the task; never "
-            "ask for polish, style or extra detail.",
-            "\n\n请宽松评审：除非草稿有事实错误或没有完成任务，否则一律回答 PASS；"
-            "不要为润色、文风或补充细节要求修改。")
-
-PRESETS: dict[str, Preset] = {
-    "patterns": Preset(
-        "Three patterns on this task", ":material/view_week:",
-        "ReAct with its reflection advisor, Plan-and-Execute with its Reflector, and Reflection, on the task "
-        "above. Off their own scenario, the offline model plays a short generic run.",
-        (LaneSpec("react-advisor", "ReAct + advisor"),
-         LaneSpec("plan-execute-reflector", "Plan-and-Execute + Reflector"),
-         LaneSpec("reflection", "Reflection"))),
-    "critic": Preset(
-        "Strict vs lenient critic", ":material/gavel:",
-        "Reflection on the report task, with one sentence added to the critic's prompt in each lane. The scripted "
-        "offline model does not read prompts: connect a model in the sidebar to see the verdicts differ.",
-        (LaneSpec("reflection", "Strict critic", prompt_tails={"critic": _STRICT}),
-         LaneSpec("reflection", "Lenient critic", prompt_tails={"critic": _LENIENT})),
-        scenario="report-criteria"),
-    "executor": Preset(
-        "Goal-blind vs goal-aware executor", ":material/visibility_off:",
-        "Plan-and-Execute with the Reflector on the two long-haired cats: the goal-blind executor lists every "
-        "spec and is sent back (RETRY); the goal-aware one answers for the cats at once (seed 03).",
-        (LaneSpec("plan-execute-reflector", "Goal-blind executor", {"goal_aware_executor": False}),
-         LaneSpec("plan-execute-reflector", "Goal-aware executor", {"goal_aware_executor": True})),
-        scenario="vacuum-cats"),
-}
+PRESETS: dict[str, Preset] = {"patterns": _every_pattern(), **registry.presets()}

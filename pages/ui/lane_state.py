@@ -32,8 +32,10 @@ LETTERS = "ABCD"
 MAX_LANES = len(LETTERS)
 K_SCENARIO, K_FREE_TASK, K_TOOLS, K_COUNT = f"{P}_scenario", f"{P}_free_task", f"{P}_tools", f"{P}_count"
 K_COMPARISON = f"{P}_comparison"
-#: The lanes a first visit opens with: the three patterns, and a fourth lane if the user adds one.
-DEFAULT_LANES = ("react-advisor", "plan-execute-reflector", "reflection", "plan-execute")
+#: The lanes a first visit opens with: the preset "every pattern and the baseline" (lanes past the
+#: count are set up too, for when the user adds one).
+DEFAULT_COUNT = max(2, min(len(PRESETS["patterns"].lanes), MAX_LANES))
+DEFAULT_LANES = tuple([*(lane.variant for lane in PRESETS["patterns"].lanes), *VARIANTS][:MAX_LANES])
 DEFAULT_SCENARIO = "order-99999"
 #: How long a worker may take to notice Stop (one model call's next delta, usually far less).
 STOP_WAIT_S = 2.0
@@ -51,7 +53,7 @@ def view_key(i: int) -> str:
 
 
 def lane_count() -> int:
-    return int(st.session_state.get(K_COUNT, 3))
+    return int(st.session_state.get(K_COUNT, DEFAULT_COUNT))
 
 
 
@@ -66,13 +68,13 @@ def apply_preset(name: str) -> None:
     for i, lane in enumerate(preset.lanes):
         p = lane_prefix(i)
         state[k(p, "variant")] = lane.variant
-        state[k(p, "name")] = lane.name
+        state[k(p, "name")] = lane.name(lang)
         state[k(p, "model")] = ""
         sync_lane(i, lang, force=True)
         pattern = VARIANTS[lane.variant].pattern
         for key, spec in specs_for(pattern).items():
             tail = lane.prompt_tails.get(key)
-            added = "" if tail is None else tail[1] if lang == "zh" else tail[0]
+            added = "" if tail is None else tail(lang)
             state[prompt_key(p, pattern, key)] = spec.default(lang) + added
         for switch, on in lane.switches.items():
             state[k(p, f"opt_{switch}")] = on
@@ -86,7 +88,7 @@ def init_state(lang: str) -> None:
     state.setdefault(K_SCENARIO, DEFAULT_SCENARIO)
     state.setdefault(K_FREE_TASK, "")
     state.setdefault(K_TOOLS, [])
-    state.setdefault(K_COUNT, 3)
+    state.setdefault(K_COUNT, DEFAULT_COUNT)
     for i, variant in enumerate(DEFAULT_LANES):
         p = lane_prefix(i)
         setup_state.init_state(p, lang, variant)
@@ -127,7 +129,7 @@ def auto_name(i: int) -> str:
     state = st.session_state
     p = lane_prefix(i)
     model = (state.get(k(p, "model")) or "").strip()
-    label = VARIANTS[state[k(p, "variant")]].label
+    label = VARIANTS[state[k(p, "variant")]].label_in(sidebar.current_lang())
     return f"{label} · {model}" if model and not sidebar.is_offline() else label
 
 

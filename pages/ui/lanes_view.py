@@ -47,7 +47,7 @@ def task_picker(lang: str, *, disabled: bool) -> None:
     with right:
         st.markdown("**One-click comparisons**")
         for name, preset in PRESETS.items():
-            st.button(preset.label, key=f"{P}_preset_{name}", icon=preset.icon, help=preset.help, disabled=disabled,
+            st.button(preset.label(lang), key=f"{P}_preset_{name}", icon=preset.icon, help=preset.help(lang), disabled=disabled,
                       on_click=apply_preset, args=(name,), width="stretch")
         st.segmented_control("Lanes", [2, 3, 4], key=K_COUNT, required=True, disabled=disabled,
                              persist_state="session", help="How many runs to put side by side.")
@@ -65,7 +65,7 @@ def _lane_card(i: int, setup: setup_state.Setup, lang: str, *, disabled: bool) -
     state = st.session_state
     st.markdown(f"##### Lane {LETTERS[i]}")
     st.text_input("Name", key=k(p, "name"), placeholder=auto_name(i), disabled=disabled, persist_state="session")
-    st.selectbox("Pattern", list(VARIANTS), format_func=lambda v: VARIANTS[v].label, key=k(p, "variant"),
+    st.selectbox("Pattern", list(VARIANTS), format_func=lambda v: VARIANTS[v].label_in(lang), key=k(p, "variant"),
                  disabled=disabled, on_change=_variant_changed, args=(i,), persist_state="session")
     if not sidebar.is_offline():
         st.text_input("Model", key=k(p, "model"), disabled=disabled, persist_state="session",
@@ -74,7 +74,7 @@ def _lane_card(i: int, setup: setup_state.Setup, lang: str, *, disabled: bool) -
     pattern = setup.variant.pattern
     edited = sum(1 for key, spec in specs_for(pattern).items()
                  if state.get(prompt_key(p, pattern, key)) != spec.default(lang))
-    traits = [SWITCHES[n][0] for n in setup_state.switches_of(setup.variant) if state.get(k(p, f"opt_{n}"))]
+    traits = [SWITCHES[n][0].label(lang) for n in setup_state.switches_of(setup.variant) if state.get(k(p, f"opt_{n}"))]
     if edited:
         traits.append(f"{edited} prompt{'s' if edited != 1 else ''} edited")
     if setup.bound is not None:

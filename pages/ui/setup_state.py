@@ -13,8 +13,9 @@ import streamlit as st
 
 import agent_core as ac
 from agent_core.config import LIMITS, RunConfig
+from agent_core.config import validate as validate_config
 from agent_core.errors import AgentError, TemplateError
-from agent_core.models import ModelRouter
+from agent_core.patterns import registry
 from agent_core.prompts import specs_for, validate
 from agent_core.scenarios import SCENARIOS
 
@@ -38,12 +39,7 @@ class Setup:
 
 def variant_of(config: Mapping[str, Any]) -> str:
     """The variant a run's config dict belongs to."""
-    pattern = config.get("pattern", "react")
-    if pattern == "react":
-        return "react-advisor" if config.get("max_reflection_rounds") else "react"
-    if pattern == "plan-execute":
-        return "plan-execute-reflector" if config.get("reflector") else "plan-execute"
-    return "reflection"
+    return registry.variant_of(dict(config))
 
 
 # --- keys -----------------------------------------------------------------------------------------
@@ -61,7 +57,7 @@ def limits_of(variant: Variant) -> list[str]:
 
 
 def switches_of(variant: Variant) -> list[str]:
-    return [n for n, (_, _, pats) in SWITCHES.items() if variant.pattern in pats and n not in variant.hidden]
+    return [n for n, (_, pats) in SWITCHES.items() if variant.pattern in pats and n not in variant.hidden]
 
 
 def scenarios_of(variant: Variant) -> list[str]:
@@ -113,8 +109,9 @@ def apply_scenario(prefix: str, lang: str | None = None) -> None:
         state[k(prefix, f"limit_{name}")] = getattr(base, name)
     for name in SWITCHES:
         state[k(prefix, f"opt_{name}")] = bool(getattr(base, name))
-    state[k(prefix, "criteria")] = base.criteria
-    state[k(prefix, "tests")] = base.tests
+    for spec in registry.specs().values():
+        for name in spec.fields:
+            state[k(prefix, name)] = getattr(base, name)
     for name, floor in variant.floors.items():
         if state[k(prefix, f"limit_{name}")] < floor:
             # e.g. the advisor on a scenario written without it: seed 01's two judge rounds
@@ -196,9 +193,8 @@ def read_setup(prefix: str, lang: str, temperature: float | None = None) -> Setu
 
     values: dict[str, Any] = {name: int(state[k(prefix, f"limit_{name}")]) for name in limits_of(variant)}
     values.update({name: bool(state[k(prefix, f"opt_{name}")]) for name in switches_of(variant)})
-    if variant.pattern == "reflection":
-        values["criteria"] = state.get(k(prefix, "criteria"), base.criteria)
-        values["tests"] = state.get(k(prefix, "tests"), base.tests)
+    for name in variant.pattern_spec.fields:  # the free-text options (criteria, tests)
+        values[name] = state.get(k(prefix, name), getattr(base, name))
     values.update(variant.forced)
     for name, floor in variant.floors.items():
         values[name] = max(values.get(name, floor), floor)
@@ -208,8 +204,7 @@ def read_setup(prefix: str, lang: str, temperature: float | None = None) -> Setu
         config = base.replace(prompts=prompts, temperature=temperature, **values)
         bound = ac.call_bound(config)
         if not prompt_errors:
-            # the core refuses a bad run before calling any model; ask it now, with nothing to call
-            ac.stream(task or "-", config, ModelRouter(ac.OfflineModel())).close()
+            validate_config(config)  # what the core would refuse before calling any model
     except AgentError as exc:
         problems.append(str(exc))
     return Setup(variant, None if sid == FREE else sid, task, config, bound, problems, prompt_errors)

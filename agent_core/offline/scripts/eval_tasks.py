@@ -285,7 +285,8 @@ def _play(task_id: str, call: Call) -> Reply:
     code = f"```python\n{solution.draft.strip()}\n```"
     if call.ctx.protocol == "text":
         return Reply(f"Thought: {call.t('I can write this directly.', '可以直接写出这个函数。')}\nFinal Answer: {code}")
-    return Reply(f"{intro}\n\n{code}" if call.ctx.pattern == "react" else code)
+    # a chat turn that may call tools (ReAct's native protocol) introduces its code; other calls send it bare
+    return Reply(f"{intro}\n\n{code}" if call.ctx.protocol == "native" else code)
 
 
 def _fenced(code: str) -> Reply:
