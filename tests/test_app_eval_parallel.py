@@ -86,12 +86,15 @@ def test_the_eval_shows_its_worst_case_beside_the_call_bound_and_a_cost_column(l
 
 
 def test_the_sidebar_lists_dated_prices_and_a_users_line_prices_a_real_model():
-    from pages.ui import costs
-
     at = open_page("pages/eval.py")
     assert any(e.label == "Prices · USD per 1M tokens" for e in at.expander)
-    table = next(d.value for d in at.dataframe if "as of" in d.value.columns)
-    assert "gpt-4o-mini" in set(table["model"]) and table["source"].str.startswith(("https://", "offline")).all()
-    at.session_state[costs.K_PRICES] = {"my-local": [1.0, 2.0]}
-    at.run()
-    assert any(d.value["model"].eq("my-local").any() for d in at.dataframe if "as of" in d.value.columns)
+    listed = at.table[0].value
+    assert "gpt-4o-mini" in set(listed["model"]) and listed["source"].str.startswith(("https://", "offline")).all()
+    at.text_input(key="sb_price_model").input("my-local").run()
+    at.number_input(key="sb_price_in").set_value(1.0).run()
+    at.number_input(key="sb_price_out").set_value(2.0).run()
+    at.button(key="sb_price_add").click().run()
+    assert at.session_state["sb_prices"] == {"my-local": [1.0, 2.0]}
+    assert "my-local" in set(at.table[0].value["model"])
+    at.button(key="sb_price_clear").click().run()
+    assert "my-local" not in set(at.table[0].value["model"])

@@ -26,7 +26,8 @@ WORDS = {
            "prices_help": "Built-in list prices with their date and source, your settings ([prices] in "
                           "secrets, or AGENT_PRICES), and lines you add here for this session.",
            "model": "model", "input": "input", "output": "output", "as_of": "as of", "source": "source",
-           "yours": "Your lines (this session)", "bad": "Price lines not used: {error}"},
+           "yours": "Your lines (this session): add a model, or override a listed one",
+           "add": "Add / replace", "clear": "Forget my lines", "bad": "Price lines not used: {error}"},
     "zh": {"unknown": "未知", "free": "$0（离线：不调用任何模型）", "unbounded": "无上限（未设输出上限）",
            "worst": "最坏情况 ≤ {tokens} tokens · {cost}", "spend": "已花费 {spent}，最多 {worst}",
            "spend_unknown": "已花费：未知（{models} 没有价格）",
@@ -36,7 +37,8 @@ WORDS = {
            "prices_help": "内置的标价（附日期与来源）、你的设置（secrets 中的 [prices] 或 AGENT_PRICES），"
                           "以及你在这里为本次会话添加的价格。",
            "model": "模型", "input": "输入", "output": "输出", "as_of": "日期", "source": "来源",
-           "yours": "你的价格（本次会话）", "bad": "以下价格未生效：{error}"},
+           "yours": "你的价格（本次会话）：添加模型，或覆盖表中已有的模型",
+           "add": "添加 / 替换", "clear": "清除我的价格", "bad": "以下价格未生效：{error}"},
 }
 
 
@@ -106,34 +108,40 @@ def spend_gauge(slot, events: Iterable[ev.Event], worst: WorstCase, router: Mode
     slot.progress(fraction, text=w["spend"].format(spent=money(used.usd, lang), worst=money(ceiling, lang)))
 
 
+def _add_line() -> None:
+    state = st.session_state
+    model = (state.get("sb_price_model") or "").strip()
+    if model:
+        lines = dict(state.get(K_PRICES) or {})
+        lines[model] = [float(state.get("sb_price_in") or 0.0), float(state.get("sb_price_out") or 0.0)]
+        state[K_PRICES] = lines
+        state["sb_price_model"] = ""
+
+
+def _clear_lines() -> None:
+    st.session_state[K_PRICES] = {}
+
+
 def price_editor(lang: str, *, disabled: bool) -> None:
     """The sidebar's Prices expander: the table in use, and lines of the user's own for this session."""
-    import pandas as pd
-
     w = words(lang)
     table, problem = price_table()
     with st.expander(w["prices"], icon=":material/payments:"):
         st.caption(w["prices_help"])
-        st.dataframe(pd.DataFrame([{w["model"]: p.model, w["input"]: p.input_per_mtok, w["output"]: p.output_per_mtok,
-                                    w["as_of"]: p.as_of, w["source"]: p.source} for p in table.lines()]),
-                     hide_index=True, key="sb_prices_table", column_config={
-                         w["source"]: st.column_config.LinkColumn(w["source"])})
+        # st.table, not st.dataframe: a page's own tables stay the only dataframes it draws
+        st.table([{w["model"]: p.model, w["input"]: f"{p.input_per_mtok:g}", w["output"]: f"{p.output_per_mtok:g}",
+                   w["as_of"]: p.as_of, w["source"]: p.source} for p in table.lines()])
         st.caption(w["yours"])
-        # The editor keeps its rows in its own widget state, as edits of this empty frame: rebuilding
-        # the frame from the stored lines would apply those edits twice.
-        frame = pd.DataFrame({"model": pd.Series(dtype="string"), "input": pd.Series(dtype="float"),
-                              "output": pd.Series(dtype="float")})
-        edited = st.data_editor(frame, num_rows="dynamic", hide_index=True, key="sb_prices_editor",
-                                disabled=disabled, column_config={
-                                    "model": st.column_config.TextColumn(w["model"]),
-                                    "input": st.column_config.NumberColumn(w["input"], min_value=0.0, format="%.4f"),
-                                    "output": st.column_config.NumberColumn(w["output"], min_value=0.0,
-                                                                            format="%.4f")})
-        new = {str(r["model"]).strip(): [float(r["input"]), float(r["output"])] for _, r in edited.iterrows()
-               if isinstance(r["model"], str) and r["model"].strip() and pd.notna(r["input"]) and pd.notna(r["output"])}
-        changes = st.session_state.get("sb_prices_editor") or {}
-        touched = any(changes.get(k) for k in ("edited_rows", "added_rows", "deleted_rows"))
-        if touched and new != (st.session_state.get(K_PRICES) or {}):
-            st.session_state[K_PRICES] = new  # costs drawn from the next script run on use them
+        st.text_input(w["model"], key="sb_price_model", disabled=disabled, placeholder="my-model",
+                      persist_state="session")
+        left, right = st.columns(2)
+        left.number_input(w["input"], min_value=0.0, step=0.01, format="%.4f", key="sb_price_in", disabled=disabled,
+                         persist_state="session")
+        right.number_input(w["output"], min_value=0.0, step=0.01, format="%.4f", key="sb_price_out", disabled=disabled,
+                          persist_state="session")
+        row = st.container(horizontal=True)
+        row.button(w["add"], key="sb_price_add", on_click=_add_line, disabled=disabled, icon=":material/add:")
+        if st.session_state.get(K_PRICES):
+            row.button(w["clear"], key="sb_price_clear", on_click=_clear_lines, disabled=disabled, type="tertiary")
         if problem:
             st.warning(w["bad"].format(error=problem))

@@ -18,7 +18,9 @@ from agent_core import events as ev
 from agent_core.errors import AgentError
 from agent_core.models import ModelRouter
 
-from . import runs, setup_state, sidebar
+from agent_core.pricing import worst_case
+
+from . import costs, runs, setup_state, sidebar
 from .render import RunView
 
 
@@ -45,7 +47,11 @@ def _buttons(prefix: str, setup: setup_state.Setup, running: bool, blocked: list
     row.button("Stop", key=f"{prefix}_stop", icon=":material/stop_circle:", on_click=runs.stop, args=(prefix,),
                disabled=not running)
     if setup.bound is not None:
-        row.caption(f"≤ **{setup.bound}** LLM calls")
+        worst = ""
+        if setup.config is not None:
+            worst = " · " + costs.worst_case_text(worst_case(setup.config, setup.task, setup.bound),
+                                                  sidebar.model_router(), sidebar.current_lang())
+        row.caption(f"≤ **{setup.bound}** LLM calls{worst}")
     for problem in blocked:
         st.error(problem, icon=":material/block:")
 
@@ -59,12 +65,16 @@ def drive(record: runs.RunRecord, view: RunView, router: ModelRouter) -> None:
             for event in (ev.RunFailed(error_type=exc.code, message=str(exc)), ev.RunFinished(reason="error")):
                 if runs.append(record, event):
                     view.add(event)
-        else:
+            gauge = st.empty()  # what the run has cost so far, against its worst case
+            worst, calls = worst_case(record.run_config(), record.task, record.bound), []
             with closing(stream) as events:
                 for event in events:
                     if not runs.append(record, event):
                         break  # stopped from another script run
                     view.add(event)
+                    if isinstance(event, ev.LlmCall):
+                        calls.append(event)
+                        costs.spend_gauge(gauge, calls, worst, router, sidebar.current_lang())
         view.close()
         runs.finish(record)
     finally:
