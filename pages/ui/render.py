@@ -66,6 +66,31 @@ WORDS = {
 #: the shortest time between two paints of streamed text, in seconds
 TOKEN_PAINT_S = 0.1
 
+#: Marks on a call that did not end normally (issue 13), en / zh.
+CALL_MARKS = {
+    "en": {"cut": "cut at the output cap",
+           "cut_help": "The reply stopped at max_output_tokens (finish_reason: length), so it may be incomplete. "
+                       "Raise the cap for this role if it keeps happening.",
+           "unfinished": "unfinished",
+           "unfinished_help": "The call never finished: its stream was cut, or the run's token budget or time "
+                              "limit ran out while it streamed. The text received so far is kept below."},
+    "zh": {"cut": "在输出上限处被截断",
+           "cut_help": "回复在 max_output_tokens 处停止（finish_reason: length），内容可能不完整。如果反复出现，请为该角色调高上限。",
+           "unfinished": "未完成",
+           "unfinished_help": "这次调用没有正常结束：流被中断，或运行的 token 预算或时间上限在流式输出时用完。下面保留了已收到的文本。"},
+}
+
+
+def _call_marks(e: ev.LlmCall, lang: str) -> None:
+    """A visible mark on a call cut at max_output_tokens, and the kept text of an unfinished one."""
+    words = CALL_MARKS["zh" if lang == "zh" else "en"]
+    if e.cut_at_cap:
+        st.badge(words["cut"], color="orange", icon=":material/content_cut:", help=words["cut_help"])
+    if e.partial_text:
+        st.badge(words["unfinished"], color="red", icon=":material/link_off:", help=words["unfinished_help"])
+        st.code(text.clip(e.partial_text, 1500), language=None, wrap_lines=True)
+
+
 class RunView:
     """Draws one run. Call `add(event)` for every event in order, then `close()`.
 
@@ -220,6 +245,7 @@ class RunView:
             st.caption(f":material/smart_toy: {text.inline(e.role)} · {text.inline(e.model, 60)} · "
                        f"{approx}{e.prompt_tokens:,} → {approx}{e.completion_tokens:,} tokens · "
                        f"{e.latency_ms / 1000:.2f} s")
+            _call_marks(e, self.config.get("lang", "en"))
             if e.reply_message is None:  # a format-1 trace: no call record to show
                 return
             lang = self.config.get("lang", "en")
