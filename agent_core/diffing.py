@@ -34,9 +34,9 @@ _SENTENCE_END = re.compile(r"(?<=\n)|(?<=[.!?;:] )|(?<=[。！？；])")
 #: insertion: difflib's alignment grows with that product (about 0.1 s at 10 million), and a
 #: rewrite that large has no useful word-level story.
 _MAX_TOKEN_PRODUCT = 10_000_000
-#: Element comparisons one diff may spend (lines, sentences and tokens together): about 0.1 s here.
+#: Element comparisons one diff may spend (lines, sentences and tokens together): 0.1-0.3 s here.
 #: Ordinary drafts use a few per element; only text built of repeats comes near it.
-MAX_DIFF_WORK = 2_000_000
+MAX_DIFF_WORK = 1_000_000
 
 
 @dataclass
@@ -73,6 +73,8 @@ class _Bounded(difflib.SequenceMatcher):
 def opcodes(a: Sequence[Hashable], b: Sequence[Hashable], budget: Budget | None = None) -> list[Opcode]:
     """difflib-style opcodes from `a` to `b`, within `budget` (a fresh one if None)."""
     budget = Budget() if budget is None else budget
+    if a == b:  # the common case of an unchanged run of lines costs nothing
+        return [("equal", 0, len(a), 0, len(b))] if len(a) else []
     if not budget.exhausted:
         try:
             return _Bounded(a, b, budget).get_opcodes()

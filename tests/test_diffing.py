@@ -5,7 +5,8 @@ from hypothesis import strategies as st
 
 import agent_core as ac
 from agent_core import events as ev
-from agent_core.diffing import DiffStats, diff_stats, line_diff, sentences, side_by_side, tokens, word_diff
+from agent_core.diffing import (MAX_DIFF_WORK, Budget, DiffStats, diff_stats, line_diff, opcodes, sentences,
+                                side_by_side, tokens, word_diff)
 
 
 def primes_drafts():
@@ -124,3 +125,39 @@ def test_side_by_side_holds_every_line_of_both_drafts(a, b):
     assert stats.removed_lines == sum(1 for _, _, tag in rows if tag in ("replace", "delete"))
     assert stats.added_lines == sum(1 for _, _, tag in rows if tag in ("replace", "insert"))
     assert 0.0 <= stats.changed_ratio <= 1.0 and (stats.changed_ratio == 0.0) == (a == b)
+
+
+# --- the cost bound (issue 17) -----------------------------------------------------------------------
+
+def test_a_diff_of_repeated_lines_stops_at_its_budget_and_still_spells_both_drafts():
+    a, b = "x\n" * 1100, "x\ny\n" * 550  # difflib alone: tens of CPU seconds (cubic)
+    budget = Budget()
+    segments = word_diff(a, b, budget)
+    assert budget.exhausted and budget.left < 0
+    assert "".join(t for tag, t in segments if tag != "insert") == a
+    assert "".join(t for tag, t in segments if tag != "delete") == b
+    stats = diff_stats(a, b)
+    assert not stats.exact and stats.added_lines - stats.removed_lines == 0
+    lines = line_diff(a, b, budget=Budget())
+    assert lines.startswith("--- draft 1\n+++ draft 2\n@@ ")
+    assert sum(1 for line in lines.splitlines() if line.startswith("+") and not line.startswith("+++")) <= 1100
+
+
+def test_an_exhausted_budget_aligns_the_cheap_way_at_once():
+    budget = Budget(0)
+    assert opcodes(list("abcXdef"), list("abcYYdef"), budget) == [
+        ("equal", 0, 3, 0, 3), ("replace", 3, 4, 3, 5), ("equal", 4, 7, 5, 8)]
+    assert budget.exhausted
+    assert diff_stats("same\ntext", "same\ntext", Budget(0)) == DiffStats(0, 0, 0.0, exact=True)
+
+
+def test_ordinary_drafts_stay_exact_within_the_budget():
+    before = [f"Line {i}: the report says {i * 7 % 13} things." for i in range(5000)]
+    after = [line.replace("says", "claims") if i % 500 == 0 else line for i, line in enumerate(before)]
+    budget = Budget()
+    diff_stats("\n".join(before), "\n".join(after), budget)
+    assert not budget.exhausted and budget.left > MAX_DIFF_WORK * 0.8
+
+
+def test_line_diff_headers_can_name_the_sides():
+    assert line_diff("a", "b", names=("Lane A", "Lane B")).splitlines()[:2] == ["--- Lane A", "+++ Lane B"]

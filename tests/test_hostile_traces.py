@@ -86,6 +86,15 @@ def test_the_cubic_diff_trace_is_drawn_within_its_bound():
     assert seconds < 10, seconds
 
 
+def test_forty_costly_drafts_share_one_bound():
+    data, _ = CORPUS["many-cubic-drafts"]
+    at = open_replay()
+    seconds = upload(at, "many-cubic-drafts.json", dumps(data))
+    assert not cannot_replay(at)
+    assert sum(1 for c in at.caption if "too costly to align" in c.value) >= 30
+    assert seconds < 10, seconds  # one bound per diff alone would allow 40 of them
+
+
 def test_a_20000_event_trace_is_paged_and_nothing_is_lost():
     data, _ = CORPUS["many-events"]
     assert len(data["events"]) == 20_000

@@ -22,7 +22,7 @@ import pandas as pd
 import streamlit as st
 
 from agent_core import events as ev
-from agent_core.diffing import Budget, diff_stats, line_diff
+from agent_core.diffing import MAX_DIFF_WORK, Budget, diff_stats, line_diff
 
 from agent_core.calls import MessageTable
 
@@ -51,6 +51,8 @@ STEP_RESULT_CHARS = 800
 #: A redraw draws this many blocks at most (a page); the others are counted but not drawn, so a
 #: 20,000-event trace redraws in the time of a short one. The latest page is shown first.
 PAGE_BLOCKS = 100
+#: Element comparisons all the diffs of one view may spend: two costly diffs.
+DIFF_BUDGET = 2 * MAX_DIFF_WORK
 WORDS = {
     "en": {"page": "Steps shown", "page_of": "blocks {first}–{last} of {n}",
            "page_help": "A long run is drawn one page of blocks at a time; counters, graph and table count all of it, "
@@ -139,7 +141,10 @@ class RunView:
         #: leaves blocks below that index undrawn: Play starts a long run from its middle that way.
         self.window = self._page() if looks is not None else None
         self.hide_before = 0
-        self._rough = Budget()  # one diff budget shared by every undrawn draft
+        # every diff of the view draws on one budget, so a page of a hundred costly drafts costs no
+        # more than a few; drafts off the page are diffed the linear way at once (their table row)
+        self._budget = Budget(DIFF_BUDGET)
+        self._rough = Budget(0)
         self._flow = st.container(key=f"{key}-flow")
         self._end = st.container(key=f"{key}-end")
         if self.live:
@@ -339,7 +344,7 @@ class RunView:
     def _on_draft(self, e: ev.Draft, block: Block) -> None:
         earlier = [v for v in self.drafts if v < e.version]
         previous = self.drafts[max(earlier)] if earlier else None
-        budget = Budget()  # one cost bound for all this draft's diffs (agent_core.diffing)
+        budget = self._budget  # the view's cost bound (agent_core.diffing)
         stats = self._draft_row(e, previous, budget)
         with block.box.container(key=f"{self.key}-draft-{e.version}"):
             row = st.container(horizontal=True, vertical_alignment="center", gap="small")

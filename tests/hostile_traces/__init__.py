@@ -117,6 +117,18 @@ def _cubic_diff() -> dict[str, Any]:
     return data
 
 
+def _many_cubic_drafts(n: int = 40) -> dict[str, Any]:
+    """A Reflection run of `n` drafts, each pair as costly to diff as "cubic-diff" (90 KB): a bound per
+    diff alone would still let it cost `n` times that bound."""
+    data = _cubic_diff()
+    first = next(e for e in data["events"] if e["kind"] == "draft")
+    at = data["events"].index(first)
+    drafts = [{**first, "version": v, "step": v, "text": ("x\n" * 1100, "x\ny\n" * 550)[v % 2]} for v in range(n)]
+    data["events"] = [e for e in data["events"] if e["kind"] != "draft"]
+    data["events"][at:at] = drafts
+    return data
+
+
 def _many_events(n: int = 20_000) -> dict[str, Any]:
     """A ReAct run of `n` events: one model call, a thought, a tool call and its result per round."""
     data = _example("weather-report")
@@ -169,7 +181,8 @@ def corpus() -> dict[str, tuple[dict[str, Any] | list[Any], str | None]]:
         data = _example("order-99999")
         next(e for e in data["events"] if e["kind"] == kind)[field_name] = value
         shapes[name] = (data, words)
-    return {**labels, **shapes, "cubic-diff": (_cubic_diff(), None), "many-events": (_many_events(), None)}
+    return {**labels, **shapes, "cubic-diff": (_cubic_diff(), None), "many-cubic-drafts": (_many_cubic_drafts(), None),
+            "many-events": (_many_events(), None)}
 
 
 def _steps_object() -> dict[str, Any]:
