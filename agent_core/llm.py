@@ -104,7 +104,15 @@ class OpenAICompatibleModel:
         import httpx2
 
         started = time.perf_counter()
-        response = self._open(self._body(request, extra), self._call_timeout(request))
+        body = self._body(request, extra)
+        try:
+            response = self._open(body, self._call_timeout(request))
+        except BadRequestError as err:
+            # OpenAI's reasoning models refuse `max_tokens` and name its successor: ask once more with it.
+            if "max_tokens" not in body or "max_completion_tokens" not in str(err):
+                raise
+            body["max_completion_tokens"] = body.pop("max_tokens")
+            response = self._open(body, self._call_timeout(request))
         chunks = _Assembler()
         try:
             if response.headers.get("content-type", "").lower().startswith("application/json"):

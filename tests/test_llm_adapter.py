@@ -405,3 +405,13 @@ def test_the_runs_time_left_lowers_the_read_timeout(fake_openai):
     with pytest.raises(EndpointTimeoutError):
         run(make_model(fake_openai, timeout=30), ChatRequest((user("hi"),), timeout=0.3))
     assert time.perf_counter() - started < 1.5
+
+
+def test_a_model_that_refuses_max_tokens_is_asked_again_with_max_completion_tokens(fake_openai):
+    refusal = Fail(400, "Unsupported parameter: 'max_tokens' is not supported with this model. "
+                        "Use 'max_completion_tokens' instead.")
+    fake_openai.default = lambda request: refusal if "max_tokens" in request.body else Reply("ok")
+    _, done = run(make_model(fake_openai), ChatRequest((user("hi"),), max_tokens=32))
+    assert done.text == "ok"
+    assert [("max_tokens" in b, b.get("max_completion_tokens")) for b in fake_openai.bodies] == [(True, None),
+                                                                                                (False, 32)]
