@@ -1,4 +1,5 @@
-"""The nine built-in scenarios, each from a seed article, in English and Chinese."""
+"""The built-in scenarios, each from a seed article (or, for the baseline, a one-call question), in
+English and Chinese."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 @dataclass(frozen=True)
 class Scenario:
     id: str
-    pattern: str  # react | plan-execute | reflection
+    pattern: str  # the pattern whose mechanism it shows (a name in patterns/registry.py)
     seed: str
     title: dict[str, str]
     task: dict[str, str]
@@ -116,6 +117,13 @@ SCENARIOS: dict[str, Scenario] = {s.id: s for s in (
         (), {"max_iterations": 3, "criteria": "default"},
         {"en": "The critic checks explicit criteria; the report is revised until every criterion is met.",
          "zh": "评审按明确的质量标准检查；报告反复修订直到全部达标。"}),
+    Scenario(
+        "umbrella-one-call", "direct", "-",
+        {"en": "Umbrella today? (one call, the baseline)", "zh": "今天要带伞吗？（一次调用，基线）"},
+        {"en": "Should I take an umbrella in Shanghai today?", "zh": "今天在上海出门要带伞吗？"},
+        ("weather",), {},
+        {"en": "One tool turn, then one call with tools off writes the answer: two calls, no loop, no critique.",
+         "zh": "一轮工具调用，再用一次禁用工具的调用写出答案：共两次调用，没有循环，也没有评审。"}),
 )}
 
 
