@@ -141,7 +141,8 @@ class Outcome:
 
 def run_one(label: str, pattern: str, scenario: str, flags: list[str], lang: str, base_url: str,
             max_output_tokens: int, max_seconds: int, workdir: Path) -> Outcome:
-    trace_path = workdir / f"{pattern}-{scenario}-{lang}-{len(flags)}.json"
+    slug = "".join(ch if ch.isalnum() else "-" for ch in label.lower()).strip("-")
+    trace_path = workdir / f"{slug}-{lang}.json"
     cmd = [sys.executable, "-m", "agent_core", "run", "--pattern", pattern, "--scenario", scenario, "--lang", lang,
            "--base-url", base_url, "--model", MODEL_NAME, "--max-output-tokens", str(max_output_tokens),
            "--max-seconds", str(max_seconds), "--trace-out", str(trace_path), *flags]
