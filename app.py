@@ -6,7 +6,7 @@ line in PAGES. The model sidebar is drawn once, here, for every page.
 
 import streamlit as st
 
-from pages.ui import runs, shell, sidebar
+from pages.ui import poll, runs, shell, sidebar
 
 # An emoji favicon is drawn inline by the browser; a :material/…: one is fetched from
 # fonts.gstatic.com, which an offline workshop room cannot reach (tests/browser/test_offline_browser.py).
@@ -25,4 +25,6 @@ page = st.navigation(PAGES)
 shell.mark()
 runs.settle_stale()
 sidebar.render(locked=runs.any_active())
+with st.sidebar:
+    poll.room_box(sidebar.current_lang())  # the room's prediction polls, on every page
 page.run()

@@ -100,8 +100,11 @@ class RunHandle:
     """
 
     def __init__(self, start: Callable[[RunHandle], Iterator[ev.Event]], breakpoints: Breakpoints = Breakpoints(),
-                 *, idle_timeout_s: float = IDLE_TIMEOUT_S) -> None:
+                 *, idle_timeout_s: float = IDLE_TIMEOUT_S,
+                 on_event: Callable[[ev.Event], None] | None = None) -> None:
         self._start, self.breakpoints, self.idle_timeout_s = start, breakpoints, idle_timeout_s
+        #: called in the worker thread with every event as it is made (e.g. a poll waiting for a verdict)
+        self.on_event = on_event
         self.events: queue.Queue[ev.Event] = queue.Queue()
         self.pending: Pending | None = None
         self.finished = threading.Event()
@@ -281,6 +284,8 @@ class RunHandle:
         if event.t == 0.0 and not isinstance(event, ev.RunStarted):
             event = replace(event, t=self._now())
         self.events.put(event)
+        if self.on_event is not None:
+            self.on_event(event)
 
 
 def verdict_reply(role: str, line: str) -> Reply:

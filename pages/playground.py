@@ -3,7 +3,7 @@ step live; afterwards, its costs and downloads. A rerun redraws the stored run t
 
 import streamlit as st
 
-from pages.ui import controls, fork_view, graphs, live, runs, setup_state, shell, sidebar, summary, text
+from pages.ui import controls, fork_view, graphs, live, runs, setup_state, shell, sidebar, step_view, summary, text
 from pages.ui.catalogue import VARIANTS
 from pages.ui.render import RunView, draw_run, hide_stale
 
@@ -23,6 +23,7 @@ setup_col, run_col = st.columns([4, 8], gap="large")
 with setup_col:
     controls.pattern_picker(P, lang, disabled=running)
     live.run_buttons(P, setup, running=running)
+    step_view.controls(P, setup.variant.pattern, lang, disabled=running)
     limits_tab, prompts_tab = st.tabs(["Limits & switches", "Prompts"])
     with limits_tab:
         controls.limit_controls(P, setup, disabled=running)
@@ -50,7 +51,22 @@ with run_col, st.container(key=f"{P}_run_area"):
             head.segmented_control("Diffs", ["inline", "side by side"], key=f"{P}_diff_layout", required=True,
                                    disabled=running, label_visibility="collapsed", persist_state="session")
         layout = st.session_state[f"{P}_diff_layout"]
-        if claimed is not None:
+        stepped = claimed if claimed is not None and claimed.step else record if record.handle is not None else None
+        if stepped is not None and stepped.active:
+            # step mode: the run lives in its handle's thread; this script run follows it until it pauses
+            if stepped.handle is None:
+                step_view.start(stepped)
+            pause_slot = st.container()
+            view = RunView(stepped.config, bound=stepped.bound, key=f"{P}_view", task=stepped.task,
+                           diff_layout=layout, recorded=fork_view.prefix_calls(stepped))
+            view.add_all(stepped.typed_events())
+            if step_view.follow(stepped, view):
+                with pause_slot:
+                    step_view.banner(P, stepped, lang)
+                st.stop()  # paused: this script run ends here, and the pause costs the server nothing
+            else:
+                st.rerun()  # the run is over: unlock the inputs and add the costs and downloads
+        elif claimed is not None:
             view = RunView(claimed.config, bound=claimed.bound, key=f"{P}_view", task=claimed.task, diff_layout=layout,
                            recorded=fork_view.prefix_calls(claimed))
             live.drive(claimed, view, sidebar.model_router())

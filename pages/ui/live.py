@@ -20,7 +20,7 @@ from agent_core.models import ModelRouter
 
 from agent_core.pricing import worst_case
 
-from . import costs, runs, setup_state, sidebar
+from . import costs, runs, setup_state, sidebar, step_view
 from .render import RunView
 
 
@@ -29,7 +29,8 @@ def _start(prefix: str) -> None:
     if setup.problems or setup.config is None or setup.bound is None or sidebar.model_problem():
         return  # the page shows why; the button is disabled then anyway
     router = sidebar.model_router()
-    runs.begin(prefix, setup.task, setup.config.to_dict(), router.names(), setup.bound)
+    runs.begin(prefix, setup.task, setup.config.to_dict(), router.names(), setup.bound,
+               step=step_view.requested(prefix, setup.config.pattern))
 
 
 def run_buttons(prefix: str, setup: setup_state.Setup, *, running: bool) -> None:
@@ -60,11 +61,12 @@ def drive(record: runs.RunRecord, view: RunView, router: ModelRouter) -> None:
     """Iterate the core for a claimed run, storing and drawing every event, until it ends or is stopped."""
     try:
         try:
-            stream = _stream(record, router)
+            stream = run_stream(record, router)
         except AgentError as exc:  # refused before any call (the page checks first; a race may still land here)
             for event in (ev.RunFailed(error_type=exc.code, message=str(exc)), ev.RunFinished(reason="error")):
                 if runs.append(record, event):
                     view.add(event)
+        else:
             gauge = st.empty()  # what the run has cost so far, against its worst case
             worst, calls = worst_case(record.run_config(), record.task, record.bound), []
             with closing(stream) as events:
@@ -81,7 +83,7 @@ def drive(record: runs.RunRecord, view: RunView, router: ModelRouter) -> None:
         runs.settle(record)  # cut short (toolbar Stop, page switch): unlock on the next script run
 
 
-def _stream(record: runs.RunRecord, router: ModelRouter):
+def run_stream(record: runs.RunRecord, router: ModelRouter):
     """The run's events: a fresh run, or a fork served from its parent's record up to the fork call."""
     if not record.fork:
         return ac.stream(record.task, record.run_config(), router)

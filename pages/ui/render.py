@@ -395,6 +395,27 @@ class RunView:
         else:
             st.markdown(text.escape(body))
 
+    # --- step mode -------------------------------------------------------------------------------
+    def _on_paused(self, e: ev.Paused, block: Block | None) -> None:
+        w = call_views.words(self.config.get("lang", "en"))
+        line = w["paused"].get(e.at, w["paused"]["call"]).format(call=e.call, role=text.inline(e.role, 40))
+        (block.box if block is not None else self._end).caption(f":material/pause_circle: {line}")
+
+    def _on_resumed(self, e: ev.Resumed, block: Block | None) -> None:
+        w = call_views.words(self.config.get("lang", "en"))
+        line = w["resumed"].get(e.action, text.inline(e.action, 20))
+        (block.box if block is not None else self._end).caption(f":material/play_circle: {line}")
+
+    def _on_edited(self, e: ev.Edited, block: Block) -> None:
+        w = call_views.words(self.config.get("lang", "en"))
+        what = w["edited_what"].get(e.what, w["edited_what"]["messages"]).format(
+            template=text.code_span(e.template or ""))
+        block.box.markdown(f":orange-badge[:material/edit: {w['edited'].format(call=e.call, what=what)}]")
+
+    def _on_human_reply(self, e: ev.HumanReply, block: Block) -> None:
+        w = call_views.words(self.config.get("lang", "en"))
+        block.box.markdown(f":violet-badge[:material/person: {w['human'].format(role=text.inline(e.role, 40))}]")
+
     def _on_limit_reached(self, e: ev.LimitReached, block: Block | None) -> None:
         target = self._end if block is None else block.box
         if target is None:

@@ -50,6 +50,10 @@ class RunRecord:
     fork: dict[str, Any] | None = None
     #: a fork's parent events (dicts), whose recorded prefix the fork is served from
     parent: list[dict[str, Any]] | None = None
+    #: step mode: the breakpoints asked for ({"every_call", "roles", "verdicts", "tools", "people"})
+    step: dict[str, Any] | None = None
+    #: step mode: the agent_core.stepping.RunHandle driving the run in its own thread, across script runs
+    handle: Any = None
 
     @property
     def active(self) -> bool:
@@ -84,10 +88,11 @@ def current(prefix: str) -> RunRecord | None:
 
 
 def begin(prefix: str, task: str, config: Mapping[str, Any], models: Mapping[str, str], bound: int, *,
-          fork: Mapping[str, Any] | None = None, parent: list[dict[str, Any]] | None = None) -> RunRecord:
+          fork: Mapping[str, Any] | None = None, parent: list[dict[str, Any]] | None = None,
+          step: Mapping[str, Any] | None = None) -> RunRecord:
     """Register a new pending run (called from the Run button's callback, before the page draws)."""
     record = RunRecord(uuid.uuid4().hex[:12], task, dict(config), dict(models), bound,
-                       fork=dict(fork) if fork else None, parent=parent)
+                       fork=dict(fork) if fork else None, parent=parent, step=dict(step) if step else None)
     kept = history(prefix)
     kept.append(record)
     del kept[:-HISTORY]
@@ -135,6 +140,8 @@ def stop(prefix: str) -> None:
     """End the page's active run now, keeping what it recorded (the Stop button's callback)."""
     record = current(prefix)
     if record is not None:
+        if record.handle is not None:
+            record.handle.stop()
         _interrupt(record)
 
 
@@ -151,8 +158,19 @@ def settle_stale() -> None:
     the Run button has just asked for them.
     """
     for record in _all_records():
-        if record.status == RUNNING:
+        if record.status == RUNNING and record.handle is not None:
+            absorb(record)  # a stepped run lives in its handle's thread: only Stop or its idle time ends it
+        elif record.status == RUNNING:
             _interrupt(record)
+
+
+def absorb(record: RunRecord) -> list[ev.Event]:
+    """Store the events a stepped run's handle made since they were last taken (its thread goes on
+    whatever the pages do); mark the run finished once the handle is done. Returns the new events."""
+    fresh = [e for e in record.handle.drain() if append(record, e)]
+    if not record.handle.alive and record.handle.events.empty():
+        finish(record)
+    return fresh
 
 
 def any_active() -> bool:

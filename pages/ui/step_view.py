@@ -1,0 +1,281 @@
+"""Step mode in the Playground: the switch and breakpoints beside Run, the run driven by a
+`RunHandle` in its own thread (so clicking anything never kills it), and the pause banner — what is
+about to happen, the pending prompt, and Step, Continue, Edit this call, Answer it myself, Stop.
+
+State under `pg_step*` (the switch, the breakpoints, the people) and `pg_step_edit*` (the open
+editors); the handle lives on the run's record (runs.RunRecord.handle).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from typing import Any
+
+import streamlit as st
+
+from agent_core import events as ev
+from agent_core.calls import message_dict
+from agent_core.errors import AgentError
+from agent_core.messages import Message
+from agent_core.patterns import registry
+from agent_core.stepping import VERDICT_CHOICES, Breakpoints, RunHandle, verdict_reply
+
+from . import call_views, poll, runs, sidebar, text
+
+#: how often a script run looks for new events while the handle runs
+POLL_S = 0.05
+
+WORDS = {
+    "en": {"switch": "Step mode", "switch_help": "Pause the run at breakpoints: read the exact prompt a model is "
+                                                 "about to get, edit it, or answer it yourself.",
+           "breaks": "Pause", "people": "A person answers", "people_help": "These roles are answered by you, "
+                                                                          "never by the model.",
+           "every_call": "before every model call", "verdicts": "at every verdict", "tools": "before tool calls",
+           "role": "before the {role}",
+           "about": {"call": "The **{role}** is about to be called (call {call}).",
+                     "critic": "The **critic** is about to review draft {version}.",
+                     "judge": "The **judge** is about to evaluate the answer.",
+                     "reflector": "The **Reflector** is about to judge step {step}.",
+                     "planner": "The **planner** is about to write the plan.",
+                     "verdict": "The **{role}** has given its verdict: **{verdict}**.",
+                     "tool": "The tool **{role}** is about to run."},
+           "yours": "This call is yours: the model will not see it.",
+           "step": "Step", "continue": "Continue", "edit": "Edit this call", "answer": "Answer it myself",
+           "stop": "Stop", "send": "Send edited", "send_answer": "Send my answer", "verdict": "Verdict",
+           "feedback": "Feedback", "reply": "Reply", "template": "Also use my edit of this template from here on",
+           "idle": "A paused run ends by itself after {minutes} minutes without a click."},
+    "zh": {"switch": "单步模式", "switch_help": "在断点处暂停运行：查看模型即将收到的确切提示词，修改它，或由你亲自作答。",
+           "breaks": "暂停位置", "people": "由人作答的角色", "people_help": "这些角色由你作答，模型不会收到。",
+           "every_call": "每次模型调用前", "verdicts": "每个评审结论处", "tools": "工具调用前",
+           "role": "{role} 调用前",
+           "about": {"call": "即将调用 **{role}**（第 {call} 次调用）。",
+                     "critic": "**评审员**即将审阅第 {version} 版草稿。",
+                     "judge": "**评判员**即将评估答案。",
+                     "reflector": "**反思器**即将评判第 {step} 步。",
+                     "planner": "**规划器**即将编写计划。",
+                     "verdict": "**{role}** 已给出结论：**{verdict}**。",
+                     "tool": "工具 **{role}** 即将运行。"},
+           "yours": "这次调用由你作答：模型不会看到它。",
+           "step": "单步", "continue": "继续", "edit": "修改这次调用", "answer": "我来作答", "stop": "停止",
+           "send": "发送修改", "send_answer": "提交我的回答", "verdict": "结论", "feedback": "反馈", "reply": "回复",
+           "template": "此后也使用我对该模板的修改",
+           "idle": "暂停的运行若 {minutes} 分钟无人操作会自动结束。"},
+}
+
+
+def words(lang: str) -> dict[str, Any]:
+    return WORDS["zh" if lang == "zh" else "en"]
+
+
+# --- the switch and the breakpoints ---------------------------------------------------------------
+
+def controls(prefix: str, pattern: str, lang: str, *, disabled: bool) -> None:
+    """The Step mode switch and, when on, where to pause and which roles a person answers."""
+    w = words(lang)
+    st.session_state.setdefault(f"{prefix}_step_breaks", ["every_call"])
+    on = st.toggle(w["switch"], key=f"{prefix}_step", disabled=disabled, help=w["switch_help"],
+                   persist_state="session")
+    if not on:
+        return
+    roles = registry.get(pattern).roles
+    options = ["every_call", "verdicts", "tools", *(f"role:{r}" for r in roles)]
+    labels = {"every_call": w["every_call"], "verdicts": w["verdicts"], "tools": w["tools"],
+              **{f"role:{r}": w["role"].format(role=r) for r in roles}}
+    st.multiselect(w["breaks"], options, key=f"{prefix}_step_breaks", format_func=labels.__getitem__,
+                   disabled=disabled, persist_state="session")
+    st.multiselect(w["people"], list(roles), key=f"{prefix}_step_people", disabled=disabled, help=w["people_help"],
+                   persist_state="session")
+
+
+def requested(prefix: str, pattern: str) -> dict[str, Any] | None:
+    """The breakpoints the controls ask for (plain data for the run's record), or None when off."""
+    state = st.session_state
+    if not state.get(f"{prefix}_step"):
+        return None
+    roles = set(registry.get(pattern).roles)
+    chosen = [b for b in state.get(f"{prefix}_step_breaks", []) if isinstance(b, str)]
+    return {"every_call": "every_call" in chosen, "verdicts": "verdicts" in chosen, "tools": "tools" in chosen,
+            "roles": sorted(b[5:] for b in chosen if b.startswith("role:") and b[5:] in roles),
+            "people": sorted(r for r in state.get(f"{prefix}_step_people", []) if r in roles)}
+
+
+def breakpoints(step: dict[str, Any]) -> Breakpoints:
+    return Breakpoints(every_call=bool(step.get("every_call")), roles=frozenset(step.get("roles", ())),
+                       verdicts=bool(step.get("verdicts")), tools=bool(step.get("tools")),
+                       people=frozenset(step.get("people", ())))
+
+
+# --- driving ---------------------------------------------------------------------------------------
+
+def start(record: runs.RunRecord) -> None:
+    """Give a claimed step-mode run its handle and start its thread."""
+    from .live import run_stream
+
+    router = sidebar.model_router()
+    run_id = record.run_id
+
+    def on_event(event: ev.Event) -> None:  # in the run's thread: a verdict answers the room's poll at once
+        if isinstance(event, ev.VerdictEvent):
+            poll.reveal(run_id, event.verdict)
+    record.handle = RunHandle(lambda gate: run_stream(record, replace(router, gate=gate)),
+                              breakpoints(record.step or {}), on_event=on_event).start()
+
+
+def follow(record: runs.RunRecord, view: Any) -> bool:
+    """Draw the run's events as its thread makes them, until it pauses (True) or ends (False). Then
+    this script run ends too: a paused run costs the server nothing, and any click reruns the page,
+    which follows on from the stored events."""
+    handle = record.handle
+    while True:
+        # stored first, drawn after: a click that cuts this script run at a draw loses no event
+        for event in runs.absorb(record):
+            view.add(event)
+        if handle.paused and handle.events.empty():
+            return True
+        if not record.active:
+            view.close()
+            return False
+        time.sleep(POLL_S)
+
+
+# --- the pause ----------------------------------------------------------------------------------------
+
+def banner(prefix: str, record: runs.RunRecord, lang: str) -> None:
+    """What the paused run is about to do, its pending prompt, and what the person can do."""
+    handle = record.handle
+    pending = handle.pending if handle is not None else None
+    if pending is None:
+        return
+    w = words(lang)
+    with st.container(border=True, key=f"{prefix}_pause"):
+        st.markdown(f"### :material/pause_circle: {_about(pending, w)}")
+        if pending.human:
+            st.caption(w["yours"])
+        if pending.at == "call" and pending.request is not None:
+            _pending_prompt(pending, lang)
+        row = st.container(horizontal=True, gap="small")
+        row.button(w["step"], key=f"{prefix}_step_step", icon=":material/redo:", type="primary", on_click=handle.step,
+                   disabled=pending.human)
+        row.button(w["continue"], key=f"{prefix}_step_continue", icon=":material/play_arrow:", on_click=handle.resume,
+                   disabled=pending.human)
+        editing = st.session_state.get(f"{prefix}_step_mode")
+        if pending.at == "call":
+            row.button(w["edit"], key=f"{prefix}_step_edit", icon=":material/edit:", disabled=pending.human,
+                       on_click=st.session_state.__setitem__, args=(f"{prefix}_step_mode", "edit"))
+            row.button(w["answer"], key=f"{prefix}_step_answer", icon=":material/person:",
+                       on_click=st.session_state.__setitem__, args=(f"{prefix}_step_mode", "answer"))
+        row.button(w["stop"], key=f"{prefix}_step_stop", icon=":material/stop_circle:", on_click=runs.stop,
+                   args=(prefix,))
+        if pending.at == "call" and pending.role in VERDICT_CHOICES:
+            poll.ask_room(prefix, record, pending, lang)
+        if pending.at == "call" and (editing == "answer" or pending.human):
+            _answer_form(prefix, handle, pending, w)
+        elif pending.at == "call" and editing == "edit":
+            _edit_form(prefix, handle, pending, w)
+        st.caption(w["idle"].format(minutes=round(handle.idle_timeout_s / 60)))
+
+
+def _about(pending: Any, w: dict[str, Any]) -> str:
+    about = w["about"]
+    role = text.inline(pending.role, 40)
+    if pending.at == "verdict":
+        return about["verdict"].format(role=role, verdict=text.inline(getattr(pending.event, "verdict", ""), 20))
+    if pending.at == "tool":
+        return about["tool"].format(role=role)
+    ctx = pending.request.context if pending.request is not None else None
+    if pending.role == "critic" and ctx is not None and ctx.version is not None:
+        return about["critic"].format(version=ctx.version)
+    if pending.role == "reflector" and ctx is not None and ctx.step_id is not None:
+        return about["reflector"].format(step=ctx.step_id)
+    if pending.role in ("judge", "planner"):
+        return about[pending.role]
+    return about["call"].format(role=role, call=pending.call)
+
+
+def _pending_prompt(pending: Any, lang: str) -> None:
+    """The messages about to be sent, in the same Prompt view as the call record."""
+    provenance = getattr(pending.prompts, "rendered", {}) or {}
+    messages = []
+    for i, m in enumerate(pending.messages):
+        item = {"id": i, **message_dict(m)}
+        source = provenance.get(m.content) if m.role in ("system", "user") else None
+        if source is not None:
+            item.update(template=source.template, edited=source.edited, fills=[list(f) for f in source.fills])
+        messages.append(item)
+    call = ev.LlmCall(role=pending.role, new_messages=tuple(messages),
+                      tools=tuple(t.get("function", t).get("name", "") for t in pending.request.tools),
+                      temperature=pending.request.temperature)
+    call_views.draw_prompt(messages, call, lang)
+
+
+def _answer_form(prefix: str, handle: RunHandle, pending: Any, w: dict[str, Any]) -> None:
+    choices = VERDICT_CHOICES.get(pending.role)
+    nonce = f"{pending.role}_{pending.call}"
+    if choices:
+        st.segmented_control(w["verdict"], choices, key=f"{prefix}_step_verdict_{nonce}", default=choices[0],
+                             required=True, persist_state="session")
+        st.text_area(w["feedback"], key=f"{prefix}_step_feedback_{nonce}", height=100, persist_state="session")
+    else:
+        st.text_area(w["reply"], key=f"{prefix}_step_reply_{nonce}", height=160, persist_state="session")
+    st.button(w["send_answer"], key=f"{prefix}_step_send_answer_{nonce}", type="primary", icon=":material/send:",
+              on_click=_send_answer, args=(prefix, handle, pending.role, nonce, bool(choices)))
+
+
+def _send_answer(prefix: str, handle: RunHandle, role: str, nonce: str, verdict: bool) -> None:
+    state = st.session_state
+    if verdict:
+        line = f"{state.get(f'{prefix}_step_verdict_{nonce}') or 'PASS'}: {state.get(f'{prefix}_step_feedback_{nonce}', '')}"
+        handle.answer(verdict_reply(role, line))
+    else:
+        handle.answer(str(state.get(f"{prefix}_step_reply_{nonce}", "")))
+    state.pop(f"{prefix}_step_mode", None)
+
+
+def _edit_form(prefix: str, handle: RunHandle, pending: Any, w: dict[str, Any]) -> None:
+    """A text area per system and user message of the pending call; the rest is shown as it is."""
+    nonce = f"{pending.role}_{pending.call}"
+    for i, m in enumerate(pending.messages):
+        if m.role in ("system", "user"):
+            st.text_area(f"{i + 1} · {m.role}", value=m.content, key=f"{prefix}_step_msg_{nonce}_{i}", height=160,
+                         persist_state="session")
+    template = getattr(pending.request.context, "prompt", None) if pending.request is not None else None
+    if template:
+        st.checkbox(w["template"], key=f"{prefix}_step_template_{nonce}", persist_state="session")
+    st.button(w["send"], key=f"{prefix}_step_send_{nonce}", type="primary", icon=":material/send:",
+              on_click=_send_edit, args=(prefix, handle, pending, nonce, template))
+
+
+def _send_edit(prefix: str, handle: RunHandle, pending: Any, nonce: str, template: str | None) -> None:
+    state = st.session_state
+    messages = tuple(Message(m.role, state.get(f"{prefix}_step_msg_{nonce}_{i}", m.content), m.tool_calls,
+                             m.tool_call_id, m.name) if m.role in ("system", "user") else m
+                     for i, m in enumerate(pending.messages))
+    keep = None
+    if template and state.get(f"{prefix}_step_template_{nonce}") and pending.prompts is not None:
+        keep = (template, _as_template(pending, template, messages))
+    try:
+        handle.send(messages, template=keep)
+    except AgentError as exc:  # an edited template that no longer validates: send the messages only
+        st.session_state[f"{prefix}_step_problem"] = str(exc)
+        handle.send(messages)
+    state.pop(f"{prefix}_step_mode", None)
+
+
+def _as_template(pending: Any, key: str, messages: tuple[Message, ...]) -> str:
+    """The edited last message turned back into a template: its filled-in values become placeholders."""
+    source = pending.prompts.rendered.get(pending.messages[-1].content)
+    body = messages[-1].content
+    if source is None:
+        return body
+    original = pending.messages[-1].content
+    out, at = [], 0
+    for name, start, end in source.fills:
+        value = original[start:end]
+        found = body.find(value, at)
+        if found < 0:
+            continue
+        out += [body[at:found].replace("{", "{{").replace("}", "}}"), "{" + name + "}"]
+        at = found + len(value)
+    out.append(body[at:].replace("{", "{{").replace("}", "}}"))
+    return "".join(out)

@@ -1,0 +1,124 @@
+"""Step mode in the Playground: the trainer's moves — pause before the critic, show its prompt, ask
+the room, answer it yourself, edit a call, step one call at a time — and a run that survives clicks."""
+
+from __future__ import annotations
+
+import time
+
+from streamlit.testing.v1 import AppTest
+
+import agent_core as ac
+from agent_core import events as ev
+from agent_core.offline import OfflineModel
+from tests.app_pages import open_page
+
+P = "pg"
+
+
+def stepped_primes(*breaks: str, people: tuple[str, ...] = ()) -> AppTest:
+    at = open_page("pages/playground.py")
+    at.selectbox(key=f"{P}_variant").select("reflection").run()
+    at.selectbox(key=f"{P}_scenario").select("primes").run()
+    at.toggle(key=f"{P}_step").set_value(True).run()
+    at.multiselect(key=f"{P}_step_breaks").set_value(list(breaks)).run()
+    if people:
+        at.multiselect(key=f"{P}_step_people").set_value(list(people)).run()
+    at.button(key=f"{P}_run").click().run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def record(at: AppTest):
+    return at.session_state[f"{P}_runs"][-1]
+
+
+def settle(at: AppTest) -> None:
+    """Rerun until the run is paused again or over (its thread may still be working)."""
+    for _ in range(100):
+        rec = record(at)
+        if not rec.active or (rec.handle is not None and rec.handle.paused):
+            at.run()
+            return
+        time.sleep(0.02)
+        at.run()
+    raise AssertionError("the run neither paused nor ended")
+
+
+def headline(at: AppTest) -> str:
+    return next(m.value for m in at.markdown if m.value.startswith("### :material/pause_circle:"))
+
+
+def test_primes_pauses_before_the_critic_and_a_person_passes_draft_zero():
+    at = stepped_primes("role:critic")
+    assert record(at).handle.paused
+    assert headline(at).endswith("The **critic** is about to review draft 0.")
+    assert any("template `critic`" in m.value for m in at.markdown), "the pending prompt, in the Prompt view"
+    at.button(key=f"{P}_step_answer").click().run()
+    at.segmented_control(key=f"{P}_step_verdict_critic_2").set_value("PASS").run()
+    at.button(key=f"{P}_step_send_answer_critic_2").click().run()
+    settle(at)
+    rec = record(at)
+    assert rec.status == "finished" and rec.events[-1]["reason"] == "pass" and rec.events[-1]["llm_calls"] == 2
+    assert [e["role"] for e in rec.events if e["kind"] == "human_reply"] == ["critic"]
+    assert not at.exception
+
+
+def test_stepping_every_call_names_each_next_role_and_ends_as_the_plain_run():
+    config, task = ac.for_scenario("primes", "en")
+    plain = [e for e in ac.stream(task, config, OfflineModel()) if e.kind != "token"]
+    at = stepped_primes("every_call")
+    roles, verdicts = [], 0
+    while record(at).active:
+        pending = record(at).handle.pending
+        if pending.at == "call":
+            roles.append(pending.role)
+        else:  # Step also stops at every verdict, where the room can see it land
+            verdicts += 1
+            assert pending.at == "verdict" and "has given its verdict" in headline(at)
+        at.button(key=f"{P}_step_step").click().run()
+        settle(at)
+    assert verdicts == sum(isinstance(e, ev.VerdictEvent) for e in plain)
+    assert roles == [e.role for e in plain if isinstance(e, ev.LlmCall)]
+    kinds = [e["kind"] for e in record(at).events if e["kind"] not in ("token", "paused", "resumed")]
+    assert kinds == [e.kind for e in plain]
+
+
+def test_an_edited_call_is_recorded_and_sent():
+    at = stepped_primes("role:critic")
+    at.button(key=f"{P}_step_edit").click().run()
+    area = next(a for a in at.text_area if (a.key or "").startswith(f"{P}_step_msg_critic_2_"))
+    area.input("Review this strictly and answer PASS or REVISE in JSON.\n" + area.value).run()
+    at.button(key=f"{P}_step_send_critic_2").click().run()
+    settle(at)
+    rec = record(at)
+    assert [e["what"] for e in rec.events if e["kind"] == "edited"][0] == "messages"
+    critic = next(e for e in rec.events if e["kind"] == "llm_call" and e["role"] == "critic")
+    assert critic["new_messages"][0]["content"].startswith("Review this strictly")
+
+
+def test_clicks_while_paused_keep_the_run_and_stop_ends_it():
+    at = stepped_primes("role:critic")
+    handle = record(at).handle
+    at.switch_page("pages/learn.py").run()
+    at.switch_page("pages/playground.py").run()
+    assert record(at).active and record(at).handle is handle and handle.paused and handle.alive
+    at.button(key=f"{P}_step_stop").click().run()
+    assert handle.join(5)
+    rec = record(at)
+    assert rec.status == "stopped" and rec.events[-1]["reason"] == "stop"
+
+
+def test_the_room_predicts_the_critic_and_sees_the_real_verdict():
+    presenter = stepped_primes("role:critic")
+    presenter.button(key=f"{P}_poll_open").click().run()
+    participant = open_page("pages/home.py")
+    poll_id = f"{record(presenter).run_id}-2"
+    participant.segmented_control(key=f"poll_choice_{poll_id}").set_value("REVISE").run()  # choosing is voting
+    assert any("Your vote: **REVISE**" in m.value for m in participant.markdown)
+    presenter.run()
+    assert [m.value for m in presenter.metric if m.label == "REVISE"] == ["1"]
+    presenter.button(key=f"{P}_step_continue").click().run()
+    settle(presenter)
+    participant.run()
+    assert any("The critic said **REVISE** · 1 of 1 predicted it" in m.value for m in participant.markdown)
+    assert record(presenter).handle.pending.call == 4  # the breakpoint holds again before the next critique
