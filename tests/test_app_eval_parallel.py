@@ -6,7 +6,10 @@ from __future__ import annotations
 import threading
 import time
 
+import pandas as pd
 import pytest
+
+from agent_core import events as ev
 
 from agent_core.evaluation import EVAL_PATTERNS, bundled_tasks, evaluate
 from tests.app_pages import open_page
@@ -98,3 +101,15 @@ def test_the_sidebar_lists_dated_prices_and_a_users_line_prices_a_real_model():
     assert "my-local" in set(at.table[0].value["model"])
     at.button(key="sb_price_clear").click().run()
     assert "my-local" not in set(at.table[0].value["model"])
+
+
+def test_compares_table_has_a_cost_column_unknown_for_a_model_without_a_price():
+    from agent_core.pricing import Price, PriceTable
+    from pages.ui.lane_results import results_table
+
+    calls = [ev.LlmCall(model="gpt-4o-mini", prompt_tokens=1_000_000, completion_tokens=0), ev.RunFinished()]
+    other = [ev.LlmCall(model="llama3.1", prompt_tokens=10), ev.RunFinished()]
+    table = results_table(["a", "b"], [calls, other])
+    assert table["cost_usd"].iloc[0] == pytest.approx(0.15) and pd.isna(table["cost_usd"].iloc[1])
+    priced = results_table(["a", "b"], [calls, other], PriceTable(user=[Price("llama3.1", 0, 0, "user", "mine")]))
+    assert priced["cost_usd"].iloc[1] == 0.0

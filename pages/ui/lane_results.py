@@ -12,8 +12,9 @@ import streamlit as st
 from agent_core import events as ev
 from agent_core import metrics
 from agent_core.diffing import Budget, diff_stats, line_diff
+from agent_core.pricing import PriceTable, spend
 
-from . import sidebar, summary, text
+from . import costs, sidebar, summary, text
 from .lane_state import P, Comparison
 from .render import ENDINGS
 
@@ -32,17 +33,20 @@ def final_text(events: Iterable[ev.Event]) -> tuple[str, str]:
     return "", "no answer: the lane ended before it wrote one"
 
 
-def results_table(names: Sequence[str], lanes: Sequence[list[ev.Event]]) -> pd.DataFrame:
-    """One row per lane: how it ended, LLM calls (in all and by role), tokens, time, verdicts."""
+def results_table(names: Sequence[str], lanes: Sequence[list[ev.Event]],
+                  prices: PriceTable | None = None) -> pd.DataFrame:
+    """One row per lane: how it ended, LLM calls (in all and by role), tokens, cost, time, verdicts."""
     summaries = {name: metrics.summary(events) for name, events in zip(names, lanes, strict=True)}
     table = metrics.compare_table(summaries)
+    spent = [spend(events, prices or PriceTable()) for events in lanes]
+    table["cost_usd"] = [s.usd if s.known else None for s in spent]  # None: a model without a price
     table["ended"] = [ENDINGS.get(s.end_reason or "", (s.end_reason or "running",))[0] for s in summaries.values()]
     table["by_role"] = [", ".join(f"{u.role} {u.calls}" for u in metrics.role_usage(events)) or "—" for events in lanes]
     table["verdict_counts"] = [" · ".join(f"{v} {n}" for v, n in s.verdicts.items()) or "—"
                                for s in summaries.values()]
     table["limits"] = table["limits"].replace("", "—")
     return table[["lane", "ended", "llm_calls", "max_llm_calls", "by_role", "prompt_tokens", "completion_tokens",
-                  "total_tokens", "latency_ms", "elapsed_s", "tool_calls", "tool_errors", "verdict_counts", "drafts",
+                  "total_tokens", "cost_usd", "latency_ms", "elapsed_s", "tool_calls", "tool_errors", "verdict_counts", "drafts",
                   "limits"]]
 
 
@@ -51,7 +55,7 @@ def results(comparison: Comparison, *, lang: str) -> None:
     lanes = comparison.events()
     names = comparison.names
     st.subheader("How the lanes compare", divider="gray")
-    st.dataframe(results_table(names, lanes), hide_index=True, width="stretch", key=f"{P}_table", column_config={
+    st.dataframe(results_table(names, lanes, costs.price_table()[0]), hide_index=True, width="stretch", key=f"{P}_table", column_config={
         "lane": st.column_config.TextColumn("lane", pinned=True),
         "llm_calls": st.column_config.NumberColumn("LLM calls"),
         "max_llm_calls": st.column_config.NumberColumn("bound", help="The most calls this lane could make."),
@@ -64,6 +68,8 @@ def results(comparison: Comparison, *, lang: str) -> None:
         "tool_calls": st.column_config.NumberColumn("tool calls"),
         "tool_errors": st.column_config.NumberColumn("tool errors"),
         "verdict_counts": st.column_config.TextColumn("verdicts"),
+        "cost_usd": st.column_config.NumberColumn(costs.words(lang)["cost"], format="$%.4f",
+                                                  help=costs.words(lang)["cost_help"]),
     })
     if any(c.usage_estimated for events in lanes for c in events if isinstance(c, ev.LlmCall)):
         st.caption("Token counts are estimates where the server sent no usage (always, on the offline model).")
