@@ -61,6 +61,7 @@ with run_col, st.container(key=f"{P}_run_area"):
                            diff_layout=layout, recorded=fork_view.prefix_calls(stepped))
             view.add_all(stepped.typed_events())
             if step_view.follow(stepped, view):
+                view.point_at(step_view.about_to_run(stepped))
                 with pause_slot:
                     step_view.banner(P, stepped, lang)
                 st.stop()  # paused: this script run ends here, and the pause costs the server nothing

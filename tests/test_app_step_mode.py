@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 import agent_core as ac
 from agent_core import events as ev
 from agent_core.offline import OfflineModel
+from pages.ui.graphs import _ACTIVE
 from tests.app_pages import open_page
 
 P = "pg"
@@ -53,6 +54,8 @@ def test_primes_pauses_before_the_critic_and_a_person_passes_draft_zero():
     assert record(at).handle.paused
     assert headline(at).endswith("The **critic** is about to review draft 0.")
     assert any("template `critic`" in m.value for m in at.markdown), "the pending prompt, in the Prompt view"
+    graph = at.get("graphviz_chart")[0].proto.spec
+    assert f'"critic" [label="Critic", {_ACTIVE}]' in graph, "the graph lights the node about to run"
     at.button(key=f"{P}_step_answer").click().run()
     at.segmented_control(key=f"{P}_step_verdict_critic_2").set_value("PASS").run()
     at.button(key=f"{P}_step_send_answer_critic_2").click().run()

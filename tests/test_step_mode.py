@@ -162,3 +162,30 @@ def test_verdict_and_tool_breakpoints_pause_after_the_event_shows(where):
     handle.stop()
     events = finish(handle)
     assert events[-1].reason == "stop"
+
+
+def test_step_mode_on_an_openai_compatible_endpoint_sends_the_edit_and_never_sends_the_persons_role():
+    from agent_core.llm import OpenAICompatibleModel
+    from tests.fake_openai_server import FakeOpenAIServer
+    from tests.test_faults import sensible
+
+    config = ac.RunConfig(pattern="react", tools=("query_order",), max_reflection_rounds=1)
+    with FakeOpenAIServer(default=sensible) as server:
+        model = OpenAICompatibleModel(server.url, "fake-model", api_key="sk-test-not-a-real-key-000")
+        handle = RunHandle.for_run("Has order 10001 arrived?", config, model,
+                                   breakpoints=Breakpoints(roles=frozenset({"actor"}), people=frozenset({"judge"})))
+        handle.start()
+        while (pending := paused(handle)) is not None:
+            if pending.role == "judge":
+                handle.answer(verdict_reply("judge", "PASS"))
+            elif pending.call == 1:
+                handle.send((*pending.messages[:-1], Message("user", "Has order 10001 arrived? Answer briefly.")))
+            else:
+                handle.resume()
+        events = finish(handle)
+        sent = server.bodies
+    assert events[-1].reason == "pass"
+    assert sent[0]["messages"][-1]["content"] == "Has order 10001 arrived? Answer briefly."
+    judge_calls = [e for e in events if isinstance(e, ev.LlmCall) and e.role == "judge"]
+    assert [c.model for c in judge_calls] == ["person"]
+    assert len(sent) == sum(isinstance(e, ev.LlmCall) and e.role != "judge" for e in events)

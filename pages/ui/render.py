@@ -179,6 +179,13 @@ class RunView:
             if event.kind != "token" or moved:
                 self._refresh(graph=moved)
 
+    def point_at(self, event: ev.Event) -> None:
+        """Light the graph node `event` belongs to: in step mode, the node about to run."""
+        node = graphs.node_for(event, self.config)
+        if node is not None and node != self.active:
+            self.active = node
+            self._refresh(graph=True)
+
     def add_all(self, events: Iterable[ev.Event]) -> None:
         for event in events:
             self.add(event)

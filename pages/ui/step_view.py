@@ -141,6 +141,14 @@ def follow(record: runs.RunRecord, view: Any) -> bool:
 
 # --- the pause ----------------------------------------------------------------------------------------
 
+def about_to_run(record: runs.RunRecord) -> ev.Event:
+    """An event standing for what the paused run does next, so the graph can light its node."""
+    pending = record.handle.pending if record.handle is not None else None
+    if pending is None or pending.at != "call":
+        return pending.event if pending is not None and pending.event is not None else ev.Event()
+    return ev.LlmCall(role=pending.role)
+
+
 def banner(prefix: str, record: runs.RunRecord, lang: str) -> None:
     """What the paused run is about to do, its pending prompt, and what the person can do."""
     handle = record.handle
