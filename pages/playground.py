@@ -3,7 +3,7 @@ step live; afterwards, its costs and downloads. A rerun redraws the stored run t
 
 import streamlit as st
 
-from pages.ui import controls, fork_view, graphs, live, runs, setup_state, shell, sidebar, step_view, summary, text
+from pages.ui import controls, fork_view, graphs, honesty, live, runs, setup_state, shell, sidebar, step_view, summary, text
 from pages.ui.catalogue import VARIANTS
 from pages.ui.render import RunView, draw_run, hide_stale
 
@@ -23,11 +23,13 @@ setup_col, run_col = st.columns([4, 8], gap="large")
 with setup_col:
     controls.pattern_picker(P, lang, disabled=running)
     live.run_buttons(P, setup, running=running)
+    honesty.run_note(len(setup.config.prompts) if setup.config else 0, lang)
     step_view.controls(P, setup.variant.pattern, lang, disabled=running)
     limits_tab, prompts_tab = st.tabs(["Limits & switches", "Prompts"])
     with limits_tab:
         controls.limit_controls(P, setup, disabled=running)
     with prompts_tab:
+        honesty.prompts_note(lang)
         controls.prompt_editor(P, setup, lang, disabled=running)
 
 with run_col:
