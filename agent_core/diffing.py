@@ -34,9 +34,10 @@ _SENTENCE_END = re.compile(r"(?<=\n)|(?<=[.!?;:] )|(?<=[。！？；])")
 #: insertion: difflib's alignment grows with that product (about 0.1 s at 10 million), and a
 #: rewrite that large has no useful word-level story.
 _MAX_TOKEN_PRODUCT = 10_000_000
-#: Element comparisons one diff may spend (lines, sentences and tokens together): 0.1-0.3 s here.
-#: Ordinary drafts use a few per element; only text built of repeats comes near it.
-MAX_DIFF_WORK = 1_000_000
+#: Element comparisons one diff may spend (lines, sentences and tokens together): about 0.1 s here
+#: (a comparison is ~0.3 µs). Ordinary drafts use a few per element (a 5,000-line draft with
+#: scattered edits about 110,000); only text built of repeats comes near it.
+MAX_DIFF_WORK = 300_000
 
 
 @dataclass

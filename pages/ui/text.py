@@ -85,8 +85,9 @@ def _mark(tag: str, text: str) -> str:
     if tag == "equal":
         return escape(text)
     pieces = []
-    for i, line in enumerate(text.split("\n")):
-        body = _edges_kept(escape(line)) if line.strip() else ""
+    # escaped once, then cut where escape() put the line breaks: a long changed run costs one pass
+    for i, line in enumerate(escape(text).split("  \n")):
+        body = _edges_kept(line) if line.strip() else ""
         pieces.append(("  \n" if i else "") + (f":{_MARK[tag]}[{body}]" if body else ""))
     return "".join(pieces)
 
@@ -94,6 +95,8 @@ def _mark(tag: str, text: str) -> str:
 def _edges_kept(text: str) -> str:
     # A directive drops the spaces at its edges; non-breaking ones survive (inner spaces stay
     # ordinary, so long insertions still wrap).
+    if not text.startswith(" ") and not text.endswith(" "):
+        return text  # the usual line, at the cost of two checks
     core = text.strip(" ")
     head, tail = len(text) - len(text.lstrip(" ")), len(text) - len(text.rstrip(" "))
     return NBSP * head + core + NBSP * tail
