@@ -132,6 +132,7 @@ def test_the_token_budget_stops_a_rambling_reply_mid_stream_and_keeps_its_text()
     assert limit.limit == "max_total_tokens" and "while a actor reply was streaming" in limit.message
     call = next(e for e in events if isinstance(e, ev.LlmCall))
     assert call.partial_text.startswith("word word") and call.usage_estimated and call.finish_reason is None
+    assert call.messages and call.new_messages and call.context is not None  # what it was sent is recorded
     # stopped at the budget (prompt estimate + 2 estimated tokens a word), not after 20,000 words
     prompt = estimate_prompt_tokens(model.requests[0].messages)
     assert model.sent == (300 - prompt) // 2 + 1 and model.closed

@@ -170,9 +170,12 @@ class RunContext:
         """The `llm_call` event of a call that did not finish; its estimated tokens count against the budget."""
         prompt_tokens, completion_tokens = estimate_prompt_tokens(request.messages), estimate_tokens(partial)
         self.total_tokens += prompt_tokens + completion_tokens
+        sent, new = self.calls.request(request.messages)  # what it was sent is on the record; no reply is
         return self.event(ev.LlmCall, role=request.role, model=model.name, prompt_tokens=prompt_tokens,
                           completion_tokens=completion_tokens, usage_estimated=True, partial_text=partial,
-                          latency_ms=round((time.perf_counter() - started) * 1000, 1))
+                          latency_ms=round((time.perf_counter() - started) * 1000, 1), messages=sent,
+                          new_messages=tuple(new), tools=self._tool_names() if request.tools else (),
+                          temperature=request.temperature, context=request.context)
 
     def _time_left(self) -> float | None:
         """Seconds left under `max_seconds` (0 when it is up), or None when the run has no time limit."""
