@@ -267,7 +267,9 @@ def main() -> int:
             server.wait(timeout=10)
         except subprocess.TimeoutExpired:
             server.kill()
-    head = (f"Measured {time.strftime('%Y-%m-%d')} on {os.cpu_count()} cores: {MODEL_NAME} Q4_1 via "
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    head = (f"Measured {time.strftime('%Y-%m-%d')} on {os.cpu_count()} cores (load average at the end {load}): "
+            f"{MODEL_NAME} Q4_1 via "
             f"llama-cpp-python's server ({gguf.name}), --max-output-tokens {args.max_output_tokens}, "
             f"--max-seconds {args.max_seconds}" + (f"; venv built in {build_seconds:.0f} s" if build_seconds else "")
             + ".\n\n")
