@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from . import events as ev
+from .errors import AgentError
 from .fork import Reply
 from .messages import ChatRequest, Message
 
@@ -261,6 +262,10 @@ class RunHandle:
                         self._wait(pending)
         except _Stop:
             pass
+        except AgentError as exc:  # refused before the first event: a broken template, a bad config
+            self._emit(ev.RunFailed(error_type=exc.code, message=str(exc)))
+            self._emit(self._closing("error", counts))
+            finished = True
         except Exception as exc:  # the core turns its own errors into run_failed; this is a last resort
             self._emit(ev.RunFailed(error_type=type(exc).__name__, message=f"unexpected error: {exc}"))
             self._emit(self._closing("error", counts))
