@@ -4,6 +4,7 @@
     python -m agent_core run --pattern react --scenario weather-report --reflection-rounds 2
     python -m agent_core run --pattern reflection --task "..." --base-url http://127.0.0.1:11434/v1 --model llama3.1
     python -m agent_core eval --tasks bundled --pattern react --pattern reflection+tests --out results.csv
+    python -m agent_core export --otlp-json trace.json > spans.json
 """
 
 from __future__ import annotations
@@ -82,6 +83,13 @@ def build_parser() -> argparse.ArgumentParser:
                      help="print streamed text as it arrives (the default on a terminal, dimmed; otherwise a "
                           "counter of tokens and seconds goes to stderr)")
     run.add_argument("--trace-out", help="write the trace JSON here")
+
+    export = sub.add_parser("export", help="write a saved trace in another format to standard output")
+    export.add_argument("--otlp-json", required=True, metavar="TRACE",
+                        help="a trace JSON file, written out as OTLP/JSON (OpenTelemetry GenAI spans)")
+    export.add_argument("--start-time", metavar="ISO|now",
+                        help="wall-clock start of the run, e.g. 2026-05-01T09:30:00+00:00 (default: a fixed date, "
+                             "so the same trace always exports to the same bytes)")
 
     ev_ = sub.add_parser("eval", help="score patterns on code tasks with unit tests (HumanEval's JSONL format)")
     ev_.add_argument("--tasks", required=True, metavar="FILE|bundled",
@@ -452,6 +460,38 @@ def eval_command(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def export_command(args: argparse.Namespace, out: TextIO) -> int:
+    """`export --otlp-json t.json`: the trace as an OTLP/JSON ExportTraceServiceRequest on standard output."""
+    from . import otel, trace
+
+    try:
+        with open(args.otlp_json, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        raise ConfigError(f"--otlp-json: cannot read {args.otlp_json}: {exc.strerror or exc}") from None
+    loaded = trace.loads(data)
+    keys = [k for k in (settings.load_settings().api_key,) if k]
+    print(otel.dumps(loaded, secrets=keys, start_ns=_start_ns(args.start_time)), file=out)
+    return 0
+
+
+def _start_ns(value: str | None) -> int | None:
+    """--start-time as nanoseconds since the epoch (None: the mapping's fixed default)."""
+    from datetime import datetime, timezone
+
+    if not value:
+        return None
+    if value == "now":
+        return time.time_ns()
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        raise ConfigError(f"--start-time takes an ISO 8601 time or 'now', got {value!r}") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return int(moment.timestamp() * 1e9)
+
+
 def _print_scores(scores: list[evaluation.PatternScore], out: TextIO) -> None:
     print(f"\n{'pattern':<17}  {'pass rate':>9}  {'passed':>7}  {'calls/task':>10}  {'tokens/task':>11}", file=out)
     for s in scores:
@@ -474,6 +514,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
             return 0
         if args.command == "eval":
             return eval_command(args, out)
+        if args.command == "export":
+            return export_command(args, out)
         return run_command(args, out)
     except AgentError as exc:  # a bad flag value, a broken template, an unreachable endpoint...
         print(f"error: {exc}", file=sys.stderr)
