@@ -20,7 +20,7 @@ shell.require("eval")
 P = "ev"
 lang = sidebar.current_lang()
 state = st.session_state
-state.setdefault(f"{P}_patterns", ["reference", "react", "reflection", "reflection+tests"])
+state.setdefault(f"{P}_patterns", list(EVAL_PATTERNS))  # the reference, every pattern and the baseline
 state.setdefault(f"{P}_rows", [])
 state.setdefault(f"{P}_job", None)  # the id of the evaluation this session is running, if any
 state.setdefault(f"{P}_concurrency", DEFAULT_CONCURRENCY)

@@ -65,19 +65,22 @@ def table(at: AppTest):
     return next(d for d in at.dataframe if "lane" in d.value.columns).value
 
 
-# --- the three patterns on order 99999 ------------------------------------------------------------
+# --- every pattern and the baseline on order 99999 ------------------------------------------------
 
-def test_three_patterns_on_order_99999_run_to_the_end_and_are_compared():
+def test_every_pattern_and_the_baseline_on_order_99999_run_to_the_end_and_are_compared():
     at = open_compare()
     click(at, "cmp_preset_patterns")
     assert at.selectbox(key="cmp_scenario").value == "order-99999"
-    assert [at.selectbox(key=f"cmp{i}_variant").value for i in range(3)] == [
-        "react-advisor", "plan-execute-reflector", "reflection"]
+    assert [at.selectbox(key=f"cmp{i}_variant").value for i in range(4)] == [
+        "react-advisor", "plan-execute-reflector", "reflection", "direct"]
     click(at, "cmp_run")
 
-    react, plan, reflection = lanes(at)
-    assert [r.status for r in (react, plan, reflection)] == ["finished"] * 3
-    assert [r.config["pattern"] for r in (react, plan, reflection)] == ["react", "plan-execute", "reflection"]
+    react, plan, reflection, direct = lanes(at)
+    assert [r.status for r in (react, plan, reflection, direct)] == ["finished"] * 4
+    assert [r.config["pattern"] for r in (react, plan, reflection, direct)] == [
+        "react", "plan-execute", "reflection", "direct"]
+    # the baseline: one tool turn on the task's tool, then one call with tools off
+    assert calls(direct) == 2 and direct.config["tools"] == ["query_order"]
     # the scenario's own pattern plays seed 03's run; the others get the task and its tool, off-script
     assert plan.config["scenario"] == "order-99999" and verdicts(plan) == ["REPLAN", "RETRY", "PASS"]
     assert calls(plan) == 9
@@ -87,9 +90,10 @@ def test_three_patterns_on_order_99999_run_to_the_end_and_are_compared():
     assert {r.task for r in (react, plan, reflection)} == {SCENARIOS["order-99999"].task["en"]}
 
     shown = table(at)
-    assert list(shown["lane"]) == ["A · ReAct + advisor", "B · Plan-and-Execute + Reflector", "C · Reflection"]
-    assert list(shown["llm_calls"]) == [calls(r) for r in (react, plan, reflection)]
-    assert list(shown["ended"]) == ["passed", "passed", "passed"]
+    assert list(shown["lane"]) == ["A · ReAct + reflection advisor", "B · Plan-and-Execute + Reflector",
+                                   "C · Reflection", "D · Direct — one call (baseline)"]
+    assert list(shown["llm_calls"]) == [calls(r) for r in (react, plan, reflection, direct)]
+    assert list(shown["ended"])[:3] == ["passed", "passed", "passed"]
     assert shown["by_role"][1] == "planner 2, executor 2, reflector 3, synthesizer 2"
     assert shown["verdict_counts"][1] == "REPLAN 1 · RETRY 1 · PASS 1"
 
@@ -97,11 +101,11 @@ def test_three_patterns_on_order_99999_run_to_the_end_and_are_compared():
     bars = [trace for trace in cost["data"] if trace["type"] == "bar"]
     assert len(bars) == 3 and all(list(b["x"]) == list(shown["lane"]) for b in bars)
     assert list(bars[0]["y"]) == list(shown["llm_calls"])
-    assert len(at.get("plotly_chart")) == 1 + 3  # the costs, and one timeline per lane
+    assert len(at.get("plotly_chart")) == 1 + 4  # the costs, and one timeline per lane
 
     diff = at.session_state["cmp_diff_a"], at.session_state["cmp_diff_b"]
     assert diff == (0, 1)
-    assert answer_diff(at).startswith("--- A · ReAct + advisor\n+++ B · Plan-and-Execute + Reflector")
+    assert answer_diff(at).startswith("--- A · ReAct + reflection advisor\n+++ B · Plan-and-Execute + Reflector")
     assert any(":green-background[" in m.value for m in within(at.main, "cmp_answer_diff").markdown)
     assert not at.button(key="cmp_run").disabled and at.button(key="cmp_stop").disabled
 
@@ -123,7 +127,7 @@ def test_the_export_holds_every_lane_and_replay_opens_each_one():
     comparison = at.session_state["cmp_comparison"]
     exported = export_json(comparison)
     data = json.loads(exported)
-    assert data["version"] == 1 and data["kind"] == "comparison" and len(data["lanes"]) == 3
+    assert data["version"] == 1 and data["kind"] == "comparison" and len(data["lanes"]) == 4
     opened = open_file(exported.encode())
     assert [name for name, _trace in opened] == comparison.names
     for (_name, trace), record in zip(opened, comparison.lanes, strict=True):
@@ -185,7 +189,7 @@ def test_a_free_task_with_tools_goes_to_every_lane_and_an_empty_one_blocks_run()
     click(at, "cmp_run")
     assert all(r.status == "finished" for r in lanes(at))
     assert {r.task for r in lanes(at)} == {"Check order 12345 for me."}
-    assert [r.config["tools"] for r in lanes(at)] == [["query_order"]] * 3
+    assert [r.config["tools"] for r in lanes(at)] == [["query_order"]] * 4
     assert all(r.config["scenario"] is None for r in lanes(at))
 
 
@@ -269,7 +273,7 @@ def test_lanes_cut_short_are_redrawn_as_stopped_with_their_events_and_unlock_the
     for record, before in zip(lanes(at), kept, strict=True):
         assert record.status == "stopped" and kinds(record)[:-1] == [k for k in before if k != "token"]
         assert record.events[-1]["reason"] == "stop"
-    assert list(table(at)["ended"]) == ["stopped"] * 3
+    assert list(table(at)["ended"]) == ["stopped"] * 4
     assert not at.button(key="cmp_run").disabled and at.button(key="cmp_stop").disabled
     assert not at.selectbox(key="cmp0_variant").disabled
 
@@ -282,4 +286,4 @@ def test_a_rerun_redraws_the_lanes_from_their_events():
     at.run()
     assert [list(r.events) for r in lanes(at)] == events_before
     assert [e.label for e in at.expander] == labels
-    assert sum(1 for m in at.markdown if m.value == "#### Final answer") == 3
+    assert sum(1 for m in at.markdown if m.value == "#### Final answer") == 4

@@ -17,11 +17,12 @@ def cli(*argv):
     return code, out.getvalue()
 
 
-def test_scenarios_lists_all_nine_ids():
+def test_scenarios_lists_every_id():
     code, out = cli("scenarios")
     ids = [line.split()[0] for line in out.splitlines()]
     assert code == 0 and ids == ["weather-report", "dentist-booking", "order-99999", "logistics-sf0000000",
-                                 "vacuum-cats", "airx-watchfit-order", "primes", "code-review", "report-criteria"]
+                                 "vacuum-cats", "airx-watchfit-order", "primes", "code-review", "report-criteria",
+                                 "umbrella-one-call"]
 
 
 def test_weather_report_shows_seed01_run_and_writes_the_trace(tmp_path, monkeypatch):

@@ -1,7 +1,7 @@
 """The Eval harness: run patterns on code tasks with unit tests, and compare pass rate against cost.
 
     tasks = load_tasks("HumanEval.jsonl.gz")          # or bundled_tasks()
-    rows = [r for r in evaluate(tasks, ["react", "reflection+tests"], OfflineModel())
+    rows = [r for r in evaluate(tasks, EVAL_PATTERNS, OfflineModel())
             if isinstance(r, EvalRow)]
     for score in summarize(rows): ...
 

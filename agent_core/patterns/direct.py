@@ -91,7 +91,7 @@ SPEC = PatternSpec(
     nodes={"task": Text("Task", "任务"), "actor": Text("One call\\n(actor)", "一次调用\\n（执行者）"),
            "tools": Text("Tools\\n(one turn)", "工具\\n（一轮）"), "final": Text("Final call\\n(tools off)", "最终调用\\n（禁用工具）"),
            "end": Text("End", "结束")},
-    role_node=_role_node, block_title=_block_title, step_word=Text("call", "调用"), summary="tools",
+    role_node=_role_node, block_title=_block_title, step_word=Text("step", "步骤"), summary="tools",
     color="#B279A2", baseline=True, compare_variant="direct",
     eval_entries=(EvalEntry("direct", {}, Text("one model call, no loop, no critique: the baseline",
                                                "一次模型调用，没有循环和评审：基线")),),

@@ -1,0 +1,180 @@
+"""The pattern registry: every pattern is one spec, nothing outside a pattern's own modules names it,
+the `direct` baseline keeps its bound, and every llm_call records its typed call context."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+import agent_core as ac
+from agent_core import events as ev
+from agent_core.config import LIMITS, PATTERNS, RunConfig, validate
+from agent_core.errors import ConfigError, TemplateError
+from agent_core.messages import CallContext
+from agent_core.patterns import registry
+from agent_core.prompts import specs_for
+from agent_core.testing import ScriptedModel, say, tool
+from agent_core.trace import Trace, loads
+
+ROOT = Path(__file__).resolve().parent.parent
+#: where a pattern's name may be written: its own modules (and the scenarios, which say whose they are)
+OWN_DIRS = ("agent_core/patterns", "agent_core/prompts", "agent_core/offline/scripts")
+
+
+def _own_modules() -> set[str]:
+    mods = {name.replace("-", "_") for name in registry.names()}
+    return {f"{d}/{m}.py" for d in OWN_DIRS for m in mods} | {"agent_core/scenarios.py"}
+
+
+def test_no_code_outside_a_patterns_own_modules_names_a_pattern():
+    own = _own_modules()
+    found = []
+    for path in sorted([*ROOT.joinpath("agent_core").rglob("*.py"), *ROOT.joinpath("pages").rglob("*.py")]):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel in own:
+            continue
+        text = path.read_text(encoding="utf-8")
+        for name in registry.names():
+            for m in re.finditer(r"""(["'])%s\1""" % re.escape(name), text):
+                line = text.count("\n", 0, m.start()) + 1
+                found.append(f"{rel}:{line}: {text.splitlines()[line - 1].strip()}")
+    assert not found, "pattern names outside their own modules (read the registry instead):\n" + "\n".join(found)
+
+
+def test_the_grep_would_catch_a_branch_on_a_name(tmp_path):
+    # the rule's own check: the same pattern finds a branch written the usual way
+    line = 'if config.get("pattern") == "reflection":'
+    assert re.search(r"""(["'])%s\1""" % re.escape("reflection"), line)
+
+
+def test_every_pattern_module_exports_one_spec_in_display_order():
+    specs = registry.specs()
+    assert tuple(specs) == PATTERNS and len(PATTERNS) >= 4
+    assert [s.order for s in specs.values()] == sorted(s.order for s in specs.values())
+    for spec in specs.values():
+        assert spec.variants and spec.roles and spec.prompts and spec.lesson is not None
+        assert set(spec.roles) <= set(ev.ROLES)
+        assert {p.role for p in spec.prompts} <= set(spec.roles)
+        assert specs_for(spec.name) == {p.key: p for p in spec.prompts}
+        for text in (spec.label, *(v.label for v in spec.variants), *(v.blurb for v in spec.variants),
+                     *(lim.label for lim in spec.limits), *(s.help for s in spec.switches), *spec.nodes.values()):
+            assert text.en and text.zh, f"{spec.name}: every text in English and Chinese"
+        edges = spec.edges({"pattern": spec.name})
+        assert {n for a, b, _ in edges for n in (a, b)} <= set(spec.nodes), f"{spec.name}: a node without a label"
+
+
+def test_limits_and_trace_fields_are_derived_from_the_specs():
+    for spec in registry.specs().values():
+        for lim in spec.limits:
+            assert LIMITS[lim.name].patterns == (spec.name,) and (LIMITS[lim.name].low, LIMITS[lim.name].high) == (
+                lim.low, lim.high)
+        shown = RunConfig(pattern=spec.name).to_dict()
+        for other in registry.specs().values():
+            for option in set(other.options()) - set(spec.options()):
+                assert option not in shown, f"{spec.name}'s trace holds {other.name}'s option {option}"
+    assert "memory_window" not in LIMITS, "a control nothing read is gone"
+
+
+def test_an_unknown_pattern_names_the_choices():
+    with pytest.raises(ConfigError, match="choose one of react, plan-execute, reflection, direct"):
+        RunConfig(pattern="tree-of-thought")
+
+
+def test_validate_checks_what_a_run_would_refuse_without_calling_a_model():
+    validate(RunConfig(pattern="reflection", test_evaluator=True, tests="assert 1 == 1"))
+    with pytest.raises(ConfigError, match="no tests"):
+        validate(RunConfig(pattern="reflection", test_evaluator=True, tests=""))
+    with pytest.raises(TemplateError, match="unknown placeholder"):
+        validate(RunConfig(pattern="direct", prompts={"final": "Answer {nope}"}))
+
+
+def test_variant_of_finds_each_variant_from_its_config():
+    for variant in registry.variants().values():
+        spec = registry.pattern_of_variant(variant.id)
+        config = {"pattern": spec.name, **variant.forced, **variant.floors}
+        assert registry.variant_of(config) == variant.id
+
+
+# --- direct ---------------------------------------------------------------------------------------
+
+def test_direct_answers_in_one_call_without_tools():
+    model = ScriptedModel(["Four."])
+    result = ac.run("What is 2 + 2?", RunConfig(pattern="direct"), model)
+    assert result.final_answer == "Four." and result.llm_calls == 1 == ac.call_bound(RunConfig(pattern="direct"))
+    assert [e.kind for e in result.events] == ["run_started", "token", "llm_call", "final_answer", "run_finished"]
+
+
+def test_direct_runs_one_tool_turn_then_one_call_with_tools_off():
+    config, task = ac.for_scenario("umbrella-one-call")
+    result = ac.run(task, config, ac.OfflineModel())
+    kinds = [e.kind for e in result.events if e.kind != "token"]
+    assert kinds == ["run_started", "llm_call", "thought", "tool_call", "tool_result", "llm_call", "final_answer",
+                     "run_finished"]
+    assert result.llm_calls == 2 == ac.call_bound(config) and "umbrella" in result.final_answer
+    first, last = [e for e in result.events if isinstance(e, ev.LlmCall)]
+    assert (first.context.prompt, last.context.prompt, last.context.forced) == ("system", "final", True)
+
+
+def test_direct_never_loops_even_when_the_model_asks_for_tools_again():
+    # a model that would go on calling tools: the second call has none to call, and its reply is the answer
+    model = ScriptedModel([say("", tool("weather", city="Shanghai")), say("Take one.")])
+    config = RunConfig(pattern="direct", tools=("weather",))
+    result = ac.run("Umbrella?", config, model)
+    assert result.llm_calls == 2 and sum(1 for e in result.events if e.kind == "tool_call") == 1
+    assert result.reason == "answer" and result.final_answer == "Take one."
+    assert model.requests[0].tools and not model.requests[1].tools
+
+
+# --- the call context -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("scenario", ["order-99999", "primes", "weather-report", "umbrella-one-call"])
+def test_every_llm_call_records_where_it_stands_and_the_trace_keeps_it(scenario):
+    config, task = ac.for_scenario(scenario)
+    events = ac.run(task, config, ac.OfflineModel()).events
+    calls = [e for e in events if isinstance(e, ev.LlmCall)]
+    assert calls and all(c.context is not None and c.context.pattern == config.pattern for c in calls)
+    back = loads(Trace.of(config.to_dict(), events).dumps()).events
+    assert [e.context for e in back if isinstance(e, ev.LlmCall)] == [c.context for c in calls]
+    recorded = json.loads(Trace.of(config.to_dict(), events).dumps())
+    first = next(e for e in recorded["events"] if e["kind"] == "llm_call")
+    assert "inputs" not in first["context"], "the prompt's values are in the messages, not repeated"
+
+
+def test_plan_execute_calls_are_labelled_by_step_attempt_and_revision():
+    config, task = ac.for_scenario("order-99999")
+    calls = [e.context for e in ac.run(task, config, ac.OfflineModel()).events if isinstance(e, ev.LlmCall)]
+    assert calls[0].prompt == "planner" and calls[0].revision == 0
+    assert any(c.replan and c.revision == 1 for c in calls)
+    retried = [c for c in calls if c.attempt == 2]
+    assert retried and all(c.step_id == retried[0].step_id for c in retried)
+
+
+def test_the_offline_scripts_do_not_depend_on_prompt_wording():
+    # every heading and sentence of the Plan-and-Execute prompts reworded: the seed 03 run still plays
+    config, task = ac.for_scenario("order-99999")
+    reworded = {key: re.sub(r"##[^\n]*", "## Section", spec.default("en")).replace("Step", "Item")
+                for key, spec in specs_for("plan-execute").items()}
+    original = [e.verdict for e in ac.run(task, config, ac.OfflineModel()).events if isinstance(e, ev.VerdictEvent)]
+    edited = ac.run(task, config.replace(prompts=reworded), ac.OfflineModel())
+    assert [e.verdict for e in edited.events if isinstance(e, ev.VerdictEvent)] == original == ["REPLAN", "RETRY", "PASS"]
+
+
+def test_a_trace_with_an_unknown_role_or_verdict_is_refused():
+    good = ev.VerdictEvent(role="critic", verdict="PASS").to_dict()
+    assert ev.event_from_dict(good) == ev.VerdictEvent(role="critic", verdict="PASS")
+    for field, value in (("role", "wizard"), ("verdict", "MAYBE")):
+        with pytest.raises(ev.EventFormatError, match="must be one of"):
+            ev.event_from_dict({**good, field: value})
+    with pytest.raises(ev.EventFormatError, match="must be one of"):
+        ev.event_from_dict({**ev.RunFinished().to_dict(), "reason": "tired"})
+    with pytest.raises(ev.EventFormatError, match="context"):
+        ev.event_from_dict({**ev.LlmCall().to_dict(), "context": "step 1"})
+
+
+def test_a_context_from_a_newer_trace_drops_labels_it_does_not_know():
+    ctx = CallContext.from_record({"pattern": "react", "round": 2, "mood": "cheerful"})
+    assert ctx == CallContext(pattern="react", round=2) and dataclasses.asdict(ctx)["inputs"] == ()
