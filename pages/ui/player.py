@@ -27,7 +27,7 @@ from agent_core.scenarios import SCENARIOS
 from . import fork_view, setup_state, text
 from .catalogue import VARIANTS
 from .blocks import final_looks
-from .render import ENDINGS, PAGE_BLOCKS, RunView, draw_run, fresh_area
+from .render import ENDINGS, RunView, draw_run, fresh_area
 from .sidebar import LANGS, current_lang
 
 P = "rp"
@@ -38,6 +38,8 @@ K_POS, K_SEEK, K_PLAYING, K_PLAYED, K_SPEED, K_LOADED = (f"{P}_{n}" for n in ("p
 SPEEDS = (1, 2, 4)
 #: The longest pause played between two events, in run seconds: a slow endpoint's wait is not worth watching.
 MAX_GAP_S = 3.0
+#: Blocks drawn before the first played event when Play starts in the middle of a run.
+PLAY_CONTEXT_BLOCKS = 20
 #: The example a first visit opens: the run that shows the most (REPLAN, RETRY, PASS).
 FIRST_EXAMPLE = "order-99999"
 
@@ -308,8 +310,9 @@ def _play_from(loaded: Loaded, start: int, speed: int) -> None:
     n = len(events)
     progress = st.progress(start / n, text=_where(events, start))
     view = RunView(loaded.config, bound=loaded.bound, key=VIEW, task=loaded.task)
-    # from the middle of a long run: only the last page of what is already played is drawn
-    view.hide_before = len(final_looks(loaded.config, events[:start])) - PAGE_BLOCKS
+    # from the middle of a long run: only the last few blocks of what is already played are drawn
+    # (each live block costs Streamlit a pause; the slider's pages hold the rest)
+    view.hide_before = len(final_looks(loaded.config, events[:start])) - PLAY_CONTEXT_BLOCKS
     view.add_all(events[:start])
     previous = events[start - 1].t if start else 0.0
     due = time.perf_counter()

@@ -166,12 +166,13 @@ class RunView:
             if opened:
                 self._sync(self.blocks.items[opened - 1])
             self._create(self.blocks.items[-1])
-        if block is not None and block.box is None:
+        hidden = block is not None and block.box is None
+        if hidden:
             self._count(event, block)  # a block off the page: its numbers count, nothing is drawn
         else:
             getattr(self, "_on_" + event.kind)(event, block)
         self.blocks.note(event, block)
-        if self.live:
+        if self.live and not hidden:  # (the next drawn event refreshes the counters for them)
             if block is not None:
                 self._sync(block)
             if self.blocks.current is not None and self.blocks.current is not block:
