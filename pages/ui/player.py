@@ -22,6 +22,7 @@ from agent_core import events as ev
 from agent_core import examples, trace
 from agent_core.config import RunConfig
 from agent_core.errors import AgentError, TraceFormatError
+from agent_core.otel import importing as otlp
 from agent_core.scenarios import SCENARIOS
 
 from . import fork_view, setup_state, text
@@ -90,6 +91,8 @@ def open_file(data: bytes) -> list[tuple[str, trace.Trace]]:
         raw = json.loads(data)
     except (ValueError, RecursionError):
         return [("", _checked(trace.loads(data)))]  # raises "not a JSON file" or "nested too deeply"
+    if otlp.is_otlp(raw):  # OpenTelemetry spans (our export or another tool's): one run per trace id
+        return [(name, _checked(t)) for name, t in otlp.from_request(raw)]
     if isinstance(raw, dict) and "lanes" in raw and "events" not in raw:
         if raw.get("version") != trace.VERSION:
             raise TraceFormatError(f"export version {raw.get('version')!r} is not supported (this app reads "
@@ -153,7 +156,8 @@ def pick_trace(lang: str) -> Loaded | None:
         return Loaded(f"example:{choice}", example_label(choice), examples.load(sid, code))
 
     st.file_uploader("Trace file", type=["json"], key=K_UPLOAD, on_change=_uploaded, help="A trace downloaded "
-                     "from the Playground, or a Compare export (then pick a lane). Up to 5 MB.")
+                     "from the Playground, a Compare export (then pick a lane), or OTLP/JSON spans from "
+                     "OpenTelemetry. Up to 5 MB. · 运行记录、对比导出，或 OpenTelemetry 的 OTLP/JSON 文件，最大 5 MB。")
     opened = state.get(K_FILE)
     if opened is None:
         st.caption("Download a trace from the Playground or Compare, then open it here.")
@@ -171,7 +175,33 @@ def pick_trace(lang: str) -> Loaded | None:
         index = st.selectbox("Lane", range(len(parsed)), key=K_LANE, format_func=lambda i: parsed[i][0],
                              persist_state="session", help="This file holds several runs (a Compare export).")
     name, chosen = parsed[index]
+    if isinstance(chosen, otlp.ImportedTrace):
+        _import_note(chosen, lang)
     return Loaded(f"file:{file_id}:{index}", name or file_name, chosen)
+
+
+#: What an OTLP/JSON import mapped and what it did not (issue 16), en / zh.
+IMPORT_WORDS = {
+    "en": {"mapped": ":material/conversion_path: Opened from OTLP/JSON: {n} span(s). Model calls, tool calls and "
+                     "this app's verdicts, plans and drafts are drawn as usual.",
+           "unmapped": "{m} span(s) or span event(s) have no counterpart here and are not drawn",
+           "pattern": "The spans name no pattern of this app, so the run is drawn as a tool loop (ReAct)."},
+    "zh": {"mapped": ":material/conversion_path: 来自 OTLP/JSON：{n} 个 span。模型调用、工具调用以及本应用的"
+                     "裁决、计划和草稿照常显示。",
+           "unmapped": "{m} 个 span 或 span 事件在这里没有对应项，未显示",
+           "pattern": "这些 span 没有指明本应用的模式，因此按工具循环（ReAct）显示。"},
+}
+
+
+def _import_note(imported: otlp.ImportedTrace, lang: str) -> None:
+    """Say the run came from OpenTelemetry spans, and list every span that did not map."""
+    words = IMPORT_WORDS["zh" if lang == "zh" else "en"]
+    st.caption(words["mapped"].format(n=imported.span_count))
+    if not any(isinstance(e, ev.RunStarted) and e.pattern in ac.PATTERNS for e in imported.events):
+        st.caption(words["pattern"])
+    if imported.unmapped:
+        with st.expander(words["unmapped"].format(m=len(imported.unmapped)), icon=":material/visibility_off:"):
+            st.markdown("\n".join(f"- {text.inline(item, 160)}" for item in imported.unmapped))
 
 
 def _uploaded() -> None:

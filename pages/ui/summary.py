@@ -1,5 +1,5 @@
-"""After a run: downloads (trace JSON, Markdown report) and its costs — calls, tokens and latency by
-role, a timeline of every LLM and tool call, tokens per step."""
+"""After a run: downloads (trace JSON, OTLP/JSON spans, Markdown report) and its costs — calls, tokens
+and latency by role, a timeline of every LLM and tool call, tokens per step."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from agent_core import events as ev
-from agent_core import metrics
+from agent_core import metrics, otel
 from agent_core.report import markdown_report
 
 from .runs import RunRecord
@@ -24,6 +24,21 @@ def trace_json(record: RunRecord, secrets: Iterable[str] = ()) -> str:
 def report_markdown(record: RunRecord, secrets: Iterable[str] = ()) -> str:
     """The run as a Markdown handout (agent_core.report), with any of `secrets` redacted."""
     return markdown_report(record.config, record.typed_events(), record.models, secrets=list(secrets))
+
+
+def otlp_json(record: RunRecord, secrets: Iterable[str] = ()) -> str:
+    """The run as OpenTelemetry spans (OTLP/JSON, agent_core.otel), timed from its wall-clock start."""
+    start = int(record.started * 1e9) if record.started else None
+    return otel.dumps(record.trace(), secrets=list(secrets), start_ns=start)
+
+
+#: The OTLP/JSON download (issue 16), en / zh.
+OTLP_WORDS = {
+    "en": {"label": "Download OTLP/JSON", "help": "The run as OpenTelemetry GenAI spans (OTLP/JSON), for a collector or "
+           "any tool that reads OTLP; Replay opens it again."},
+    "zh": {"label": "下载 OTLP/JSON", "help": "以 OpenTelemetry GenAI span（OTLP/JSON）形式导出本次运行，可交给 collector "
+           "或任何读取 OTLP 的工具；回放页也能重新打开它。"},
+}
 
 
 def file_stem(record: RunRecord) -> str:
@@ -40,6 +55,10 @@ def downloads(record: RunRecord, *, key: str, secrets: Iterable[str] = ()) -> No
     row.download_button("Download report (Markdown)", lambda: report_markdown(record, keys),
                         f"report-{file_stem(record)}.md", "text/markdown", key=f"{key}-report",
                         icon=":material/article:", on_click="ignore")
+    words = OTLP_WORDS["zh" if record.config.get("lang") == "zh" else "en"]
+    row.download_button(words["label"], lambda: otlp_json(record, keys), f"otlp-{file_stem(record)}.json",
+                        "application/json", key=f"{key}-otlp", icon=":material/conversion_path:", on_click="ignore",
+                        help=words["help"])
 
 
 def costs(events: list[ev.Event], *, key: str, lang: str = "en") -> None:
