@@ -78,6 +78,40 @@ def unsafe_local_sandbox(environ: Mapping[str, str] | None = None) -> bool:
     return value.strip().lower() in ("1", "true", "yes", "on")
 
 
+#: Seconds a paused step-mode run waits for a click before it ends (agent_core.stepping). Unset, empty,
+#: not a number or not above zero: the 30-minute default. The load benchmark shortens it.
+STEP_IDLE_ENV = "AGENT_PLAYGROUND_STEP_IDLE_S"
+
+
+def step_idle_timeout_s(environ: Mapping[str, str] | None = None) -> float:
+    """How long a paused run waits for a person: AGENT_PLAYGROUND_STEP_IDLE_S, else 30 minutes."""
+    from .stepping import IDLE_TIMEOUT_S
+
+    value = (os.environ if environ is None else environ).get(STEP_IDLE_ENV, "").strip()
+    try:
+        seconds = float(value)
+    except ValueError:
+        return IDLE_TIMEOUT_S
+    return seconds if 0 < seconds < float("inf") else IDLE_TIMEOUT_S
+
+
+#: Where live OpenTelemetry export goes (agent_core.otel.live): the OTLP/HTTP base URL, as the SDK's own
+#: variable; the traces-only variable, a full URL, wins when both are set.
+OTLP_ENDPOINT_ENV = "OTEL_EXPORTER_OTLP_ENDPOINT"
+OTLP_TRACES_ENDPOINT_ENV = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
+
+
+def otlp_endpoint(secrets: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None) -> str:
+    """The OTLP/HTTP endpoint for live export, secrets > environment; "" when none is set (no export)."""
+    raw = _streamlit_secrets() if secrets is None else secrets
+    table = raw.get("otel") if isinstance(raw.get("otel"), Mapping) else {}
+    sec = {k: v for k, v in raw.items() if not isinstance(v, Mapping)}
+    env = os.environ if environ is None else environ
+    return (_get(table, "traces_endpoint", "endpoint") or _get(sec, OTLP_TRACES_ENDPOINT_ENV, OTLP_ENDPOINT_ENV,
+                                                                "otel_exporter_otlp_endpoint")
+            or _get(env, OTLP_TRACES_ENDPOINT_ENV, OTLP_ENDPOINT_ENV))
+
+
 def provider_for_url(base_url: str) -> str:
     """The preset id whose host and port match `base_url`, else "custom"."""
     target = _host_port(base_url)

@@ -101,9 +101,13 @@ class RunHandle:
     """
 
     def __init__(self, start: Callable[[RunHandle], Iterator[ev.Event]], breakpoints: Breakpoints = Breakpoints(),
-                 *, idle_timeout_s: float = IDLE_TIMEOUT_S,
+                 *, idle_timeout_s: float | None = None,
                  on_event: Callable[[ev.Event], None] | None = None) -> None:
-        self._start, self.breakpoints, self.idle_timeout_s = start, breakpoints, idle_timeout_s
+        from .settings import step_idle_timeout_s
+
+        # None: the server's setting (AGENT_PLAYGROUND_STEP_IDLE_S), else IDLE_TIMEOUT_S
+        self._start, self.breakpoints = start, breakpoints
+        self.idle_timeout_s = step_idle_timeout_s() if idle_timeout_s is None else idle_timeout_s
         #: called in the worker thread with every event as it is made (e.g. a poll waiting for a verdict)
         self.on_event = on_event
         self.events: queue.Queue[ev.Event] = queue.Queue()
