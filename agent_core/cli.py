@@ -98,6 +98,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help=f"repeat for several; one of {', '.join(evaluation.EVAL_PATTERNS)} (default: all)")
     ev_.add_argument("--limit", type=int, help="only the first N tasks")
     ev_.add_argument("--out", help="write the per-task results as CSV here")
+    ev_.add_argument("--rounds-out", metavar="CSV",
+                     help="write every draft's verdict of the multi-draft patterns here: task_id, pattern, round, "
+                          "passed, changed_from_previous")
     ev_.add_argument("--lang", choices=("en", "zh"), default="en", help="language of the prompts")
     ev_.add_argument("--max-iterations", type=int, help="Reflection: critique rounds")
     ev_.add_argument("--max-calls", type=int, help="budget of LLM calls for each run")
@@ -426,6 +429,11 @@ def eval_command(args: argparse.Namespace, out: TextIO) -> int:
     except OSError as exc:
         print(f"error: cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
         return 2
+    try:
+        rounds_file = open(args.rounds_out, "w", encoding="utf-8", newline="") if args.rounds_out else None
+    except OSError as exc:
+        print(f"error: cannot write {args.rounds_out}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     shown = tasks[:args.limit] if args.limit else tasks
     total = len(shown) * len(patterns)
     print(f"eval: {len(shown)} task(s) x {len(patterns)} pattern(s) on {models.default.name}, "
@@ -453,6 +461,11 @@ def eval_command(args: argparse.Namespace, out: TextIO) -> int:
         with csv_file:
             csv_file.write(evaluation.rows_to_csv(rows))
         print(f"wrote {args.out} ({len(rows)} rows)", file=out)
+    _print_rounds(rows, out)
+    if rounds_file is not None:
+        with rounds_file:
+            rounds_file.write(evaluation.rounds_to_csv(rows))
+        print(f"wrote {args.rounds_out} ({sum(len(r.rounds) for r in rows)} rows)", file=out)
     failed = [r for r in rows if r.error]
     if failed:
         print(f"error: {len(failed)} of {len(rows)} runs failed; the first: {failed[0].error}", file=sys.stderr)
@@ -490,6 +503,28 @@ def _start_ns(value: str | None) -> int | None:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)
     return int(moment.timestamp() * 1e9)
+
+
+def _print_rounds(rows: list[evaluation.EvalRow], out: TextIO) -> None:
+    """Per round of the multi-draft patterns: pass rate and transitions; then self vs oracle stop."""
+    stats = evaluation.round_stats(rows)
+    if not stats:
+        return
+    from .patterns import registry
+
+    baseline = registry.baseline()
+    print("\nby round (a run that stopped keeps its last draft):", file=out)
+    print(f"{'pattern':<18} {'round':>5} {'pass':>7}  {'R→W':>4} {'W→R':>4} {'R→R':>4} {'W→W':>4}", file=out)
+    for s in stats:
+        print(f"{s.pattern:<18} {s.round:>5} {100 * s.pass_rate:>6.1f}%  {s.right_to_wrong:>4} {s.wrong_to_right:>4} "
+              f"{s.right_to_right:>4} {s.wrong_to_wrong:>4}", file=out)
+    print(f"\n{'pattern':<18} {'self stop':>10} {'calls':>6}  {'oracle stop*':>12} {'calls':>6}", file=out)
+    for s in evaluation.stop_stats(rows, baseline.name if baseline else None):
+        name = s.pattern + (" (baseline)" if s.baseline else "")
+        print(f"{name:<18} {100 * s.self_rate:>9.1f}% {s.self_calls:>6.2f}  {100 * s.oracle_rate:>11.1f}% "
+              f"{s.oracle_calls:>6.2f}", file=out)
+    print("* oracle stop: stop at the first passing draft — it needs the answer key, so no real run can do it "
+          "(Huang et al. 2024)", file=out)
 
 
 def _print_scores(scores: list[evaluation.PatternScore], out: TextIO) -> None:

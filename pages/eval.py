@@ -14,7 +14,7 @@ from agent_core.errors import AgentError
 from agent_core.evaluation import (DEFAULT_CONCURRENCY, EVAL_PATTERNS, MAX_CONCURRENCY, PATTERN_HELP, REFERENCE_POINTS,
                                    TEST_FEEDBACK_NOTE, EvalProgress, EvalRow, bundled_tasks, evaluate, load_tasks,
                                    rows_to_csv, scores_figure, summarize, worst_case)
-from pages.ui import costs, runs, shell, sidebar, text
+from pages.ui import costs, eval_rounds, runs, shell, sidebar, text
 
 shell.require("eval")
 P = "ev"
@@ -234,6 +234,7 @@ if rows:
         hide_index=True, width="stretch")
     st.download_button("Download results (CSV)", rows_to_csv(rows), file_name="eval-results.csv", mime="text/csv",
                        key=f"{P}_csv", icon=":material/download:")
+    eval_rounds.show(rows, lang, P)
 
 st.subheader("Published reference points")
 for point in REFERENCE_POINTS:

@@ -12,6 +12,7 @@ scores.py sums up and draws; see each module's docstring.
 from .harness import (DEFAULT_CONCURRENCY, EVAL_PATTERNS, MAX_CONCURRENCY, PATTERN_HELP, REFERENCE,
                       TEST_FEEDBACK_NOTE, WITH_TESTS, EvalProgress, EvalRow, Evaluation, evaluate, extract_code,
                       judge, runnable_tests, task_text, worst_case)
+from .rounds import ROUNDS_CSV_COLUMNS, RoundStat, StopStat, round_stats, rounds_figure, rounds_to_csv, stop_stats
 from .scores import CSV_COLUMNS, REFERENCE_POINTS, PatternScore, ReferencePoint, rows_to_csv, scores_figure, summarize
 from .tasks import BUNDLED_PATH, MAX_BYTES, MAX_TASKS, EvalTask, bundled_tasks, load_tasks
 
@@ -19,4 +20,5 @@ __all__ = ["BUNDLED_PATH", "CSV_COLUMNS", "DEFAULT_CONCURRENCY", "EVAL_PATTERNS"
            "MAX_TASKS", "PATTERN_HELP", "REFERENCE", "REFERENCE_POINTS", "TEST_FEEDBACK_NOTE", "WITH_TESTS",
            "EvalProgress", "EvalRow", "EvalTask", "Evaluation", "PatternScore", "ReferencePoint", "bundled_tasks",
            "evaluate", "extract_code", "judge", "load_tasks", "rows_to_csv", "runnable_tests", "scores_figure",
-           "summarize", "task_text", "worst_case"]
+           "summarize", "task_text", "worst_case", "ROUNDS_CSV_COLUMNS", "RoundStat", "StopStat", "round_stats",
+           "rounds_figure", "rounds_to_csv", "stop_stats"]

@@ -101,6 +101,10 @@ class EvalRow:
     code: str = ""
     #: USD the run's calls cost at the price table's prices; None when a model's price is unknown
     cost_usd: float | None = 0.0
+    #: multi-draft entries (rounds=True in the spec): every draft's verdict, draft 0 first (rounds.py)
+    rounds: tuple[bool, ...] = ()
+    #: the LLM calls spent up to and including each of those drafts
+    round_calls: tuple[int, ...] = ()
 
     @property
     def total_tokens(self) -> int:
@@ -307,8 +311,29 @@ def _agent_row(task: EvalTask, pattern: str, config: RunConfig, router: ModelRou
     if not code and cost.error:
         outcome = TestOutcome(passed=False, status="error", summary=f"the run failed: {cost.error}")
     used = spend(events, prices or PriceTable())
+    verdicts, calls = _score_drafts(task, events, answer, outcome, timeout_s) if ENTRIES[pattern][1].rounds else ((), ())
     return dataclasses.replace(_row(task, pattern, outcome, code, cost=cost, end_reason=cost.end_reason or "stop"),
-                               cost_usd=round(used.usd, 6) if used.known else None)
+                               cost_usd=round(used.usd, 6) if used.known else None, rounds=verdicts,
+                               round_calls=calls)
+
+
+def _score_drafts(task: EvalTask, events: list[ev.Event], answer: str, outcome: TestOutcome,
+                  timeout_s: float) -> tuple[tuple[bool, ...], tuple[int, ...]]:
+    """Judge every draft of a run in the sandbox (the final answer's verdict is reused), with the calls
+    the run had made when each draft was written."""
+    drafts: dict[int, tuple[str, int]] = {}
+    calls = 0
+    for event in events:
+        if isinstance(event, ev.LlmCall):
+            calls += 1
+        elif isinstance(event, ev.Draft):
+            drafts[event.version] = (event.text, calls)
+    verdicts, spent = [], []
+    for version in sorted(drafts):
+        text, at = drafts[version]
+        verdicts.append(outcome.passed if text == answer else judge(task, text, timeout_s=timeout_s)[1].passed)
+        spent.append(at)
+    return tuple(verdicts), tuple(spent)
 
 
 def _row(task: EvalTask, pattern: str, outcome: TestOutcome, code: str, *, end_reason: str,
