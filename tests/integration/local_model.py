@@ -20,7 +20,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import socket
+import statistics
 import subprocess
 import sys
 import time
@@ -118,6 +120,7 @@ def start_server(venv: Path, gguf: Path, port: int, log_path: Path) -> subproces
 class Outcome:
     label: str
     lang: str
+    repeat: int = 1
     reason: str = ""
     error: str = ""
     calls: int = 0
@@ -207,16 +210,52 @@ def run_one(label: str, pattern: str, scenario: str, flags: list[str], lang: str
 # -- the report ----------------------------------------------------------------------------------
 
 
+#: llama.cpp's own timing of each request's generation, from the server's log. (Its "prompt eval"
+#: line is left out: llama-cpp-python's server reports 0.17 ms for 244 prompt tokens on a cache hit.)
+_GENERATION = re.compile(r"\s eval time =\s*([\d.]+) ms /\s*(\d+) runs")
+
+
+def generation_speeds(log_path: Path) -> list[float]:
+    """Tokens/s of generation, one figure per request of more than one token, from llama.cpp's log."""
+    text = log_path.read_text(encoding="utf-8", errors="replace")
+    return [int(n) / (float(ms) / 1000) for ms, n in _GENERATION.findall(text) if float(ms) > 0 and int(n) > 1]
+
+
+def spread(values: list[float], fmt: str = "{:.1f}") -> str:
+    """Median and range, e.g. '12.3 (8.1–15.0, n = 6)'."""
+    if not values:
+        return "–"
+    return (f"{fmt.format(statistics.median(values))} ({fmt.format(min(values))}–{fmt.format(max(values))}, "
+            f"n = {len(values)})")
+
+
+def summary(outcomes: list[Outcome], log_path: Path) -> str:
+    """Per pattern over every run (both languages, every repeat): seconds, calls and tokens/s."""
+    rows = ["| pattern | runs | seconds per run, median (range) | LLM calls per run | completion tokens/s of call "
+            "time | verdicts on the fallback | plans needing the fallback |", "|---|---|---|---|---|---|---|"]
+    for label in dict.fromkeys(o.label for o in outcomes):
+        mine = [o for o in outcomes if o.label == label]
+        verdicts, unparsed = sum(o.verdicts for o in mine), sum(o.verdicts_fallback for o in mine)
+        plans, plan_fb = sum(o.plans_asked for o in mine), sum(o.plans_fallback for o in mine)
+        rows.append(f"| {label} | {len(mine)} | {spread([o.seconds for o in mine])} | "
+                    f"{spread([o.calls for o in mine], '{:.0f}')} | {spread([o.tokens_per_second for o in mine])} | "
+                    f"{f'{unparsed} of {verdicts}' if verdicts else '–'} | {f'{plan_fb} of {plans}' if plans else '–'} |")
+    rows += ["", f"Generation speed by llama.cpp's own timing, per request: {spread(generation_speeds(log_path))} "
+                 "tokens/s. The tokens/s column divides a run's completion tokens by its calls' whole time, prompt "
+                 "processing included."]
+    return "\n".join(rows)
+
+
 def table(outcomes: list[Outcome], max_output_tokens: int) -> str:
-    rows = ["| pattern | lang | end | LLM calls / bound | completion tokens | largest call | calls cut at the cap "
+    rows = ["| pattern | lang | # | end | LLM calls / bound | completion tokens | largest call | calls cut at the cap "
             "| tokens/s | seconds | verdicts unparsed | plans needing the fallback |",
-            "|---|---|---|---|---|---|---|---|---|---|---|"]
+            "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for o in outcomes:
         end = o.reason + (f" ({o.error})" if o.error else "")
         est = "~" if o.estimated else ""
         plans = f"{o.plans_fallback}/{o.plans_asked}" if o.plans_asked else "–"
         verdicts = f"{o.verdicts_fallback}/{o.verdicts}" if o.verdicts else "–"
-        rows.append(f"| {o.label} | {o.lang} | {end} | {o.calls} / {o.bound} | {est}{o.completion_tokens} | "
+        rows.append(f"| {o.label} | {o.lang} | {o.repeat} | {end} | {o.calls} / {o.bound} | {est}{o.completion_tokens} | "
                     f"{est}{o.max_call_tokens} | {o.cut_calls} | {o.tokens_per_second:.1f} | {o.seconds:.1f} | "
                     f"{verdicts} | {plans} |")
     verdicts = sum(o.verdicts for o in outcomes)
@@ -240,6 +279,7 @@ def main() -> int:
     parser.add_argument("--max-output-tokens", type=int, default=96)
     parser.add_argument("--max-seconds", type=int, default=300, help="per run")
     parser.add_argument("--lang", action="append", choices=("en", "zh"), help="default: both")
+    parser.add_argument("--repeat", type=int, default=1, help="run every pattern and language this many times")
     parser.add_argument("--out", type=Path, default=Path("/tmp/local_model_results.md"))
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/local_model_traces"))
     args = parser.parse_args()
@@ -253,11 +293,13 @@ def main() -> int:
     server = start_server(args.venv, gguf, port, args.workdir / "server.log")
     outcomes: list[Outcome] = []
     try:
-        for lang in args.lang or ("en", "zh"):
-            for label, pattern, scenario, flags in RUNS:
-                outcome = run_one(label, pattern, scenario, flags, lang, f"http://127.0.0.1:{port}/v1",
-                                  args.max_output_tokens, args.max_seconds, args.workdir)
-                outcomes.append(outcome)
+        for repeat in range(1, args.repeat + 1):
+            for lang in args.lang or ("en", "zh"):
+                for label, pattern, scenario, flags in RUNS:
+                    outcome = run_one(label, pattern, scenario, flags, lang, f"http://127.0.0.1:{port}/v1",
+                                      args.max_output_tokens, args.max_seconds, args.workdir)
+                    outcome.repeat = repeat
+                    outcomes.append(outcome)
                 log(f"  -> {outcome.reason or '?'} {outcome.error} {outcome.calls}/{outcome.bound} calls, "
                     f"{outcome.seconds:.1f} s, {outcome.tokens_per_second:.1f} tokens/s"
                     + (f"; PROBLEMS: {outcome.problems}" if outcome.problems else ""))
@@ -273,7 +315,8 @@ def main() -> int:
             f"llama-cpp-python's server ({gguf.name}), --max-output-tokens {args.max_output_tokens}, "
             f"--max-seconds {args.max_seconds}" + (f"; venv built in {build_seconds:.0f} s" if build_seconds else "")
             + ".\n\n")
-    report = head + table(outcomes, args.max_output_tokens) + "\n"
+    report = (head + summary(outcomes, args.workdir / "server.log") + "\n\nEvery run:\n\n"
+              + table(outcomes, args.max_output_tokens) + "\n")
     args.out.write_text(report, encoding="utf-8")
     print(report)
     problems = [(o.label, o.lang, p) for o in outcomes for p in o.problems]
