@@ -83,6 +83,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="print streamed text as it arrives (the default on a terminal, dimmed; otherwise a "
                           "counter of tokens and seconds goes to stderr)")
     run.add_argument("--trace-out", help="write the trace JSON here")
+    run.add_argument("--otlp-endpoint", metavar="URL",
+                     help="send the run's OpenTelemetry spans live to this OTLP/HTTP collector, e.g. "
+                          "http://127.0.0.1:4318 (default: OTEL_EXPORTER_OTLP_ENDPOINT; needs requirements-otel.txt)")
 
     export = sub.add_parser("export", help="write a saved trace in another format to standard output")
     export.add_argument("--otlp-json", required=True, metavar="TRACE",
@@ -338,10 +341,13 @@ def run_command(args: argparse.Namespace, out: TextIO) -> int:
     started = time.monotonic()
     stopped_by: int | None = None
     restore = _trap_sigterm()
+    telemetry = _telemetry(args, config, secrets)
     try:
         with closing(_open_stream(args, config, task, models)) as stream:
             for event in stream:
                 events.append(event)
+                if telemetry is not None:
+                    telemetry.add(event)
                 if isinstance(event, ev.Token):
                     live.token(event.role, event.text)
                     continue
@@ -358,8 +364,12 @@ def run_command(args: argparse.Namespace, out: TextIO) -> int:
         print(f"stopped by {signal.Signals(stopped_by).name}", file=out, flush=True)
     finally:
         restore()
+        if telemetry is not None:
+            for event in events[telemetry.seen:]:
+                telemetry.add(event)  # the closing events a signal's stop added after the loop
+            _send_spans(args, telemetry)
         if args.trace_out and events:
-            text = trace.Trace.of(config.to_dict(), events, models.names(),
+            text = trace.Trace.of(config.to_dict(), events, models.names(), run_id=getattr(args, "otlp_run_id", None),
                                   fork=getattr(args, "fork_point", None)).dumps(secrets=secrets)
             with open(args.trace_out, "w", encoding="utf-8") as fh:
                 fh.write(text)
@@ -371,6 +381,34 @@ def run_command(args: argparse.Namespace, out: TextIO) -> int:
         print(f"error: {reason}", file=sys.stderr)
         return 1
     return 0
+
+
+def _telemetry(args: argparse.Namespace, config: RunConfig, secrets: list[str]):
+    """The live span exporter of --otlp-endpoint (or OTEL_EXPORTER_OTLP_ENDPOINT), if one is set and usable."""
+    import uuid
+
+    from .otel import live
+
+    args.otlp_endpoint = args.otlp_endpoint or settings.otlp_endpoint()
+    # the trace written by --trace-out gets the same run id, so its spans and its file match
+    exporter, why_not = live.exporter_for(args.otlp_endpoint, uuid.uuid4().hex[:12], config.to_dict(), secrets)
+    if why_not:
+        print(f"note: {why_not}; the run goes on without it", file=sys.stderr)
+    if exporter is not None:
+        args.otlp_run_id = exporter.builder.run_id
+    return exporter
+
+
+def _send_spans(args: argparse.Namespace, telemetry) -> None:  # noqa: ANN001 - a live.RunExporter
+    """Close the run's spans and wait a bounded time for the collector; a dead one only gets a note."""
+    from .otel import live
+
+    telemetry.close()
+    if live.flush(args.otlp_endpoint):
+        print(f"spans sent to {live.traces_url(args.otlp_endpoint)}", file=sys.stderr)
+    else:
+        problem = live.problem(args.otlp_endpoint) or "the collector did not answer in time"
+        print(f"note: OpenTelemetry export failed ({problem}); the run itself is unaffected", file=sys.stderr)
 
 
 class Terminated(BaseException):
