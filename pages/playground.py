@@ -53,27 +53,19 @@ with run_col, st.container(key=f"{P}_run_area"):
             head.segmented_control("Diffs", ["inline", "side by side"], key=f"{P}_diff_layout", required=True,
                                    disabled=running, label_visibility="collapsed", persist_state="session")
         layout = st.session_state[f"{P}_diff_layout"]
-        stepped = claimed if claimed is not None and claimed.step else record if record.handle is not None else None
-        if stepped is not None and stepped.active:
-            # step mode: the run lives in its handle's thread; this script run follows it until it pauses
-            if stepped.handle is None:
-                step_view.start(stepped)
+        driven = claimed if claimed is not None else record if record.active and record.handle is not None else None
+        if driven is not None:
+            # the run lives in its handle's thread; this script run follows it until it pauses or ends
             pause_slot = st.container()
-            view = RunView(stepped.config, bound=stepped.bound, key=f"{P}_view", task=stepped.task,
-                           diff_layout=layout, recorded=fork_view.prefix_calls(stepped))
-            view.add_all(stepped.typed_events())
-            if step_view.follow(stepped, view):
-                view.point_at(step_view.about_to_run(stepped))
+            view = RunView(driven.config, bound=driven.bound, key=f"{P}_view", task=driven.task, diff_layout=layout,
+                           recorded=fork_view.prefix_calls(driven))
+            view.catch_up(driven.typed_events())
+            if live.drive(driven, view, sidebar.model_router()):
+                view.point_at(step_view.about_to_run(driven))
                 with pause_slot:
-                    step_view.banner(P, stepped, lang)
+                    step_view.banner(P, driven, lang)
                 st.stop()  # paused: this script run ends here, and the pause costs the server nothing
-            else:
-                st.rerun()  # the run is over: unlock the inputs and add the costs and downloads
-        elif claimed is not None:
-            view = RunView(claimed.config, bound=claimed.bound, key=f"{P}_view", task=claimed.task, diff_layout=layout,
-                           recorded=fork_view.prefix_calls(claimed))
-            live.drive(claimed, view, sidebar.model_router())
-            st.rerun()  # unlock the inputs and add the costs and downloads
+            st.rerun()  # the run is over: unlock the inputs and add the costs and downloads
         events = record.typed_events()
         actions = fork_view.call_actions(events=record.events, run_id=record.run_id, config=record.config,
                                          task=record.task, lang=lang, key=f"{P}_view") \

@@ -362,7 +362,9 @@ def test_a_run_whose_driver_vanished_is_settled_as_stopped_and_unlocks_the_page(
     run(at)
     rec = record(at)
     assert [e["kind"] for e in rec.events[:5]] == ["run_started", "token", "llm_call", "draft", "token"]
-    rec.status, rec.events = "running", rec.events[:5]  # as if cut while the critic was streaming
+    # as if cut while the critic was streaming, its driver gone (a run's thread ends only by Stop,
+    # its idle time or its end; this is the state a crash of that thread would leave)
+    rec.status, rec.events, rec.handle = "running", rec.events[:5], None
     at.run()
     assert rec.status == "stopped" and rec.events[-1]["kind"] == "run_finished"
     assert rec.events[-1]["reason"] == "stop"

@@ -125,3 +125,4 @@ def test_the_room_predicts_the_critic_and_sees_the_real_verdict():
     participant.run()
     assert any("The critic said **REVISE** · 1 of 1 predicted it" in m.value for m in participant.markdown)
     assert record(presenter).handle.pending.call == 4  # the breakpoint holds again before the next critique
+

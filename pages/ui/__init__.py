@@ -7,7 +7,7 @@
 - render.py   — `RunView`, the one renderer of events (live and redraw); `draw_run()`
 - blocks.py   — which box (round, step, draft, critique...) each event goes in, and its label
 - graphs.py   — each pattern's graph as DOT, with the active node highlighted
-- live.py     — Run / Stop buttons and `drive()`, the loop from the core to the renderer
+- live.py     — Run / Stop buttons and `drive()`, which follows a run's RunHandle thread to the renderer
 - runs.py     — the runs kept in session_state (`RunRecord`), safe against overlapping reruns
 - summary.py  — after a run: downloads (trace, report) and costs (by role, timeline, per step)
 - text.py     — model text made safe for markdown; word diffs as coloured markdown
@@ -17,4 +17,9 @@
 - lane_presets.py — Compare's one-click comparisons
 - lane_results.py — after the lanes: a table, cost charts, an answer diff, the export
 - player.py   — Replay: opening traces (and Compare exports), the slider and the play loop
+- call_views.py — the Prompt and Reply views of one model call, from the call record
+- fork_view.py — Fork from here, the fork editor, and Compare's original-vs-fork pair
+- step_view.py — step mode: the switch and breakpoints, the pause banner and its actions
+- poll.py     — the room's prediction poll (per server, in memory)
+- honesty.py  — what the scripted offline model does not do, said where it matters
 """

@@ -1,27 +1,31 @@
-"""Running from a page: the Run and Stop buttons, and the loop that feeds the core's events to the
-renderer while the session stores them.
+"""Running from a page: the Run and Stop buttons, and the loop that follows a run to the renderer
+while the session stores its events.
 
-Run's callback registers a pending run before the page draws, so that very script run draws every
-input locked and then drives the run. Stop's callback ends the run at once (the old script run is
-cut at its next st.* call, and `contextlib.closing` closes the core's generator and its HTTP
-stream). Any other end — finished, failed, the toolbar's Stop, a page switch — unlocks the page too.
+Run's callback registers a pending run before the page draws; that script run gives it a RunHandle
+(agent_core.stepping), whose thread runs the core, and follows it. The run outlives the script run:
+a click anywhere starts a new script run that follows on from the stored events. Stop's callback
+ends it at once (the handle closes the core's generator and its HTTP stream); a pause ends only the
+script run. Every kind of end unlocks the page.
 """
 
 from __future__ import annotations
 
-from contextlib import closing
+import time
+from dataclasses import replace
 
 import streamlit as st
 
 import agent_core as ac
 from agent_core import events as ev
-from agent_core.errors import AgentError
 from agent_core.models import ModelRouter
-
 from agent_core.pricing import worst_case
+from agent_core.stepping import RunHandle
 
-from . import costs, runs, setup_state, sidebar, step_view
+from . import costs, poll, runs, setup_state, sidebar, step_view
 from .render import RunView
+
+#: how often a script run looks for the events a run's thread made
+POLL_S = 0.05
 
 
 def _start(prefix: str) -> None:
@@ -57,30 +61,44 @@ def _buttons(prefix: str, setup: setup_state.Setup, running: bool, blocked: list
         st.error(problem, icon=":material/block:")
 
 
-def drive(record: runs.RunRecord, view: RunView, router: ModelRouter) -> None:
-    """Iterate the core for a claimed run, storing and drawing every event, until it ends or is stopped."""
-    try:
-        try:
-            stream = run_stream(record, router)
-        except AgentError as exc:  # refused before any call (the page checks first; a race may still land here)
-            for event in (ev.RunFailed(error_type=exc.code, message=str(exc)), ev.RunFinished(reason="error")):
-                if runs.append(record, event):
-                    view.add(event)
-        else:
-            gauge = st.empty()  # what the run has cost so far, against its worst case
-            worst, calls = worst_case(record.run_config(), record.task, record.bound), []
-            with closing(stream) as events:
-                for event in events:
-                    if not runs.append(record, event):
-                        break  # stopped from another script run
-                    view.add(event)
-                    if isinstance(event, ev.LlmCall):
-                        calls.append(event)
-                        costs.spend_gauge(gauge, calls, worst, router, sidebar.current_lang())
-        view.close()
-        runs.finish(record)
-    finally:
-        runs.settle(record)  # cut short (toolbar Stop, page switch): unlock on the next script run
+def drive(record: runs.RunRecord, view: RunView, router: ModelRouter) -> bool:
+    """Follow a Playground run as its RunHandle's thread makes events — starting the handle when the
+    run is new — storing and drawing each, until the run pauses (True) or ends (False).
+
+    The run lives in that thread, not in this script run: a click anywhere reruns the page and the
+    next script run follows on from the stored events; only Stop (or a pause left idle) ends it. A
+    paused run makes this script run end, so it costs the server nothing.
+    """
+    if record.handle is None:
+        _start_handle(record, router)
+    handle = record.handle
+    gauge = st.empty()  # what the run has cost so far, against its worst case
+    worst = worst_case(record.run_config(), record.task, record.bound)
+    calls = [e for e in record.typed_events() if isinstance(e, ev.LlmCall)]
+    while True:
+        fresh = runs.absorb(record)  # stored first, drawn after: a click that cuts this run loses nothing
+        for event in fresh:
+            view.add(event)
+            if isinstance(event, ev.LlmCall):
+                calls.append(event)
+                costs.spend_gauge(gauge, calls, worst, router, sidebar.current_lang())
+        if handle.paused and handle.events.empty():
+            return True
+        if not record.active:
+            view.close()
+            return False
+        time.sleep(POLL_S)
+
+
+def _start_handle(record: runs.RunRecord, router: ModelRouter) -> None:
+    """Give a claimed run its RunHandle (with the breakpoints step mode asked for) and start it."""
+    run_id = record.run_id
+
+    def on_event(event: ev.Event) -> None:  # in the run's thread: a verdict answers the room's poll at once
+        if isinstance(event, ev.VerdictEvent):
+            poll.reveal(run_id, event.verdict)
+    record.handle = RunHandle(lambda gate: run_stream(record, replace(router, gate=gate)),
+                              step_view.breakpoints(record.step or {}), on_event=on_event).start()
 
 
 def run_stream(record: runs.RunRecord, router: ModelRouter):

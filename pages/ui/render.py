@@ -112,6 +112,8 @@ class RunView:
         self.code = bool(self.config.get("code_task") or self.config.get("test_evaluator"))
         self.bound, self.key, self.diff_layout = bound, key, diff_layout
         self.looks, self.live = looks, looks is None
+        #: blocks drawn by `catch_up` as a redraw would: expanders, which have no live label or state
+        self._static: set[int] = set()
         self.blocks = Blocks(self.config)
         #: the summary beside the graph: plan, drafts or tools (from the pattern's spec)
         self.summary = self.blocks.spec.summary
@@ -191,6 +193,19 @@ class RunView:
         for event in events:
             self.add(event)
 
+    def catch_up(self, events: Iterable[ev.Event]) -> None:
+        """Draw what a live run made before this script run — a rerun in the middle of a run that lives
+        in its own thread — the quick way a redraw does, then go on live. A live block costs Streamlit
+        a pause per block; a rerun after every Step must not. Blocks drawn so keep their look."""
+        events = list(events)
+        if not self.live or not events:
+            return
+        self.looks, self.live = final_looks(self.config, events), False
+        self.add_all(events)
+        self.looks, self.live = None, True
+        self._static = {b.index for b in self.blocks.items}
+        self._refresh(graph=True)
+
     def close(self) -> None:
         """Finish the drawing: settle the last block, unfinished tools, counters, graph, side table."""
         if self.blocks.current is not None:
@@ -222,7 +237,8 @@ class RunView:
     def _sync(self, block: Block) -> None:
         """Show a live block's current label and state, if they changed."""
         look = (block.label, block.state)
-        if self.live and block.box is not None and self.shown.get(block.index) != look:
+        if self.live and block.box is not None and self.shown.get(block.index) != look \
+                and block.index not in self._static:
             block.box.update(label=look[0], state=look[1], expanded=True)
             self.shown[block.index] = look
 

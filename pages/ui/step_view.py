@@ -1,6 +1,6 @@
-"""Step mode in the Playground: the switch and breakpoints beside Run, the run driven by a
-`RunHandle` in its own thread (so clicking anything never kills it), and the pause banner — what is
+"""Step mode in the Playground: the switch and breakpoints beside Run, and the pause banner — what is
 about to happen, the pending prompt, and Step, Continue, Edit this call, Answer it myself, Stop.
+(Every Playground run lives in its own RunHandle thread, see live.py; step mode gives it breakpoints.)
 
 State under `pg_step*` (the switch, the breakpoints, the people) and `pg_step_edit*` (the open
 editors); the handle lives on the run's record (runs.RunRecord.handle).
@@ -8,8 +8,6 @@ editors); the handle lives on the run's record (runs.RunRecord.handle).
 
 from __future__ import annotations
 
-import time
-from dataclasses import replace
 from typing import Any
 
 import streamlit as st
@@ -21,10 +19,7 @@ from agent_core.messages import Message
 from agent_core.patterns import registry
 from agent_core.stepping import VERDICT_CHOICES, Breakpoints, RunHandle, verdict_reply
 
-from . import call_views, poll, runs, sidebar, text
-
-#: how often a script run looks for new events while the handle runs
-POLL_S = 0.05
+from . import call_views, poll, runs, text
 
 WORDS = {
     "en": {"switch": "Step mode", "switch_help": "Pause the run at breakpoints: read the exact prompt a model is "
@@ -104,39 +99,6 @@ def breakpoints(step: dict[str, Any]) -> Breakpoints:
     return Breakpoints(every_call=bool(step.get("every_call")), roles=frozenset(step.get("roles", ())),
                        verdicts=bool(step.get("verdicts")), tools=bool(step.get("tools")),
                        people=frozenset(step.get("people", ())))
-
-
-# --- driving ---------------------------------------------------------------------------------------
-
-def start(record: runs.RunRecord) -> None:
-    """Give a claimed step-mode run its handle and start its thread."""
-    from .live import run_stream
-
-    router = sidebar.model_router()
-    run_id = record.run_id
-
-    def on_event(event: ev.Event) -> None:  # in the run's thread: a verdict answers the room's poll at once
-        if isinstance(event, ev.VerdictEvent):
-            poll.reveal(run_id, event.verdict)
-    record.handle = RunHandle(lambda gate: run_stream(record, replace(router, gate=gate)),
-                              breakpoints(record.step or {}), on_event=on_event).start()
-
-
-def follow(record: runs.RunRecord, view: Any) -> bool:
-    """Draw the run's events as its thread makes them, until it pauses (True) or ends (False). Then
-    this script run ends too: a paused run costs the server nothing, and any click reruns the page,
-    which follows on from the stored events."""
-    handle = record.handle
-    while True:
-        # stored first, drawn after: a click that cuts this script run at a draw loses no event
-        for event in runs.absorb(record):
-            view.add(event)
-        if handle.paused and handle.events.empty():
-            return True
-        if not record.active:
-            view.close()
-            return False
-        time.sleep(POLL_S)
 
 
 # --- the pause ----------------------------------------------------------------------------------------
