@@ -72,6 +72,10 @@ class Session:
         """Type into a text input or area and leave it (the value is sent with a rerun)."""
         await self._rerun(widget=(key, "string_value", value))
 
+    async def toggle(self, key: str, value: bool) -> None:
+        """Switch a toggle or checkbox on or off (the value is sent with a rerun)."""
+        await self._rerun(widget=(key, "bool_value", value))
+
     async def wait_for(self, seen: Callable[[Session], bool], timeout: float = 300.0) -> float:
         """Wait until `seen(self)` holds; returns the seconds it took."""
         began = time.perf_counter()

@@ -12,7 +12,14 @@ health endpoint's latency. Then: all finished, nobody saw another seat's marker,
 one run alone, the server's CPU, its memory (RSS) before, at peak and after each round, and that
 sessions dropped mid-run (a closed tab, a reload) leave no extra server threads behind.
 
-    python tests/bench/bench_load.py [--sessions 30] [--rounds 3] [--no-browser]
+Abandoned pauses (`--only step`, on a second server whose paused runs end after `--idle` seconds,
+AGENT_PLAYGROUND_STEP_IDLE_S): the same number of sessions turn Step mode on, press Run, and close
+their tabs once the run is paused before its first call, in `--waves` waves. Measured: the server's
+threads before, with every run paused, and how long after the last tab closed they are back to the
+level before the load; its CPU while the runs sit paused; its RSS after each wave (it must level off).
+
+    python tests/bench/bench_load.py [--sessions 30] [--rounds 3] [--no-browser] [--only runs step]
+                                     [--idle 20] [--waves 3]
 """
 
 from __future__ import annotations
@@ -28,7 +35,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.st_client import Session, drop_mid_run, run_to_end, seated  # noqa: E402
+from tests.st_client import Session, drop_mid_run, run_to_end, seated, to_primes  # noqa: E402
 from tests.browser.harness import CHROMIUM, CHROMIUM_ARGS, server_pid, streamlit_app  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")
@@ -193,10 +200,83 @@ async def main(sessions: int, rounds_n: int, use_browser: bool) -> None:
           f"{baseline_threads} / {after_threads} / {dropped_threads} |")
 
 
+# --- abandoned pauses ----------------------------------------------------------------------------
+
+async def pause_and_leave(url: str) -> float:
+    """Open primes, turn Step mode on ("before every model call"), press Run, and close the tab as soon
+    as the run is paused. Returns when it closed (time.monotonic())."""
+    session = Session(url)
+    await session.__aenter__()
+    try:
+        await to_primes(session)
+        await session.wait_for(lambda s: "pg_step" in s.widgets)
+        await session.settled()
+        await session.toggle("pg_step", True)
+        await session.wait_for(lambda s: "pg_step_breaks" in s.widgets)
+        await session.settled()
+        await session.click("pg_run")
+        await session.wait_for(lambda s: "pg_pause" in s.blocks)
+        await session.settled()
+    finally:
+        await session.__aexit__()
+    return time.monotonic()
+
+
+async def back_to(pid: int, level: int, since: float, limit: float) -> tuple[float | None, list[int]]:
+    """Seconds after `since` until the server has at most `level` threads (None: not within `limit` s),
+    with the thread counts sampled each second."""
+    seen = []
+    while time.monotonic() - since < limit:
+        seen.append(threads(pid))
+        if seen[-1] <= level:
+            return time.monotonic() - since, seen
+        await asyncio.sleep(1.0)
+    return None, seen
+
+
+async def abandoned_pauses(sessions: int, waves: int, idle: float) -> None:
+    with streamlit_app({"AGENT_PLAYGROUND_STEP_IDLE_S": f"{idle:g}"}, log_name="bench-load-step.log") as url:
+        pid = server_pid(url)
+        await ws_visit(url)  # warm the server (imports, page modules) ...
+        await pause_and_leave(url)  # ... and the step-mode path, whose run then idles out
+        await asyncio.sleep(idle + 5)
+        base_threads, base_rss = threads(pid), rss_mb(pid)
+        rows = []
+        for _wave in range(waves):
+            began = time.perf_counter()
+            closed = await asyncio.gather(*(pause_and_leave(url) for _ in range(sessions)))
+            setup = time.perf_counter() - began
+            last = max(closed)
+            paused_threads, paused_rss = threads(pid), rss_mb(pid)
+            cpu0, wall0 = cpu_seconds(pid), time.monotonic()
+            await asyncio.sleep(max(0.0, idle - (time.monotonic() - min(closed)) - 1))  # all still paused
+            idle_cpu = (cpu_seconds(pid) - cpu0) / max(time.monotonic() - wall0, 1e-9)
+            gone, _counts = await back_to(pid, base_threads, last, idle + 60)
+            await asyncio.sleep(5)
+            rows.append({"setup": setup, "paused_threads": paused_threads, "paused_rss": paused_rss,
+                         "idle_cpu": idle_cpu, "gone": gone, "after_threads": threads(pid), "after_rss": rss_mb(pid)})
+    print(f"\nAbandoned pauses: {sessions} websocket sessions per wave, {waves} waves, each turning Step mode on "
+          f"(primes, Reflection, before every model call), pressing Run and closing the tab once the run is paused; "
+          f"paused runs end after {idle:g} s (AGENT_PLAYGROUND_STEP_IDLE_S)\n")
+    print("| wave | threads: before / all paused / after | back to the level before | server CPU while paused "
+          "| RSS: before / all paused / after |\n|---|---|---|---|---|")
+    for number, row in enumerate(rows, 1):
+        back = f"{row['gone']:.1f} s after the last tab closed" if row["gone"] is not None else "**not within the limit**"
+        print(f"| {number} | {base_threads} / {row['paused_threads']} / {row['after_threads']} | {back} | "
+              f"{row['idle_cpu']:.3f} cores | {base_rss:.0f} / {row['paused_rss']:.0f} / {row['after_rss']:.0f} MB |")
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--sessions", type=int, default=30)
     parser.add_argument("--rounds", type=int, default=3, help="how many times everyone presses Run")
     parser.add_argument("--no-browser", action="store_true", help="measure the new visitor by websocket only")
+    parser.add_argument("--only", nargs="+", choices=("runs", "step"), default=("runs", "step"),
+                        help="runs: concurrent runs; step: abandoned step-mode pauses")
+    parser.add_argument("--idle", type=float, default=20.0, help="seconds a paused run waits (step part)")
+    parser.add_argument("--waves", type=int, default=3, help="how many times the sessions pause and leave")
     args = parser.parse_args()
-    asyncio.run(main(args.sessions, args.rounds, not args.no_browser))
+    if "runs" in args.only:
+        asyncio.run(main(args.sessions, args.rounds, not args.no_browser))
+    if "step" in args.only:
+        asyncio.run(abandoned_pauses(args.sessions, args.waves, args.idle))
