@@ -189,3 +189,32 @@ def test_cli_run_with_a_dead_collector_still_succeeds(tmp_path, capsys, monkeypa
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", dead_url())
     assert cli_main(["run", "--scenario", "primes"], out=io.StringIO()) == 0
     assert "OpenTelemetry export failed" in capsys.readouterr().err
+
+
+# --- the app ---------------------------------------------------------------------------------------
+
+def test_a_playground_run_goes_out_live_and_a_dead_collector_is_noted_once(monkeypatch):
+    from agent_core.otel.mapping import trace_id_of
+    from tests.test_app_playground import choose, open_playground, record, run
+
+    with Receiver() as receiver:
+        monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.url)
+        at = open_playground()
+        choose(at, "reflection", "primes")
+        run(at)
+        assert live.flush(receiver.url, 10)
+        finished = record(at)
+        assert finished.events[-1]["kind"] == "run_finished"
+    assert {s.trace_id.hex() for s in receiver.spans} == {trace_id_of(finished.run_id)}
+    assert sorted(s.name for s in receiver.spans) == sorted(
+        s.name for s in spans_of(finished.typed_events(), finished.run_id, finished.config))
+    assert not [w for w in at.warning if "OpenTelemetry" in w.value]
+
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", dead_url())
+    run(at)
+    assert record(at).events[-1]["kind"] == "run_finished" and record(at).events[-1]["reason"] == "pass"
+    live.flush(settings.otlp_endpoint(), 10)
+    at.run()
+    [warning] = [w for w in at.warning if "OpenTelemetry export to" in w.value]
+    at.run()
+    assert not [w for w in at.warning if "OpenTelemetry export to" in w.value]  # said once

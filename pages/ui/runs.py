@@ -23,6 +23,8 @@ from agent_core import events as ev
 from agent_core.config import RunConfig
 from agent_core.trace import Trace
 
+from . import telemetry
+
 #: Finished runs kept per page: enough to look back, bounded so a workshop server's memory is too.
 HISTORY = 10
 PENDING, RUNNING, FINISHED, STOPPED = "pending", "running", "finished", "stopped"
@@ -126,6 +128,8 @@ def append(record: RunRecord, event: ev.Event) -> bool:
             last["text"] += data["text"]
         else:
             record.events.append(data)
+    if data["kind"] != "token":  # live OpenTelemetry export, when an endpoint is set (issue 16)
+        telemetry.feed(record.run_id, record.config, event, record.fork)
     return True
 
 
@@ -202,3 +206,5 @@ def _interrupt(record: RunRecord) -> None:
                                  total_tokens=sum(c["prompt_tokens"] + c["completion_tokens"] for c in calls),
                                  elapsed_ms=round(max(elapsed, last_t) * 1000, 1))
         record.events.append(closing.to_dict())
+    if len(record.events) > 1:  # a run that never started sends no spans
+        telemetry.feed(record.run_id, record.config, closing, record.fork)

@@ -13,6 +13,7 @@ from agent_core import events as ev
 from agent_core import metrics, otel
 from agent_core.report import markdown_report
 
+from . import telemetry
 from .runs import RunRecord
 
 
@@ -55,10 +56,12 @@ def downloads(record: RunRecord, *, key: str, secrets: Iterable[str] = ()) -> No
     row.download_button("Download report (Markdown)", lambda: report_markdown(record, keys),
                         f"report-{file_stem(record)}.md", "text/markdown", key=f"{key}-report",
                         icon=":material/article:", on_click="ignore")
-    words = OTLP_WORDS["zh" if record.config.get("lang") == "zh" else "en"]
+    lang = "zh" if record.config.get("lang") == "zh" else "en"
+    words = OTLP_WORDS[lang]
     row.download_button(words["label"], lambda: otlp_json(record, keys), f"otlp-{file_stem(record)}.json",
                         "application/json", key=f"{key}-otlp", icon=":material/conversion_path:", on_click="ignore",
                         help=words["help"])
+    telemetry.note(lang)  # live export: said once if the extra is missing or the collector failed
 
 
 def costs(events: list[ev.Event], *, key: str, lang: str = "en") -> None:
