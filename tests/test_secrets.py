@@ -82,3 +82,25 @@ def test_cli_failure_message_holds_no_key(capsys):
     captured = capsys.readouterr()
     assert code == 1
     scan(captured.out, captured.err)
+
+
+@pytest.mark.parametrize("pattern", ac.PATTERNS)
+def test_the_opentelemetry_export_never_holds_the_key(pattern, tmp_path, monkeypatch, capsys):
+    """Issue 16: OTLP/JSON from a run made with the key, and from a trace where a model echoed it."""
+    from agent_core import events as ev
+    from agent_core import otel
+
+    with FakeOpenAIServer(default=sensible) as server:
+        model = OpenAICompatibleModel(server.url, "fake-model", api_key=KEY)
+        config, events = run_pattern(model, pattern)
+    made = trace.Trace.of(config.to_dict(), events, {"default": "fake-model"})
+    scan(otel.dumps(made), otel.dumps(made, secrets=[KEY]))
+    echoed = trace.Trace.of(config.to_dict(), [*events[:-1], ev.FinalAnswer(text=f"the key is {KEY}"), events[-1]])
+    scan(otel.dumps(echoed, secrets=[KEY]))
+    path = tmp_path / "t.json"
+    path.write_text(echoed.dumps(), encoding="utf-8")  # a trace file that already holds the key
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    out = io.StringIO()
+    assert cli_main(["export", "--otlp-json", str(path)], out=out) == 0
+    scan(out.getvalue(), capsys.readouterr().err)
