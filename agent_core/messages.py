@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 Role = Literal["system", "user", "assistant", "tool"]
 
@@ -82,15 +82,17 @@ class Completion:
     finish_reason: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class CallContext:
+class CallContext(NamedTuple):
     """Where one model call stands in its run. Recorded on every `llm_call` (so a trace labels each
     call), and the only thing the offline model's scripts read besides the messages' data.
 
     Labels are None (or False) when they do not apply. `inputs` are the values the call's prompt was
     rendered from (the step's result, the unit-test report...): a script reads the data there, never
     by looking for prompt headings, so an edited prompt cannot break a scripted run. They are not
-    recorded: the messages already hold them.
+    recorded (the messages already hold them) and not part of a context's equality.
+
+    A NamedTuple, not a frozen dataclass: one is built for every model call, and a tuple is built
+    in C (about ten times faster than a 22-field frozen dataclass), immutable all the same.
     """
 
     pattern: str = ""
@@ -120,8 +122,17 @@ class CallContext:
     synthesis: bool = False
     has_hint: bool = False
     all_failed: bool = False
-    #: not part of a context's identity: a trace does not record them (compare=False)
-    inputs: tuple[tuple[str, str], ...] = field(default=(), compare=False)
+    #: always last: left out of equality, hashing and the record
+    inputs: tuple[tuple[str, str], ...] = ()
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, CallContext) and tuple.__eq__(self[:-1], other[:-1])
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash(self[:-1])
 
     def input(self, name: str, default: str = "") -> str:
         """One of the values the prompt was rendered from."""
@@ -129,12 +140,7 @@ class CallContext:
 
     def record(self) -> dict[str, Any]:
         """The labels that apply, for a trace (no inputs)."""
-        out: dict[str, Any] = {}
-        for name in _CONTEXT_LABELS:
-            value = getattr(self, name)
-            if value is not None and value is not False:
-                out[name] = value
-        return out
+        return {k: v for k, v in zip(_CONTEXT_LABELS, self) if v is not None and v is not False}
 
     @classmethod
     def from_record(cls, data: dict[str, Any]) -> CallContext:
@@ -142,7 +148,7 @@ class CallContext:
         return cls(**{k: v for k, v in data.items() if k in _CONTEXT_LABELS})
 
 
-_CONTEXT_LABELS = tuple(n for n in CallContext.__slots__ if n != "inputs")  # type: ignore[attr-defined]
+_CONTEXT_LABELS = CallContext._fields[:-1]
 
 
 @dataclass(frozen=True, slots=True)

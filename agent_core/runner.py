@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from . import events as ev
-from .config import RunConfig
+from .config import RunConfig, validate
 from .models import ChatModel, ModelRouter
 from .patterns import registry
 from .tools import ToolRegistry
@@ -28,11 +28,11 @@ def stream(task: str, config: RunConfig, models: ModelRouter | ChatModel,
            tools: ToolRegistry | None = None) -> Iterator[ev.Event]:
     """Run `config.pattern` on `task`, yielding events as they happen.
 
-    Templates are validated first; a broken one raises TemplateError before any model is called.
+    The config is validated first (config.validate: templates, the pattern's own checks); a broken one
+    raises TemplateError or ConfigError before any model is called. Template checks are cached, so the
+    run's own PromptSet does not pay for them a second time.
     """
-    from .prompts import check_overrides
-
-    check_overrides(config.pattern, config.lang, config.prompts)
+    validate(config)
     router = models if isinstance(models, ModelRouter) else ModelRouter(models)
     return registry.get(config.pattern).stream(task, config, router, tools if tools is not None else default_tools(config))
 

@@ -7,6 +7,7 @@ brace, before a model is ever called. Literal braces are written `{{` and `}}`.
 
 from __future__ import annotations
 
+import functools
 import string
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -71,6 +72,13 @@ def validate(template: str, prompt: PromptSpec) -> None:
                             role=prompt.key, placeholder=missing[0])
 
 
+@functools.lru_cache(maxsize=1024)
+def _checked(text: str, prompt: PromptSpec) -> list[tuple[str, str | None, str | None, str | None]]:
+    """`text` validated against its spec, and parsed; raises TemplateError. Cached: both are pure."""
+    validate(text, prompt)
+    return list(string.Formatter().parse(text))
+
+
 class PromptSet:
     """The prompts one run uses: defaults for its pattern and language, with user overrides."""
 
@@ -83,10 +91,9 @@ class PromptSet:
             raise TemplateError(f"no prompt called {unknown[0]!r}; prompts: {', '.join(self.specs)}",
                                 role=unknown[0])
         self.texts = {key: overrides.get(key, s.default(lang)) for key, s in self.specs.items()}
-        for key, text in self.texts.items():
-            validate(text, self.specs[key])
+        # validated and parsed once per distinct template: a run of the defaults pays a dict lookup each
+        self._parsed = {key: _checked(text, self.specs[key]) for key, text in self.texts.items()}
         self.edited = frozenset(k for k, text in overrides.items() if text != self.specs[k].default(lang))
-        self._parsed = {key: list(string.Formatter().parse(text)) for key, text in self.texts.items()}
         #: every text rendered so far -> its template, whether it was edited, and where the values stand
         self.rendered: dict[str, Provenance] = {}
 
