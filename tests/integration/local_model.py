@@ -191,7 +191,7 @@ def run_one(label: str, pattern: str, scenario: str, flags: list[str], lang: str
         out.llm_seconds += call["latency_ms"] / 1000
         out.estimated |= call.get("usage_estimated", False)
         out.cut_calls += call.get("finish_reason") == "length"
-        if tokens > max_output_tokens and not call.get("usage_estimated", False):
+        if tokens > max_output_tokens and not call.get("usage_estimated", False):  # estimated: see generated_tokens
             out.problems.append(f"a {call['role']} call produced {tokens} tokens, over max_output_tokens "
                                 f"{max_output_tokens}")
     verdicts = [e for e in events if e["kind"] == "verdict"]
@@ -203,7 +203,7 @@ def run_one(label: str, pattern: str, scenario: str, flags: list[str], lang: str
     plans = sum(k == "plan" for k in kinds)
     if pattern == "plan-execute":
         out.plans_asked = plans + (1 if failed and failed["error_type"] == "plan_error" else 0)
-        out.plans_fallback = max(0, planner_calls - plans)
+        out.plans_fallback = max(0, planner_calls - out.plans_asked)  # each extra planner call is a repair re-ask
     return out
 
 
@@ -219,6 +219,12 @@ def generation_speeds(log_path: Path) -> list[float]:
     """Tokens/s of generation, one figure per request of more than one token, from llama.cpp's log."""
     text = log_path.read_text(encoding="utf-8", errors="replace")
     return [int(n) / (float(ms) / 1000) for ms, n in _GENERATION.findall(text) if float(ms) > 0 and int(n) > 1]
+
+
+def generated_tokens(log_path: Path) -> list[int]:
+    """Tokens each request generated, by llama.cpp's count. llama-cpp-python's server sends no usage
+    in a stream, so this, not our estimate, is what the output cap is checked against."""
+    return [int(n) for _ms, n in _GENERATION.findall(log_path.read_text(encoding="utf-8", errors="replace"))]
 
 
 def spread(values: list[float], fmt: str = "{:.1f}") -> str:
@@ -315,11 +321,18 @@ def main() -> int:
             f"llama-cpp-python's server ({gguf.name}), --max-output-tokens {args.max_output_tokens}, "
             f"--max-seconds {args.max_seconds}" + (f"; venv built in {build_seconds:.0f} s" if build_seconds else "")
             + ".\n\n")
-    report = (head + summary(outcomes, args.workdir / "server.log") + "\n\nEvery run:\n\n"
+    counts = generated_tokens(args.workdir / "server.log")
+    report = (head + summary(outcomes, args.workdir / "server.log")
+              + f" The largest reply llama.cpp generated: {max(counts, default=0)} tokens, over {len(counts)} "
+                f"requests (the cap: {args.max_output_tokens}).\n\nEvery run:\n\n"
               + table(outcomes, args.max_output_tokens) + "\n")
     args.out.write_text(report, encoding="utf-8")
     print(report)
     problems = [(o.label, o.lang, p) for o in outcomes for p in o.problems]
+    over = [n for n in counts if n > args.max_output_tokens]
+    if over or not counts:
+        problems.append(("server", "-", f"llama.cpp generated {over or 'no'} tokens in a request, cap "
+                                        f"{args.max_output_tokens}"))
     for label, lang, problem in problems:
         print(f"FAIL {label} [{lang}]: {problem}", file=sys.stderr)
     return 1 if problems else 0
