@@ -34,6 +34,7 @@ from ..pricing import worst_case as run_worst_case
 from ..prompts import check_overrides
 from ..ratelimit import RateGate, gated
 from ..sandbox import TestOutcome, run_python_tests
+from ..stepping import RunHandle, drive
 from ..tools import ToolRegistry
 from ..verdicts import strip_think
 from .pool import DEFAULT_CONCURRENCY, MAX_CONCURRENCY, EvalProgress, Evaluation, Job
@@ -297,10 +298,13 @@ def _agent_row(task: EvalTask, pattern: str, config: RunConfig, router: ModelRou
                             tests=runnable_tests(task) if config.test_evaluator else "")
     assert router is not None  # evaluate() refuses agent patterns without a model
     events: list[ev.Event] = []
-    with closing(runner.stream(task_text(task, lang), config, router, ToolRegistry())) as stream:
+    # The run goes through a RunHandle like every run the pages drive; it has no breakpoints, so
+    # nothing ever waits for a person.
+    handle = RunHandle.for_run(task_text(task, lang), config, router, ToolRegistry())
+    with closing(drive(handle, lambda h, _pending: h.resume())) as stream:
         for event in stream:
             if stopped is not None and stopped.is_set():
-                return None  # closing() ends the run and its HTTP stream; an unfinished run is no row
+                return None  # closing() stops the run and its HTTP stream; an unfinished run is no row
             if not isinstance(event, ev.Token):
                 events.append(event)
     if stopped is not None and stopped.is_set():
