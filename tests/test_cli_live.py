@@ -118,3 +118,39 @@ def test_a_signal_mid_stream_stops_the_run_writes_the_partial_trace_and_exits_12
     call = data["events"][-2]
     assert call["partial_text"].startswith("tick tick") and call["role"] == "actor"
     assert hung_up == 1, "the HTTP stream was closed, not left to run on"
+
+
+# -- the bounds on the command line ---------------------------------------------------------------
+
+
+def cli(*argv: str) -> tuple[int, str]:
+    from agent_core.cli import main
+
+    out = io.StringIO()
+    return main(list(argv), out=out), out.getvalue()
+
+
+def test_output_caps_and_the_time_limit_from_the_command_line(tmp_path, monkeypatch):
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    path = tmp_path / "t.json"
+    code, out = cli("run", "--scenario", "primes", "--max-output-tokens", "30", "--role-output-tokens", "critic=20",
+                    "--max-seconds", "60", "--trace-out", str(path))
+    assert code == 0
+    marked = [line for line in out.splitlines() if line.startswith("  llm ")]
+    assert marked and all(line.endswith("[cut at max_output_tokens]") for line in marked)
+    config = json.loads(path.read_text(encoding="utf-8"))["config"]
+    assert (config["max_output_tokens"], config["max_output_tokens_by_role"], config["max_seconds"]) == (
+        30, {"critic": 20}, 60)
+    calls = [e for e in json.loads(path.read_text(encoding="utf-8"))["events"] if e["kind"] == "llm_call"]
+    assert all(c["completion_tokens"] <= (20 if c["role"] == "critic" else 30) for c in calls)
+
+
+@pytest.mark.parametrize("argv,message", [
+    (("--role-output-tokens", "critic"), "--role-output-tokens takes ROLE=N, got 'critic'"),
+    (("--role-output-tokens", "boss=5"), "unknown role 'boss'"),
+    (("--max-seconds", "-1"), "max_seconds must be an integer from 0 to 86400, got -1"),
+    (("--max-output-tokens", "99999"), "max_output_tokens must be an integer from 0 to 32768, got 99999"),
+])
+def test_bad_bounds_are_one_clear_line_and_exit_2(argv, message, capsys):
+    code, _ = cli("run", "--task", "x", *argv)
+    assert code == 2 and message in capsys.readouterr().err
