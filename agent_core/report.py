@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from . import events as ev
+from .settings import redact
 from .diffing import diff_stats, line_diff
 from .metrics import role_usage, summary
 
@@ -235,9 +236,7 @@ def _redact(value: Any, keys: list[str]) -> Any:
     if not keys:
         return value
     if isinstance(value, str):
-        for key in keys:
-            value = value.replace(key, REDACTED)
-        return value
+        return redact(value, keys, REDACTED)
     if isinstance(value, dict):
         return {_redact(k, keys): _redact(v, keys) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

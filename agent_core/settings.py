@@ -126,11 +126,13 @@ def mask_key(text: str, key: str | None) -> str:
     return redact(text, [key])
 
 
-def redact(text: str, keys: Iterable[str | None]) -> str:
-    """Replace every occurrence of any of `keys` in `text` with "sk-…redacted"."""
-    # Longest first, so a key that contains another is replaced whole.
+def redact(text: str, keys: Iterable[str | None], replacement: str = REDACTED) -> str:
+    """Replace every occurrence of any of `keys` in `text` with `replacement` — the one redaction
+    of the project (settings, traces, reports and Compare exports all call it)."""
+    # Longest first, so a key that contains another is replaced whole; too-short "keys" are ignored
+    # (replacing every "a" in a trace would hide nothing and break the file).
     for key in sorted({k for k in keys if k and len(k) >= MIN_SECRET_LENGTH}, key=len, reverse=True):
-        text = text.replace(key, REDACTED)
+        text = text.replace(key, replacement)
     return text
 
 

@@ -59,11 +59,9 @@ class Trace:
         return out
 
     def dumps(self, secrets: Iterable[str] = (), indent: int | None = 2) -> str:
-        text = json.dumps(self.to_dict(), ensure_ascii=False, indent=indent)
-        for secret in secrets:
-            if secret and len(secret) >= 8 and secret in text:
-                text = text.replace(secret, "[redacted]")
-        return text
+        from .settings import redact
+
+        return redact(json.dumps(self.to_dict(), ensure_ascii=False, indent=indent), secrets, "[redacted]")
 
 
 def _depth(value: Any, limit: int) -> int:

@@ -178,3 +178,19 @@ def test_a_context_from_a_newer_trace_drops_labels_it_does_not_know():
     ctx = CallContext.from_record({"pattern": "react", "round": 2, "mood": "cheerful"})
     assert ctx == CallContext(pattern="react", round=2) and ctx.inputs == ()
     assert CallContext("react", inputs=(("draft", "x"),)) == CallContext("react"), "inputs are not part of equality"
+
+
+# --- one redaction --------------------------------------------------------------------------------
+
+def test_traces_reports_and_settings_redact_with_one_function_longest_key_first():
+    from agent_core.report import markdown_report
+    from agent_core.settings import redact
+
+    short, long = "sk-abcdefgh", "sk-abcdefgh-project-1234"  # the short key is a prefix of the long one
+    config, task = ac.for_scenario("umbrella-one-call")
+    events = ac.run(f"{task} {long} {short}", config, ac.OfflineModel()).events
+    dumped = Trace.of(config.to_dict(), events).dumps(secrets=[short, long])
+    assert long not in dumped and short not in dumped and "-project-1234" not in dumped, "the long key went whole"
+    report = markdown_report(config.to_dict(), events, {"default": "m"}, secrets=[short, long])
+    assert "-project-1234" not in report and short not in report
+    assert redact(f"a {long} b", [short, long], "[x]") == "a [x] b"
