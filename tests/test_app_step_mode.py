@@ -126,3 +126,12 @@ def test_the_room_predicts_the_critic_and_sees_the_real_verdict():
     assert any("The critic said **REVISE** · 1 of 1 predicted it" in m.value for m in participant.markdown)
     assert record(presenter).handle.pending.call == 4  # the breakpoint holds again before the next critique
 
+
+
+def test_the_sidebar_locks_while_an_evaluation_runs():
+    # seen from another page: the Eval page itself clears its job when its script run ends
+    at = open_page("pages/playground.py", ev_job="an-evaluation-under-way")
+    assert at.sidebar.selectbox(key="sb_provider").disabled
+    at.session_state["ev_job"] = None
+    at.run()
+    assert not at.sidebar.selectbox(key="sb_provider").disabled

@@ -177,9 +177,14 @@ def absorb(record: RunRecord) -> list[ev.Event]:
     return fresh
 
 
+#: the session key under which the Eval page keeps the id of the evaluation it is running
+EVAL_JOB = "ev_job"
+
+
 def any_active() -> bool:
-    """True while any page has a run pending or running (the sidebar locks then)."""
-    return any(r.active for r in _all_records())
+    """True while any page has a run pending or running, or an evaluation is going (the sidebar locks
+    then: a change of model mid-way would mix two models in one run or one evaluation)."""
+    return st.session_state.get(EVAL_JOB) is not None or any(r.active for r in _all_records())
 
 
 def _all_records() -> Iterable[RunRecord]:
