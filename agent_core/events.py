@@ -23,6 +23,12 @@ EndReason = Literal["answer", "pass", "cap", "budget", "stop", "error"]
 #: How an attempt at a plan step ended.
 StepStatus = Literal["done", "failed", "retried", "skipped"]
 
+#: Step mode: where a run paused, why, how it went on, and what a person edited.
+PauseAt = Literal["call", "verdict", "tool"]
+PauseReason = Literal["breakpoint", "person"]
+ResumeAction = Literal["continue", "step", "send", "edit", "answer"]
+EditKind = Literal["messages", "template"]
+
 ROLES: tuple[str, ...] = get_args(Role)
 VERDICTS: tuple[str, ...] = get_args(VerdictName)
 END_REASONS: tuple[str, ...] = get_args(EndReason)
@@ -216,10 +222,11 @@ class Paused(Event):
     at a verdict, or before a tool call. `reason`: breakpoint, or person (a role a person answers)."""
 
     kind: ClassVar[str] = "paused"
-    at: str = "call"
+    at: PauseAt = "call"
+    #: the role about to be called or that gave the verdict; the tool's name before a tool call
     role: str = ""
     call: int = 0
-    reason: str = "breakpoint"
+    reason: PauseReason = "breakpoint"
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,7 +234,7 @@ class Resumed(Event):
     """Step mode: the run goes on. `action`: continue, step, send, edit or answer."""
 
     kind: ClassVar[str] = "resumed"
-    action: str = "continue"
+    action: ResumeAction = "continue"
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,9 +242,9 @@ class Edited(Event):
     """A person changed a call before the model saw it: its messages, or a prompt template from here on."""
 
     kind: ClassVar[str] = "edited"
-    role: str = ""
+    role: Role = "actor"
     call: int = 0
-    what: str = "messages"
+    what: EditKind = "messages"
     template: str | None = None
 
 
@@ -246,7 +253,7 @@ class HumanReply(Event):
     """A person answered a call instead of the model (the call's `llm_call` follows, model "person")."""
 
     kind: ClassVar[str] = "human_reply"
-    role: str = ""
+    role: Role = "actor"
     call: int = 0
     text: str = ""
     tool_calls: tuple[dict[str, Any], ...] = ()
@@ -296,7 +303,8 @@ def event_from_dict(data: dict[str, Any]) -> Event:
 
 _SCALARS = {"int": int, "float": (int, float), "str": str, "bool": bool}
 #: Literal field types and the values each allows (a trace may hold nothing else).
-_LITERALS = {"Role": ROLES, "VerdictName": VERDICTS, "EndReason": END_REASONS, "StepStatus": STEP_STATUSES}
+_LITERALS = {"Role": ROLES, "VerdictName": VERDICTS, "EndReason": END_REASONS, "StepStatus": STEP_STATUSES,
+             **{name: get_args(globals()[name]) for name in ("PauseAt", "PauseReason", "ResumeAction", "EditKind")}}
 
 
 def _check_types(event: Event) -> None:

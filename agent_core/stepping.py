@@ -34,7 +34,7 @@ IDLE_TIMEOUT_S = 30 * 60.0
 #: the roles that give verdicts, and what a person may answer in each
 VERDICT_CHOICES = {"judge": ("PASS", "REVISE"), "critic": ("PASS", "REVISE"), "reflector": ("PASS", "RETRY", "REPLAN")}
 
-Action = Literal["continue", "step", "send", "edit", "answer", "stop", "timeout"]
+Action = Literal["continue", "step", "send", "edit", "answer", "stop"]
 
 
 @dataclass(frozen=True)
