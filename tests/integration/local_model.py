@@ -306,9 +306,9 @@ def main() -> int:
                                       args.max_output_tokens, args.max_seconds, args.workdir)
                     outcome.repeat = repeat
                     outcomes.append(outcome)
-                log(f"  -> {outcome.reason or '?'} {outcome.error} {outcome.calls}/{outcome.bound} calls, "
-                    f"{outcome.seconds:.1f} s, {outcome.tokens_per_second:.1f} tokens/s"
-                    + (f"; PROBLEMS: {outcome.problems}" if outcome.problems else ""))
+                    log(f"  -> {outcome.reason or '?'} {outcome.error} {outcome.calls}/{outcome.bound} calls, "
+                        f"{outcome.seconds:.1f} s, {outcome.tokens_per_second:.1f} tokens/s"
+                        + (f"; PROBLEMS: {outcome.problems}" if outcome.problems else ""))
     finally:
         server.terminate()
         try:
