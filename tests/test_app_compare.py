@@ -17,6 +17,7 @@ import threading
 from streamlit.testing.v1 import AppTest
 
 from agent_core.scenarios import SCENARIOS
+from agent_core.trace import VERSION as TRACE_VERSION
 from pages.ui import setup_state
 from pages.ui.player import open_file
 from tests.app_pages import open_page
@@ -127,7 +128,7 @@ def test_the_export_holds_every_lane_and_replay_opens_each_one():
     comparison = at.session_state["cmp_comparison"]
     exported = export_json(comparison)
     data = json.loads(exported)
-    assert data["version"] == 1 and data["kind"] == "comparison" and len(data["lanes"]) == 4
+    assert data["version"] == TRACE_VERSION and data["kind"] == "comparison" and len(data["lanes"]) == 4
     opened = open_file(exported.encode())
     assert [name for name, _trace in opened] == comparison.names
     for (_name, trace), record in zip(opened, comparison.lanes, strict=True):

@@ -156,7 +156,7 @@ def test_a_compare_export_opens_lane_by_lane():
         config, task = ac.for_scenario(sid)
         events = list(ac.stream(task, config, ac.OfflineModel()))
         lanes.append({"name": f"{'AB'[i]} · {sid}", **trace.Trace.of(config.to_dict(), events).to_dict()})
-    export = json.dumps({"version": 1, "kind": "comparison", "lanes": lanes}).encode()
+    export = json.dumps({"version": trace.VERSION, "kind": "comparison", "lanes": lanes}).encode()
     at = open_replay()
     upload(at, "compare.json", export)
     assert at.selectbox(key="rp_lane").options == ["A · primes", "B · order-99999"]

@@ -194,3 +194,22 @@ def test_traces_reports_and_settings_redact_with_one_function_longest_key_first(
     report = markdown_report(config.to_dict(), events, {"default": "m"}, secrets=[short, long])
     assert "-project-1234" not in report and short not in report
     assert redact(f"a {long} b", [short, long], "[x]") == "a [x] b"
+
+
+# --- the Compare export and a trace's bound live in the core ---------------------------------------
+
+def test_a_comparison_round_trips_through_the_core_format():
+    from agent_core import exports
+
+    lanes = []
+    for name, sid in (("A", "primes"), ("B", "umbrella-one-call")):
+        config, task = ac.for_scenario(sid)
+        lanes.append((name, Trace.of(config.to_dict(), ac.run(task, config, ac.OfflineModel()).events)))
+    raw = json.loads(exports.comparison_json("two tasks", lanes, secrets=["sk-never-there-1234"]))
+    assert raw["kind"] == exports.EXPORT_KIND and [i["name"] for i in exports.lane_items(raw)] == ["A", "B"]
+    assert exports.lane_items({"events": []}) is None
+    with pytest.raises(Exception, match="export version 1 is not supported"):
+        exports.lane_items({**raw, "version": 1})
+    back = loads(json.dumps(exports.lane_items(raw)[1]))
+    assert exports.bound_of(back.config, back.events) == 2  # direct with a tool: what run_started said
+    assert exports.bound_of({"pattern": "no-such-pattern"}, back.events[1:]) == 2  # falls back to the calls made

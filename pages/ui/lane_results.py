@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from agent_core import events as ev
+from agent_core import exports as exports_format
 from agent_core import metrics
 from agent_core.diffing import Budget, diff_stats, line_diff
 from agent_core.pricing import PriceTable, spend
@@ -130,19 +131,14 @@ def answer_diff(names: Sequence[str], lanes: Sequence[list[ev.Event]]) -> None:
 
 # --- export ---------------------------------------------------------------------------------------
 
-EXPORT_KIND = "comparison"
+EXPORT_KIND = exports_format.EXPORT_KIND
 
 
 def export_json(comparison: Comparison, secrets: Iterable[str] = ()) -> str:
-    """Every lane's trace in one file: {"version": 1, "kind": "comparison", "lanes": [trace + name]};
-    Replay opens any lane of it. Keys in `secrets` are redacted from every trace."""
-    keys = list(secrets)
-    lanes = []
-    for name, record in zip(comparison.names, comparison.lanes, strict=True):
-        trace = json.loads(record.trace().dumps(secrets=keys))
-        lanes.append({"name": name, **trace})
-    return json.dumps({"version": 1, "kind": EXPORT_KIND, "task": comparison.task, "lanes": lanes},
-                      ensure_ascii=False, indent=1)
+    """Every lane's trace in one file (agent_core.exports); Replay opens any lane of it. Keys in
+    `secrets` are redacted from every trace."""
+    lanes = [(name, record.trace()) for name, record in zip(comparison.names, comparison.lanes, strict=True)]
+    return exports_format.comparison_json(comparison.task, lanes, secrets)
 
 
 def exports(comparison: Comparison) -> None:

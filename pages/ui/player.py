@@ -19,7 +19,7 @@ import streamlit as st
 
 import agent_core as ac
 from agent_core import events as ev
-from agent_core import examples, trace
+from agent_core import examples, exports, trace
 from agent_core.config import RunConfig
 from agent_core.errors import AgentError, TraceFormatError
 from agent_core.otel import importing as otlp
@@ -71,13 +71,7 @@ class Loaded:
 
     @property
     def bound(self) -> int:
-        started = next((e for e in self.events if isinstance(e, ev.RunStarted)), None)
-        if started is not None and started.max_llm_calls:
-            return started.max_llm_calls
-        try:
-            return ac.call_bound(RunConfig.from_dict(self.config))
-        except AgentError:
-            return sum(1 for e in self.events if isinstance(e, ev.LlmCall))
+        return exports.bound_of(self.config, self.events)
 
 
 # --- opening files --------------------------------------------------------------------------------
@@ -93,17 +87,9 @@ def open_file(data: bytes) -> list[tuple[str, trace.Trace]]:
         return [("", _checked(trace.loads(data)))]  # raises "not a JSON file" or "nested too deeply"
     if otlp.is_otlp(raw):  # OpenTelemetry spans (our export or another tool's): one run per trace id
         return [(name, _checked(t)) for name, t in otlp.from_request(raw)]
-    if isinstance(raw, dict) and "lanes" in raw and "events" not in raw:
-        if raw.get("version") != trace.VERSION:
-            raise TraceFormatError(f"export version {raw.get('version')!r} is not supported (this app reads "
-                                   f"version {trace.VERSION})")
-        items = raw["lanes"]
-    elif isinstance(raw, list):
-        items = raw
-    else:
+    items = exports.lane_items(raw)
+    if items is None:
         return [("", _checked(trace.loads(data)))]
-    if not isinstance(items, list) or not items:
-        raise TraceFormatError("the file holds no run to replay")
     out = []
     for i, item in enumerate(items):
         name = item.get("name") if isinstance(item, dict) and isinstance(item.get("name"), str) else ""
