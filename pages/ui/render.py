@@ -50,7 +50,7 @@ TOOL_OUTPUT_CHARS = 1500
 STEP_RESULT_CHARS = 800
 #: A redraw draws this many blocks at most (a page); the others are counted but not drawn, so a
 #: 20,000-event trace redraws in the time of a short one. The latest page is shown first.
-PAGE_BLOCKS = 100
+PAGE_BLOCKS = 50
 #: Element comparisons all the diffs of one view may spend: two costly diffs.
 DIFF_BUDGET = 2 * MAX_DIFF_WORK
 WORDS = {

@@ -60,6 +60,8 @@ print(json.dumps({"upload": first, "reruns": reruns, "errors": errors[:2]}))
 
 def spread(values: list[float]) -> str:
     med = statistics.median(values)
+    if med < 0.1:
+        return f"{med * 1000:.0f} ms ({min(values) * 1000:.0f}–{max(values) * 1000:.0f})"
     return f"{med:.2f} s ({min(values):.2f}–{max(values):.2f})" if len(values) > 1 else f"{med:.2f} s (one run)"
 
 
@@ -78,6 +80,7 @@ def core_diff(repeats: int, base_src: str | None) -> list[tuple[str, str, str, s
     if base_src is not None:
         spec = importlib.util.spec_from_loader("base_diffing", loader=None)
         old = importlib.util.module_from_spec(spec)
+        sys.modules["base_diffing"] = old  # its dataclasses look their module up
         exec(compile(base_src, "base_diffing.py", "exec"), old.__dict__)  # noqa: S102 - our own file from git
         t = time.process_time()
         old.diff_stats(a, b), old.word_diff(a, b), old.line_diff(a, b)
@@ -110,7 +113,7 @@ def browser_redraws(files: dict[str, Path], repeats: int) -> dict[str, list[floa
         return {}
     out: dict[str, list[float]] = {}
     with streamlit_app(log_name="bench-hostile.log") as url, chromium() as browser:
-        for name in ("many-events", "cubic-diff"):
+        for name in ("order-99999", "many-events", "cubic-diff"):
             context = browser.new_context(viewport={"width": 1440, "height": 1000})
             page = context.new_page()
             page.goto(f"{url}/replay")
@@ -142,6 +145,7 @@ def main() -> int:
     BASE_SHOWN[0] = args.base
     repeats = 3 if args.quick else 5
 
+    from agent_core import examples
     from tests.hostile_traces import corpus, write
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -158,6 +162,8 @@ def main() -> int:
         rows = core_diff(repeats, base_src)
         now = server_runs(REPO, files, repeats, timeout=600)
         before = server_runs(base_root, files, 0, timeout=300) if base_root else {}
+        # a bundled trace of 25 events beside them: what a redraw costs on this machine right now
+        files["order-99999"] = examples.path_of("order-99999", "en")
         clicks = browser_redraws(files, repeats)
 
     sizes = {name: (len(data["events"]), len(json.dumps(data))) for name, (data, _w) in corpus().items()
@@ -181,6 +187,10 @@ def main() -> int:
         if name in clicks:
             rows.append((f"{label}: click → page redrawn and painted, Chromium", f"≤ {TARGET_S:g} s",
                          spread(clicks[name]), met(statistics.median(clicks[name]) <= TARGET_S)))
+    if "order-99999" in clicks:
+        rows.append(("bundled `order-99999` (25 events), for scale: click → page redrawn and painted, Chromium",
+                     f"≤ {TARGET_S:g} s", spread(clicks["order-99999"]), met(statistics.median(clicks["order-99999"])
+                                                                            <= TARGET_S)))
     print(machine() + f" Medians of {repeats} with min–max; base runs once.")
     print()
     print(table(("figure", "target", "measured", "met"), rows))
