@@ -18,8 +18,12 @@
    to the last recorded block painted in the Playground (every recorded call's badge and the
    prefix's last tool result on screen). The ~300 events before the fork call are served from
    the record, so this is the renderer's time alone.
+6. Resume from a pause: primes (Reflection) in step mode, "before every model call", offline
+   instant; at each of its six pauses a click on Step or Continue (see RESUME_MOVES), timed to the
+   resume line ("Stepped on" / "Continued", the first event after the click) on screen, to the
+   model call's new step block on screen (pauses before a call), and to the next pause's banner.
 
-    python tests/bench/bench_ui.py [--quick] [--only first stop redraw lag fork]
+    python tests/bench/bench_ui.py [--quick] [--only first stop redraw lag fork resume]
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ REDRAW_TARGET_S = 1.0
 STOP_TARGET_S = 1.0
 LAG_TARGET_MS = 250.0
 FORK_TARGET_S = 1.0
+RESUME_TARGET_S = 0.3
 ROUNDS, CALLS_PER_ROUND = 27, 4
 LAG_WORDS, LAG_RATE = 150, 30.0  # words (chunks) per reply, chunks per second
 FLOW_BLOCK = ".st-key-pg_view-flow [data-testid=stExpander]"
@@ -305,11 +310,83 @@ def fork_prefix(browser, url: str, trace: Path, at: int, marker: str,  # noqa: A
     return times
 
 
+#: [ms to the resume line, ms to a new step block or null, ms to the next pause's banner or the final
+#: answer] from clicking `button` at a step-mode pause; checked once per animation frame after a change.
+_RESUME = """
+([button, headline]) => new Promise(resolve => {
+  const flow = () => document.querySelector('.st-key-pg_view-flow');
+  const resumes = () => [...(flow()?.querySelectorAll('[data-testid=stCaptionContainer]') || [])]
+    .filter(c => /(Stepped on|Continued)\\s*$/.test(c.textContent)).length;
+  const blocks = () => flow()?.querySelectorAll('[data-testid=stExpander]').length || 0;
+  const paused = () => {
+    const h = document.querySelector('.st-key-pg_pause h3');
+    return (h && h.textContent !== headline) || document.querySelector('.st-key-pg_view-final');
+  };
+  const before = [resumes(), blocks()];
+  let line = null, block = null, queued = false;
+  const look = () => {
+    const now = performance.now() - t0;
+    if (line === null && resumes() > before[0]) line = now;
+    if (block === null && blocks() > before[1]) block = now;
+    if (line !== null && paused()) { observer.disconnect(); resolve([line, block, now]); }
+  };
+  const observer = new MutationObserver(() => {
+    if (queued) return;
+    queued = true;
+    requestAnimationFrame(() => { queued = false; look(); });
+  });
+  observer.observe(document.body, {childList: true, subtree: true, characterData: true});
+  const t0 = performance.now();
+  document.querySelector(button).click();
+})
+"""
+
+#: at each of the six pauses of primes with "before every model call", Step or Continue: both
+#: buttons on a model call (pauses 1, 2, 4, 5) and Step at the two verdicts (3, 6); same pauses
+#: follow either way, since Continue from the critic skips only the verdict pause Step would make
+RESUME_MOVES = ("continue", "step", "step", "continue", "step", "step")
+
+
+def resume_times(browser, url: str, repeats: int) -> dict[str, list[float]]:  # noqa: ANN001
+    """Seconds from a click on Step or Continue to: the resume line ("line"), the model call's new
+    step block ("block", pauses before a call only) and the next pause ready ("next")."""
+    times: dict[str, list[float]] = {"line": [], "block": [], "next": []}
+    for _ in range(repeats):
+        context = browser.new_context(viewport={"width": 1440, "height": 1000})
+        page = context.new_page()
+        page.set_default_timeout(60_000)
+        open_playground(page, url)
+        set_speed(page, True)
+        pick(page, "pg_variant", "Reflection")
+        page.locator(".st-key-pg_step label").click()
+        settle(page)
+        page.locator(".st-key-pg_step_breaks").get_by_text("before every model call").wait_for()
+        page.locator(".st-key-pg_run button").click()
+        for move in RESUME_MOVES:
+            page.locator(".st-key-pg_pause h3").wait_for()
+            settle(page)
+            headline = page.locator(".st-key-pg_pause h3").text_content()
+            before_call = "about to" in headline
+            if move == "continue" and not before_call:
+                raise RuntimeError(f"expected a pause before a call, got {headline!r}")
+            line, block, ready = page.evaluate(_RESUME, [f".st-key-pg_step_{move} button", headline])
+            times["line"].append(line / 1000)
+            times["next"].append(ready / 1000)
+            if before_call:
+                if block is None:
+                    raise RuntimeError(f"no new step block after {move} at {headline!r}")
+                times["block"].append(block / 1000)
+        page.locator(".st-key-pg_view-end-pass").wait_for()
+        settle(page)
+        context.close()
+    return times
+
+
 def fmt(seconds: float) -> str:
     return f"{seconds * 1000:,.0f} ms"
 
 
-FIGURES = ("first", "stop", "redraw", "lag", "fork")
+FIGURES = ("first", "stop", "redraw", "lag", "fork", "resume")
 
 
 def spread(values: list[float]) -> str:
@@ -330,7 +407,7 @@ def main() -> int:
     rows = []
 
     with FakeOpenAIServer() as fake, chromium() as browser, tempfile.TemporaryDirectory() as folder:
-        if only & {"first", "stop", "fork"}:
+        if only & {"first", "stop", "fork", "resume"}:
             with streamlit_app(log_name="bench-offline.log") as offline_url:
                 if "first" in only:
                     watchable = first_event(browser, offline_url, instant=False, repeats=repeats)
@@ -355,6 +432,17 @@ def main() -> int:
                                  f"call {at} (Run the fork → last recorded block painted; first block in "
                                  f"{fmt(statistics.median(first))})", f"≤ {FORK_TARGET_S:g} s", spread(whole),
                                  met(statistics.median(whole) <= FORK_TARGET_S)))
+                if "resume" in only:
+                    resumed = resume_times(browser, offline_url, repeats)
+                    rows += [
+                        (f"Step/Continue → the next event on screen (its resume line), step mode, offline instant "
+                         f"({len(resumed['line'])} clicks)", f"≤ {RESUME_TARGET_S * 1000:g} ms",
+                         spread(resumed["line"]), met(statistics.median(resumed["line"]) <= RESUME_TARGET_S)),
+                        (f"Step/Continue before a call → that call's step block on screen, offline instant "
+                         f"({len(resumed['block'])} clicks)", f"≤ {RESUME_TARGET_S * 1000:g} ms",
+                         spread(resumed["block"]), met(statistics.median(resumed["block"]) <= RESUME_TARGET_S)),
+                        (f"Step/Continue → the next pause's banner (or the final answer) on screen "
+                         f"({len(resumed['next'])} clicks)", "—", spread(resumed["next"]), "—")]
         if only & {"redraw", "lag"}:
             with streamlit_app({"OPENAI_BASE_URL": fake.url, "OPENAI_MODEL": "fake-model"},
                                log_name="bench-online.log") as online_url:
@@ -372,7 +460,8 @@ def main() -> int:
                                  f"median {lag_median:,.0f} ms, p95 {lag_p95:,.0f} ms, max {max(lags):,.0f} ms",
                                  met(lag_median <= LAG_TARGET_MS)))
 
-    print(machine() + f" Chromium headless; medians of {repeats} (first event, Stop, redraw and fork).")
+    print(machine() + f" Chromium headless; medians of {repeats} (first event, Stop, redraw and fork; "
+          f"resume: every click of {repeats} stepped runs).")
     print()
     print(table(("figure", "target", "measured", "met"), rows))
     return 0
