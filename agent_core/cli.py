@@ -495,11 +495,11 @@ def eval_command(args: argparse.Namespace, out: TextIO) -> int:
         print(f"the endpoint rate-limited {runs.gate.refusals} call(s); the pool waited "
               f"{runs.gate.waited_s:.1f} s in all", file=out)
     _print_scores(evaluation.summarize(rows), out)
+    _print_rounds(rows, out)
     if csv_file is not None:
         with csv_file:
             csv_file.write(evaluation.rows_to_csv(rows))
         print(f"wrote {args.out} ({len(rows)} rows)", file=out)
-    _print_rounds(rows, out)
     if rounds_file is not None:
         with rounds_file:
             rounds_file.write(evaluation.rounds_to_csv(rows))
@@ -552,14 +552,15 @@ def _print_rounds(rows: list[evaluation.EvalRow], out: TextIO) -> None:
 
     baseline = registry.baseline()
     print("\nby round (a run that stopped keeps its last draft):", file=out)
-    print(f"{'pattern':<18} {'round':>5} {'pass':>7}  {'R→W':>4} {'W→R':>4} {'R→R':>4} {'W→W':>4}", file=out)
+    # lines start with the round or "stop", so a reader of the per-pattern table above is not confused
+    print(f"{'round':>5}  {'pattern':<18} {'pass':>7}  {'R→W':>4} {'W→R':>4} {'R→R':>4} {'W→W':>4}", file=out)
     for s in stats:
-        print(f"{s.pattern:<18} {s.round:>5} {100 * s.pass_rate:>6.1f}%  {s.right_to_wrong:>4} {s.wrong_to_right:>4} "
+        print(f"{s.round:>5}  {s.pattern:<18} {100 * s.pass_rate:>6.1f}%  {s.right_to_wrong:>4} {s.wrong_to_right:>4} "
               f"{s.right_to_right:>4} {s.wrong_to_wrong:>4}", file=out)
-    print(f"\n{'pattern':<18} {'self stop':>10} {'calls':>6}  {'oracle stop*':>12} {'calls':>6}", file=out)
+    print(f"\n{'':>5}  {'pattern':<18} {'self stop':>10} {'calls':>6}  {'oracle stop*':>12} {'calls':>6}", file=out)
     for s in evaluation.stop_stats(rows, baseline.name if baseline else None):
         name = s.pattern + (" (baseline)" if s.baseline else "")
-        print(f"{name:<18} {100 * s.self_rate:>9.1f}% {s.self_calls:>6.2f}  {100 * s.oracle_rate:>11.1f}% "
+        print(f"{'stop':>5}  {name:<18} {100 * s.self_rate:>9.1f}% {s.self_calls:>6.2f}  {100 * s.oracle_rate:>11.1f}% "
               f"{s.oracle_calls:>6.2f}", file=out)
     print("* oracle stop: stop at the first passing draft — it needs the answer key, so no real run can do it "
           "(Huang et al. 2024)", file=out)

@@ -8,8 +8,12 @@ from typing import Any, Literal, NamedTuple
 Role = Literal["system", "user", "assistant", "tool"]
 
 
-@dataclass(frozen=True, slots=True)
-class ToolCall:
+# ToolCall and Message are NamedTuples, not frozen dataclasses: a ReAct step builds, hashes and
+# compares several of them (the history, the call record's interning), and a tuple does all three
+# in C — immutable all the same. Build them with the same arguments; replace fields with `_replace`.
+
+
+class ToolCall(NamedTuple):
     """One tool call requested by a model. `arguments` is the raw JSON text the model sent."""
 
     id: str
@@ -17,8 +21,7 @@ class ToolCall:
     arguments: str
 
 
-@dataclass(frozen=True, slots=True)
-class Message:
+class Message(NamedTuple):
     """One chat message in OpenAI's shape."""
 
     role: Role

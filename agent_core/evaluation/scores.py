@@ -61,7 +61,15 @@ def summarize(rows: Iterable[EvalRow]) -> list[PatternScore]:
 #: The CSV's columns: every EvalRow field, with total_tokens beside the two counts it adds up.
 CSV_COLUMNS = ("task_id", "pattern", "passed", "status", "summary", "llm_calls", "prompt_tokens",
                "completion_tokens", "total_tokens", "tokens_estimated", "elapsed_ms", "judge_ms", "end_reason",
-               "tests_run", "tests_failed", "error", "code", "cost_usd")
+               "tests_run", "tests_failed", "error", "code", "cost_usd", "rounds", "round_calls")
+
+
+def _cell(value: object) -> object:
+    # rounds and round_calls are tuples: one space-separated cell ("False True", "1 3"); the rounds CSV
+    # (evaluation/rounds.py) has them one line each
+    if isinstance(value, tuple):
+        return " ".join(str(v) for v in value)
+    return "" if value is None else value
 
 
 def rows_to_csv(rows: Iterable[EvalRow]) -> str:
@@ -70,7 +78,7 @@ def rows_to_csv(rows: Iterable[EvalRow]) -> str:
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for row in rows:
-        writer.writerow(["" if (v := getattr(row, name)) is None else v for name in CSV_COLUMNS])
+        writer.writerow([_cell(getattr(row, name)) for name in CSV_COLUMNS])
     return buffer.getvalue()
 
 

@@ -227,7 +227,7 @@ def _check_observations(ctx: RunContext, messages: list[Message], count: int, ro
     if verdict.verdict != "PASS":
         last = messages[-1]
         hint = ctx.prompts.render("observation_hint", analysis=verdict.analysis, suggestion=verdict.suggestion)
-        messages[-1] = dataclasses.replace(last, content=f"{last.content}\n{hint}")
+        messages[-1] = last._replace(content=f"{last.content}\n{hint}")
     return ""
 
 

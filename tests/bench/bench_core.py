@@ -38,6 +38,7 @@ ITERATIONS = (1, 4, 8)  # Reflection: LIMITS caps max_iterations at 8
 TASK = "Call bump until told to stop, then answer."
 FLAT_LIMIT = 1.5
 PEER_RATIO = 50
+FLOOR_RATIO = 4
 
 
 @dataclass
@@ -311,6 +312,10 @@ def report_react(contenders: list[Contender], missing: list[str], repeats: int) 
     others = "; ".join(f"{name.split(' ')[0]} {g:.2f}×" for name, g in growth.items() if name != ours_name)
     targets = [["ours: growth of µs per step, N=200 / N=10", f"≤ {FLAT_LIMIT}×", f"{growth[ours_name]:.2f}×",
                 others, met(growth[ours_name] <= FLAT_LIMIT)]]
+    for n in SIZES:  # issue 11: a step, every event kept, within a small multiple of the floor (same run)
+        ratio = step[ours_name][n] / floor[n]
+        targets.append([f"ours: µs per step at N={n} over the bare loop's", f"≤ {FLOOR_RATIO}×", f"{ratio:.1f}×",
+                        f"bare {floor[n]:,.1f} µs", met(ratio <= FLOOR_RATIO)])
     smol = next((name for name in step if name.startswith("smolagents")), None)
     for n in SIZES if smol else ():
         # overhead: what a framework adds above the floor, which pays for its own fake model and tool
