@@ -43,10 +43,16 @@ class Observation:
     arguments: Any = None
 
 
+#: one encoder for every tool result: json.dumps with an option builds a new encoder on every call
+_JSON = json.JSONEncoder(ensure_ascii=False)
+
+
 def parse_arguments(raw: str | Mapping[str, Any] | None) -> tuple[dict[str, Any] | None, str | None]:
     """Arguments as a dict, or (None, reason) when they cannot be used."""
     if raw is None or raw == "":
         return {}, None
+    if type(raw) is dict:  # already parsed (the hot path: the loop parsed it once): no ABC check
+        return dict(raw), None
     if isinstance(raw, Mapping):
         return dict(raw), None
     if len(raw) > MAX_ARGUMENT_CHARS:
@@ -104,7 +110,7 @@ class ToolRegistry:
             return Observation(f"error: bad arguments for {name}: {exc}", True, args)
         except Exception as exc:  # a tool's own failure is something the model can react to
             return Observation(f"error: tool {name} failed: {type(exc).__name__}: {exc}", True, args)
-        text = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
+        text = result if isinstance(result, str) else _JSON.encode(result)
         if len(text) > MAX_OUTPUT_CHARS:
             text = text[:MAX_OUTPUT_CHARS] + f"... [truncated {len(text) - MAX_OUTPUT_CHARS} characters]"
         is_error = isinstance(result, Mapping) and "error" in result

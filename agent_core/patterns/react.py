@@ -15,7 +15,6 @@ check), where r is 2 with the repair re-ask, else 1.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
