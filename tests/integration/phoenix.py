@@ -112,8 +112,11 @@ def main() -> int:
             expected[pattern] = spans_of(events, run_id, config.to_dict(), exporter.builder.start_ns)
             if not live.flush(base, 10):
                 raise SystemExit(f"export to Phoenix failed: {live.problem(base)}")
-        time.sleep(3)  # Phoenix writes spans to its database in batches
-        got = read_spans(base)
+        # Phoenix writes spans to its database in batches, later under load: read until all are in (or 90 s)
+        sent = sum(len(spans) for spans in expected.values())
+        deadline = time.monotonic() + 90
+        while len(got := read_spans(base)) < sent and time.monotonic() < deadline:
+            time.sleep(2)
         failures = 0
         print(f"{'pattern':<14} {'sent':>5} {'read':>5}  names  gen_ai.*")
         for pattern, spans in expected.items():
