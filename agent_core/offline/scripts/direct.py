@@ -14,7 +14,8 @@ def umbrella(call: Call) -> Reply | None:
     if call.role != "actor":
         return None
     if "weather" in call.tool_names() and not call.tool_results():
-        return Reply(call.t("I'll check Shanghai's weather once, then answer.", "我先查一次上海的天气，再作答。"),
+        return Reply(call.t("I'll check Shanghai's weather once, then answer.",
+                            "我先查一次上海今天的天气，看看会不会下雨，再来回答要不要带伞。"),
                      (("weather", json.dumps({"city": call.t("Shanghai", "上海")}, ensure_ascii=False)),))
     today = next((json.loads(m.content).get("today") for m in call.tool_results() if m.content.startswith("{")), None)
     if not today:
@@ -22,8 +23,11 @@ def umbrella(call: Call) -> Reply | None:
                             "没能查到上海的天气，稳妥起见还是带上伞吧。"))
     return Reply(call.t(
         f"Yes, take an umbrella: Shanghai is {today['condition']} today, {today['low_c']}-{today['high_c']} °C, "
-        f"with an east wind of force {today['wind'].split()[-1]}.",
-        f"要带伞：上海今天阴有小雨，{today['low_c']}-{today['high_c']}°C，东风 {today['wind'].split()[-1]} 级。"))
+        f"with an east wind of force {today['wind'].split()[-1]}. The rain is light but may last through the "
+        "afternoon, so a small folding umbrella and shoes that can take a puddle will do.",
+        f"要带伞：上海今天阴有小雨，{today['low_c']}-{today['high_c']}°C，东风 {today['wind'].split()[-1]} 级。"
+        "雨不大，但可能持续到下午，带一把折叠伞、穿一双不怕积水的鞋子出门就好。空气质量不错（AQI 45），"
+        "气温也比较舒适，适合步行；如果傍晚还要出门，可以再加一件薄外套。"))
 
 
 @role("direct", "actor")
