@@ -18,6 +18,7 @@ from typing import Any
 from .. import events as ev
 from .. import trace
 from ..errors import TraceFormatError
+from ..patterns import registry
 from .mapping import NS
 
 #: Field types written as attribute scalars; any other field travels as a JSON string.
@@ -353,7 +354,8 @@ def _rebuild(trace_id: str, spans: list[_Span]) -> ImportedTrace:
     event_dicts = [p[3] for p in points]
     if config is None:  # another tool's spans: drawn as a tool loop, the models named as they were
         models = sorted({d["model"] for d in event_dicts if d["kind"] == "llm_call" and d.get("model")})
-        config = {"pattern": "react", "lang": "en", "models": {"default": models[0]} if models else {}}
+        # drawn as the default pattern (RunConfig's: the registry's first), a tool loop
+        config = {"pattern": registry.names()[0], "lang": "en", "models": {"default": models[0]} if models else {}}
     events = []
     for i, data in enumerate(event_dicts):
         try:

@@ -120,6 +120,14 @@ def event_attributes(event: ev.Event, skip: tuple[str, ...] = ()) -> dict[str, A
     return out
 
 
+def _by_iteration(config: dict[str, Any]) -> bool:
+    """Whether the pattern's events are grouped by iteration (its spec calls a step an iteration)."""
+    from ..patterns import registry
+
+    spec = registry.specs().get(str(config.get("pattern")))
+    return spec is not None and spec.step_word.en == "iteration"
+
+
 def _ns(start_ns: int, t: float) -> int:
     return start_ns + round(t * 1e9)
 
@@ -207,7 +215,7 @@ class SpanBuilder:
             root.end_ns = max(root.end_ns, t_ns)
             self._root = None
             return closed + [root]
-        if self.config.get("pattern") == "reflection":
+        if _by_iteration(self.config):
             closed += self._iteration(event, t_ns)
         if isinstance(event, ev.StepStarted):
             closed += self._close_group(t_ns)
