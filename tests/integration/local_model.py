@@ -129,6 +129,7 @@ class Outcome:
     max_call_tokens: int = 0
     cut_calls: int = 0
     llm_seconds: float = 0.0
+    longest_call_s: float = 0.0
     seconds: float = 0.0
     estimated: bool = False
     verdicts: int = 0
@@ -143,13 +144,13 @@ class Outcome:
 
 
 def run_one(label: str, pattern: str, scenario: str, flags: list[str], lang: str, base_url: str,
-            max_output_tokens: int, max_seconds: int, workdir: Path) -> Outcome:
+            max_output_tokens: int, max_seconds: int, workdir: Path, repeat: int = 1) -> Outcome:
     slug = "".join(ch if ch.isalnum() else "-" for ch in label.lower()).strip("-")
-    trace_path = workdir / f"{slug}-{lang}.json"
+    trace_path = workdir / f"{slug}-{lang}-{repeat}.json"
     cmd = [sys.executable, "-m", "agent_core", "run", "--pattern", pattern, "--scenario", scenario, "--lang", lang,
            "--base-url", base_url, "--model", MODEL_NAME, "--max-output-tokens", str(max_output_tokens),
            "--max-seconds", str(max_seconds), "--trace-out", str(trace_path), *flags]
-    out = Outcome(label, lang)
+    out = Outcome(label, lang, repeat)
     log(f"{label} [{lang}]: {' '.join(cmd[1:])}")
     started = time.perf_counter()
     env = dict(os.environ, PYTHONPATH=str(REPO), OPENAI_API_KEY="")
@@ -189,6 +190,7 @@ def run_one(label: str, pattern: str, scenario: str, flags: list[str], lang: str
         out.completion_tokens += tokens
         out.max_call_tokens = max(out.max_call_tokens, tokens)
         out.llm_seconds += call["latency_ms"] / 1000
+        out.longest_call_s = max(out.longest_call_s, call["latency_ms"] / 1000)
         out.estimated |= call.get("usage_estimated", False)
         out.cut_calls += call.get("finish_reason") == "length"
         if tokens > max_output_tokens and not call.get("usage_estimated", False):  # estimated: see generated_tokens
@@ -237,14 +239,16 @@ def spread(values: list[float], fmt: str = "{:.1f}") -> str:
 
 def summary(outcomes: list[Outcome], log_path: Path) -> str:
     """Per pattern over every run (both languages, every repeat): seconds, calls and tokens/s."""
-    rows = ["| pattern | runs | seconds per run, median (range) | LLM calls per run | completion tokens/s of call "
-            "time | verdicts on the fallback | plans needing the fallback |", "|---|---|---|---|---|---|---|"]
+    rows = ["| pattern | runs | seconds per run, median (range) | LLM calls per run | longest call, s | completion "
+            "tokens/s of call time | verdicts on the fallback | plans needing the fallback |",
+            "|---|---|---|---|---|---|---|---|"]
     for label in dict.fromkeys(o.label for o in outcomes):
         mine = [o for o in outcomes if o.label == label]
         verdicts, unparsed = sum(o.verdicts for o in mine), sum(o.verdicts_fallback for o in mine)
         plans, plan_fb = sum(o.plans_asked for o in mine), sum(o.plans_fallback for o in mine)
         rows.append(f"| {label} | {len(mine)} | {spread([o.seconds for o in mine])} | "
-                    f"{spread([o.calls for o in mine], '{:.0f}')} | {spread([o.tokens_per_second for o in mine])} | "
+                    f"{spread([o.calls for o in mine], '{:.0f}')} | {max(o.longest_call_s for o in mine):.1f} | "
+                    f"{spread([o.tokens_per_second for o in mine])} | "
                     f"{f'{unparsed} of {verdicts}' if verdicts else '–'} | {f'{plan_fb} of {plans}' if plans else '–'} |")
     rows += ["", f"Generation speed by llama.cpp's own timing, per request: {spread(generation_speeds(log_path))} "
                  "tokens/s. The tokens/s column divides a run's completion tokens by its calls' whole time, prompt "
@@ -303,8 +307,7 @@ def main() -> int:
             for lang in args.lang or ("en", "zh"):
                 for label, pattern, scenario, flags in RUNS:
                     outcome = run_one(label, pattern, scenario, flags, lang, f"http://127.0.0.1:{port}/v1",
-                                      args.max_output_tokens, args.max_seconds, args.workdir)
-                    outcome.repeat = repeat
+                                      args.max_output_tokens, args.max_seconds, args.workdir, repeat)
                     outcomes.append(outcome)
                     log(f"  -> {outcome.reason or '?'} {outcome.error} {outcome.calls}/{outcome.bound} calls, "
                         f"{outcome.seconds:.1f} s, {outcome.tokens_per_second:.1f} tokens/s"
