@@ -34,6 +34,9 @@ IDLE_TIMEOUT_S = 30 * 60.0
 #: the roles that give verdicts, and what a person may answer in each
 VERDICT_CHOICES = {"judge": ("PASS", "REVISE"), "critic": ("PASS", "REVISE"), "reflector": ("PASS", "RETRY", "REPLAN")}
 
+#: how often a run asks whether its owner (a page's browser session) is still there
+OWNER_CHECK_S = 1.0
+
 Action = Literal["continue", "step", "send", "edit", "answer", "stop"]
 
 
@@ -102,7 +105,8 @@ class RunHandle:
 
     def __init__(self, start: Callable[[RunHandle], Iterator[ev.Event]], breakpoints: Breakpoints = Breakpoints(),
                  *, idle_timeout_s: float | None = None,
-                 on_event: Callable[[ev.Event], None] | None = None) -> None:
+                 on_event: Callable[[ev.Event], None] | None = None,
+                 owner_alive: Callable[[], bool] | None = None) -> None:
         from .settings import step_idle_timeout_s
 
         # None: the server's setting (AGENT_PLAYGROUND_STEP_IDLE_S), else IDLE_TIMEOUT_S
@@ -110,6 +114,10 @@ class RunHandle:
         self.idle_timeout_s = step_idle_timeout_s() if idle_timeout_s is None else idle_timeout_s
         #: called in the worker thread with every event as it is made (e.g. a poll waiting for a verdict)
         self.on_event = on_event
+        #: whether whoever started the run is still there (a page: its browser session); checked about
+        #: once a second, running or paused — work started for a session stops when the session goes
+        self.owner_alive = owner_alive
+        self._next_check = 0.0
         self.events: queue.Queue[ev.Event] = queue.Queue()
         self.pending: Pending | None = None
         self.finished = threading.Event()
@@ -119,7 +127,6 @@ class RunHandle:
         #: True when the run ended because a pause outlasted `idle_timeout_s`
         self.timed_out = False
         self._clock_base: float | None = None
-        self._last: tuple[str, float | None] = ("", None)
         self._thread = threading.Thread(target=self._work, name="run-handle", daemon=True)
 
     @classmethod
@@ -230,7 +237,9 @@ class RunHandle:
                 if left <= 0:
                     self._stop = self.timed_out = True
                     break
-                self._cond.wait(left)
+                self._cond.wait(min(left, OWNER_CHECK_S) if self.owner_alive is not None else left)
+                if self._owner_gone():
+                    break
             decision = self._decision if self._decision is not None and not self._stop else _Decision("stop")
             self.pending, self._decision = None, None
         if decision.action == "stop":
@@ -259,7 +268,7 @@ class RunHandle:
                         counts["calls"] += 1
                         counts["tokens"] += event.prompt_tokens + event.completion_tokens
                     finished = isinstance(event, ev.RunFinished)
-                    if self._stop:
+                    if self._stop or self._owner_gone():
                         break
                     pending = self._pause_after(event)
                     if pending is not None:
@@ -278,6 +287,16 @@ class RunHandle:
             if not finished:
                 self._emit(self._closing("stop", counts))
             self.finished.set()
+
+    def _owner_gone(self) -> bool:
+        """True (and the run stopping) once the owner is gone; asks at most once every OWNER_CHECK_S."""
+        if self.owner_alive is None or time.monotonic() < self._next_check:
+            return False
+        self._next_check = time.monotonic() + OWNER_CHECK_S
+        if self.owner_alive():
+            return False
+        self._stop = True
+        return True
 
     def _closing(self, reason: str, counts: dict[str, int]) -> ev.RunFinished:
         now = self._now()

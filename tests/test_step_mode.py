@@ -189,3 +189,22 @@ def test_step_mode_on_an_openai_compatible_endpoint_sends_the_edit_and_never_sen
     judge_calls = [e for e in events if isinstance(e, ev.LlmCall) and e.role == "judge"]
     assert [c.model for c in judge_calls] == ["person"]
     assert len(sent) == sum(isinstance(e, ev.LlmCall) and e.role != "judge" for e in events)
+
+
+def test_a_run_stops_soon_after_its_owner_goes_away_running_or_paused():
+    there = [True]
+    config, task = ac.for_scenario("primes", "en")
+    handle = RunHandle.for_run(task, config, OfflineModel(), breakpoints=Breakpoints(roles=frozenset({"critic"})),
+                               owner_alive=lambda: there[0])
+    paused(handle.start())
+    there[0] = False  # the tab closed while the run waited for a person
+    events = finish(handle)
+    assert events[-1].reason == "stop" and not handle.timed_out
+
+    there[0] = True
+    slow = RunHandle.for_run(task, config, OfflineModel(tokens_per_second=20), owner_alive=lambda: there[0]).start()
+    time.sleep(0.3)
+    there[0] = False  # the tab closed while a reply streamed
+    started = time.monotonic()
+    assert slow.join(5) and time.monotonic() - started < 2.5
+    assert [e for e in slow.drain() if isinstance(e, ev.RunFinished)][-1].reason == "stop"

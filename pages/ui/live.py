@@ -98,7 +98,23 @@ def _start_handle(record: runs.RunRecord, router: ModelRouter) -> None:
         if isinstance(event, ev.VerdictEvent):
             poll.reveal(run_id, event.verdict)
     record.handle = RunHandle(lambda gate: run_stream(record, replace(router, gate=gate)),
-                              step_view.breakpoints(record.step or {}), on_event=on_event).start()
+                              step_view.breakpoints(record.step or {}), on_event=on_event,
+                              owner_alive=_session_alive()).start()
+
+
+def _session_alive():  # noqa: ANN202 - a () -> bool, or None
+    """Whether this browser session is still connected: a run goes on through clicks and page switches,
+    but stops when its tab closes. None where there is no server session to ask (AppTest)."""
+    from streamlit.runtime import Runtime
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    if ctx is None or not Runtime.exists():
+        return None
+    runtime, session = Runtime.instance(), ctx.session_id
+    if not runtime.is_active_session(session):
+        return None
+    return lambda: runtime.is_active_session(session)
 
 
 def run_stream(record: runs.RunRecord, router: ModelRouter):
