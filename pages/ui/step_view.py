@@ -39,7 +39,8 @@ WORDS = {
            "step": "Step", "continue": "Continue", "edit": "Edit this call", "answer": "Answer it myself",
            "stop": "Stop", "send": "Send edited", "send_answer": "Send my answer", "verdict": "Verdict",
            "feedback": "Feedback", "reply": "Reply", "template": "Also use my edit of this template from here on",
-           "idle": "A paused run ends by itself after {minutes} minutes without a click."},
+           "idle": "A paused run ends by itself after {time} without a click, or when this tab closes.",
+           "minutes": "{n} minutes", "seconds": "{n} seconds"},
     "zh": {"switch": "单步模式", "switch_help": "在断点处暂停运行：查看模型即将收到的确切提示词，修改它，或由你亲自作答。",
            "breaks": "暂停位置", "people": "由人作答的角色", "people_help": "这些角色由你作答，模型不会收到。",
            "every_call": "每次模型调用前", "verdicts": "每个评审结论处", "tools": "工具调用前",
@@ -55,7 +56,8 @@ WORDS = {
            "step": "单步", "continue": "继续", "edit": "修改这次调用", "answer": "我来作答", "stop": "停止",
            "send": "发送修改", "send_answer": "提交我的回答", "verdict": "结论", "feedback": "反馈", "reply": "回复",
            "template": "此后也使用我对该模板的修改",
-           "idle": "暂停的运行若 {minutes} 分钟无人操作会自动结束。"},
+           "idle": "暂停的运行若 {time}无人操作，或关闭此标签页，会自动结束。",
+           "minutes": "{n} 分钟", "seconds": "{n} 秒"},
 }
 
 
@@ -143,7 +145,9 @@ def banner(prefix: str, record: runs.RunRecord, lang: str) -> None:
             _answer_form(prefix, handle, pending, w)
         elif pending.at == "call" and editing == "edit":
             _edit_form(prefix, handle, pending, w)
-        st.caption(w["idle"].format(minutes=round(handle.idle_timeout_s / 60)))
+        idle = handle.idle_timeout_s
+        st.caption(w["idle"].format(time=w["minutes"].format(n=round(idle / 60)) if idle >= 120
+                                    else w["seconds"].format(n=round(idle))))
 
 
 def _about(pending: Any, w: dict[str, Any]) -> str:
