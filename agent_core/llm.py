@@ -195,7 +195,12 @@ class OpenAICompatibleModel:
 
         options: dict[str, Any] = {"security": {"bearer_auth": True}}
         if timeout != self.timeout:
+            # The run's time left is shorter than our own timeout: an attempt that times out ends at
+            # the run's limit, so a retry could only start after it. (This gives up the SDK's quick
+            # 429/5xx retries for that last stretch of a time-limited run; the run then fails with the
+            # typed error instead of overrunning its limit.)
             options["timeout"] = timeout
+            options["max_retries"] = 0
         try:
             # cast_to=httpx2.Response: the SDK hands back the raw streaming response once the
             # status is known, and we read the SSE ourselves.

@@ -191,6 +191,16 @@ def test_max_seconds_lowers_the_read_timeout_of_a_stalled_server():
     assert next(e for e in events if isinstance(e, ev.LimitReached)).limit == "max_seconds"
 
 
+def test_sdk_retries_never_take_a_stalled_call_past_the_time_limit():
+    with FakeOpenAIServer(default=Reply("late", delay=8)) as server:
+        model = OpenAICompatibleModel(server.url, "fake-model", timeout=60, max_retries=2)
+        started = time.perf_counter()
+        events = list(ac.stream("Hi", ac.RunConfig(pattern="reflection", max_seconds=1), model))
+        elapsed, attempts = time.perf_counter() - started, server.call_count
+    assert elapsed < 2.5 and attempts == 1, (elapsed, attempts)  # 3 attempts took 4.4 s before
+    assert next(e for e in events if isinstance(e, ev.LimitReached)).limit == "max_seconds"
+
+
 def test_max_seconds_out_of_range_is_refused():
     with pytest.raises(ConfigError, match="max_seconds must be an integer from 0 to 86400"):
         ac.RunConfig(max_seconds=-1)
