@@ -81,7 +81,7 @@ def test_a_bundled_trace_opens_whole_and_the_slider_steps_through_it():
 def test_every_bundled_example_is_offered_by_title_and_language_and_opens():
     at = open_replay()
     box = at.selectbox(key="rp_example")
-    assert len(box.options) == len(examples.available()) == 18
+    assert len(box.options) == len(examples.available()) == 2 * len(ac.SCENARIOS)  # every scenario, en and zh
     assert box.options[0].endswith(" · English") and box.options[-1].endswith(" · 中文")
     at.selectbox(key="rp_example").select("primes.zh").run()
     assert any(c.value.startswith("**Task** · 编写一个 Python 函数") for c in at.caption)
