@@ -123,3 +123,24 @@ def test_play_from_the_middle_of_a_20000_event_trace_reaches_the_end():
     assert not at.exception, [e.message for e in at.exception]
     assert at.session_state["rp_playing"] is False and at.slider(key="rp_pos").value == 20_000
     assert time.perf_counter() - started < 30
+
+
+def test_a_hostile_endpoints_tool_name_is_text_in_a_live_runs_labels():
+    from tests.fake_openai_server import FakeCall, FakeOpenAIServer, Reply
+    from tests.hostile_traces import PAYLOAD
+    from tests.test_app_playground import P, choose, open_playground, run
+
+    with FakeOpenAIServer() as server:
+        server.push(Reply("Let me look.", tool_calls=(FakeCall(PAYLOAD, "{}"),)), Reply("Final Answer: done"))
+        at = open_playground()
+        at.sidebar.selectbox(key="sb_provider").select("Custom OpenAI-compatible endpoint").run()
+        at.sidebar.text_input(key="sb_base_url").input(server.url).run()
+        at.sidebar.text_input(key="sb_model").input("fake-model").run()
+        choose(at, "react", "Free task — type your own")
+        at.text_area(key=f"{P}_free_task").input("Look it up.").run()
+        at.multiselect(key=f"{P}_tools").set_value(["weather"]).run()
+        run(at)
+    assert not at.exception, [e.message for e in at.exception]
+    labels = [e.label for e in at.expander] + [s.label for s in at.status]
+    assert any("ATTACKIMG" in label for label in labels), labels  # the name is in the round's label, as text
+    assert unescaped(at) == []
