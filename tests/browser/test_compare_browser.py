@@ -64,14 +64,14 @@ def live_shot(page, name: str) -> None:  # noqa: ANN001
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
 
 
-def test_three_patterns_run_side_by_side_at_the_same_time(page, app_url):
+def test_every_pattern_and_the_baseline_run_side_by_side_at_the_same_time(page, app_url):
     open_compare(page, app_url)
     expect(page.locator(".st-key-cmp_task_box")).to_contain_text("Has my order 99999 arrived yet?")
     shot(page, "compare-0-setup")
     page.locator(RUN).click()
 
     seen = all_lanes_under_way(page)
-    assert seen, "the three lanes never showed progress at the same time"
+    assert seen, "the lanes never showed progress at the same time"
     live_shot(page, "compare-1-lanes-live")
     assert (seen["run"], seen["stop"], seen["pattern"]) == (True, False, True)  # locked while running
 
@@ -90,8 +90,9 @@ def test_three_patterns_run_side_by_side_at_the_same_time(page, app_url):
         page.locator(".st-key-cmp_export button").click()
     export = json.loads(Path(info.value.path()).read_text(encoding="utf-8"))
     assert [lane["name"] for lane in export["lanes"]] == [
-        "A · ReAct + advisor", "B · Plan-and-Execute + Reflector", "C · Reflection"]
-    assert [lane["result"]["reason"] for lane in export["lanes"]] == ["pass", "pass", "pass"]
+        "A · ReAct + reflection advisor", "B · Plan-and-Execute + Reflector", "C · Reflection",
+        "D · Direct — one call (baseline)"]
+    assert [lane["result"]["reason"] for lane in export["lanes"]] == ["pass", "pass", "pass", "answer"]
 
 
 def test_stop_ends_every_lane_at_once_and_keeps_their_steps(page, app_url):

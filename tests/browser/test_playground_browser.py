@@ -12,6 +12,8 @@ from pathlib import Path
 
 from playwright.sync_api import expect
 
+from agent_core.trace import VERSION as TRACE_VERSION
+
 from tests.browser.harness import open_playground, pick, settle, shot, verdict, verdicts_in_order
 
 FINAL = ".st-key-pg_view-final"
@@ -53,7 +55,7 @@ def test_reflection_on_primes_shows_the_critique_and_the_diff_while_it_runs(page
     shot(page, "primes-3-final")
 
     trace = json.loads(download(page, "pg_dl-trace"))
-    assert trace["version"] == 1 and trace["config"]["pattern"] == "reflection"
+    assert trace["version"] == TRACE_VERSION and trace["config"]["pattern"] == "reflection"
     assert [e["verdict"] for e in trace["events"] if e["kind"] == "verdict"] == ["REVISE", "PASS"]
     assert [e["version"] for e in trace["events"] if e["kind"] == "draft"] == [0, 1]
     assert trace["result"]["reason"] == "pass" and "is_prime" in trace["result"]["final_answer"]
@@ -66,7 +68,7 @@ def test_plan_and_execute_on_order_99999_in_chinese_replans_retries_and_passes(p
     open_playground(page, app_url)
     page.locator(".st-key-sb_lang button", has_text="中文").click()
     settle(page)
-    pick(page, "pg_variant", "Plan-and-Execute + Reflector")
+    pick(page, "pg_variant", "计划执行 + 反思器")  # the pattern picker speaks the run's language
     expect(page.locator(".st-key-pg_task_box")).to_contain_text("帮我查一下订单 99999 到了没")
     page.locator(RUN).click()
 
