@@ -548,9 +548,6 @@ def _print_rounds(rows: list[evaluation.EvalRow], out: TextIO) -> None:
     stats = evaluation.round_stats(rows)
     if not stats:
         return
-    from .patterns import registry
-
-    baseline = registry.baseline()
     print("\nby round (a run that stopped keeps its last draft):", file=out)
     # lines start with the round or "stop", so a reader of the per-pattern table above is not confused
     print(f"{'round':>5}  {'pattern':<18} {'pass':>7}  {'R→W':>4} {'W→R':>4} {'R→R':>4} {'W→W':>4}", file=out)
@@ -558,7 +555,7 @@ def _print_rounds(rows: list[evaluation.EvalRow], out: TextIO) -> None:
         print(f"{s.round:>5}  {s.pattern:<18} {100 * s.pass_rate:>6.1f}%  {s.right_to_wrong:>4} {s.wrong_to_right:>4} "
               f"{s.right_to_right:>4} {s.wrong_to_wrong:>4}", file=out)
     print(f"\n{'':>5}  {'pattern':<18} {'self stop':>10} {'calls':>6}  {'oracle stop*':>12} {'calls':>6}", file=out)
-    for s in evaluation.stop_stats(rows, baseline.name if baseline else None):
+    for s in evaluation.stop_stats(rows, evaluation.harness.BASELINE_ENTRIES):
         name = s.pattern + (" (baseline)" if s.baseline else "")
         print(f"{'stop':>5}  {name:<18} {100 * s.self_rate:>9.1f}% {s.self_calls:>6.2f}  {100 * s.oracle_rate:>11.1f}% "
               f"{s.oracle_calls:>6.2f}", file=out)

@@ -80,6 +80,9 @@ class RunConfig:
     graph_style: bool = False
     code_task: bool = False
 
+    # Direct (the baseline): independent samples, majority vote (1 = one call)
+    samples: int = 1
+
     # shared
     repair_reask: bool = True
     max_llm_calls: int = 0

@@ -213,3 +213,13 @@ def test_a_comparison_round_trips_through_the_core_format():
     back = loads(json.dumps(exports.lane_items(raw)[1]))
     assert exports.bound_of(back.config, back.events) == 2  # direct with a tool: what run_started said
     assert exports.bound_of({"pattern": "no-such-pattern"}, back.events[1:]) == 2  # falls back to the calls made
+
+
+def test_direct_with_samples_takes_the_most_frequent_answer_and_keeps_its_bound():
+    model = ScriptedModel(["Paris.", "Lyon.", " Paris. "])
+    config = RunConfig(pattern="direct", samples=3)
+    result = ac.run("Capital of France?", config, model)
+    assert result.final_answer == "Paris." and result.llm_calls == 3 == ac.call_bound(config)
+    assert [e.text for e in result.events if isinstance(e, ev.Draft)] == ["Paris.", "Lyon.", "Paris."]
+    assert [c.context.attempt for c in result.events if isinstance(c, ev.LlmCall)] == [1, 2, 3]
+    assert ac.call_bound(config.replace(tools=("weather",))) == 6

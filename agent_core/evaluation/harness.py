@@ -45,6 +45,8 @@ REFERENCE = "reference"
 ENTRIES = registry.eval_entries()
 #: The entry whose drafts see the task's own unit tests (the Reflexion-style setting).
 WITH_TESTS = next((i for i, (_spec, e) in ENTRIES.items() if e.options.get("test_evaluator")), "")
+#: The entries of the baseline pattern (one call; the same at a larger budget), for the rounds view.
+BASELINE_ENTRIES = tuple(i for i, (spec, _e) in ENTRIES.items() if spec.baseline)
 #: What `evaluate` can run: the ground truth, then every pattern entry.
 EVAL_PATTERNS = (REFERENCE, *ENTRIES)
 

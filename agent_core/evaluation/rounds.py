@@ -9,7 +9,8 @@ draft 0 first) with the calls spent up to each draft (`EvalRow.round_calls`). Fr
   forward, as the answer the run gave), so every round counts every task;
 - the run's own stop (the critic decides: the final answer) beside an **oracle stop** (stop at the
   first passing draft, which needs the answer key: Huang et al. 2024 show it inflates the gains);
-- the baseline (the registry's baseline pattern) beside them, with the calls it spent.
+- the baseline (the registry's baseline pattern's Eval entries: one call, and the same baseline at
+  about the multi-draft patterns' budget, majority vote) beside them, with the calls each spent.
 
 `changed_from_previous` in the rounds CSV is True when a round's verdict differs from the round
 before it (a wrong→right or right→wrong transition); it is empty for round 0.
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -113,11 +114,13 @@ def round_stats(rows: Iterable[EvalRow]) -> list[RoundStat]:
     return out
 
 
-def stop_stats(rows: Iterable[EvalRow], baseline: str | None = None) -> list[StopStat]:
-    """Self stop beside oracle stop for every pattern with drafts, and the baseline's own row."""
+def stop_stats(rows: Iterable[EvalRow], baseline: str | Collection[str] | None = None) -> list[StopStat]:
+    """Self stop beside oracle stop for every pattern with drafts, and the baseline's rows (one entry
+    id, or several: the single call and the same baseline at a larger budget)."""
+    baselines = {baseline} if isinstance(baseline, str) else set(baseline or ())
     by_pattern: dict[str, list[EvalRow]] = {}
     for row in rows:
-        if row.rounds or row.pattern == baseline:
+        if row.rounds or row.pattern in baselines:
             by_pattern.setdefault(row.pattern, []).append(row)
     out: list[StopStat] = []
     for pattern, group in by_pattern.items():
@@ -134,7 +137,7 @@ def stop_stats(rows: Iterable[EvalRow], baseline: str | None = None) -> list[Sto
         if not group[0].rounds:  # the baseline has one answer: its oracle stop is its own
             oracle_passed, oracle_calls = sum(r.passed for r in group), sum(r.llm_calls for r in group)
         out.append(StopStat(pattern, n, sum(r.passed for r in group), round(self_calls, 2), oracle_passed,
-                            round(oracle_calls / n, 2), pattern == baseline))
+                            round(oracle_calls / n, 2), pattern in baselines))
     return out
 
 

@@ -8,11 +8,18 @@ Tools: where the task has tools, the one call may ask for them, all in that turn
 results. A reply without tool calls is the answer. So the bound is honest: 1 call without tools,
 2 with them — never a loop.
 
-Events: `step` is 1 for the call and, when tools ran, for the final call too.
+Samples (`samples`, default 1): the same baseline at a larger call budget, as Huang et al. give it —
+`samples` independent answers (no answer sees another, there is no critique), and the most frequent
+one wins (self-consistency, Wang et al. 2023; a tie goes to the earliest). Each sample is a `draft`
+event (version = sample - 1) when there is more than one. Eval's "direct×3" entry sets it to 3, about
+the calls Reflection spends on the bundled set.
+
+Events: `step` is the sample (1 for a single call), for its call and, when tools ran, its final call.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -24,27 +31,43 @@ from ..prompts.direct import PROMPTS
 from ..tools import ToolRegistry
 from ..verdicts import strip_think
 from .base import Body, RunContext, run_pattern
-from .spec import Edge, EvalEntry, Lesson, PatternSpec, Text, VariantSpec
+from .spec import Edge, EvalEntry, Lesson, LimitSpec, PatternSpec, Text, VariantSpec
 
 
 def call_bound(config: RunConfig) -> int:
-    """1 call, or 2 when the task has tools (the tool turn, then one final call with tools off)."""
-    return 2 if config.tools else 1
+    """Per sample 1 call, or 2 when the task has tools (the tool turn, then one final call with tools off)."""
+    return config.samples * (2 if config.tools else 1)
 
 
 def stream(task: str, config: RunConfig, models: ModelRouter, tools: ToolRegistry | None = None) -> Iterator[ev.Event]:
     """Run the baseline on `task`, yielding events as they happen."""
-    bound = 2 if tools is not None and len(tools) else 1
-    return run_pattern(task, config, models, tools, _answer, bound)
+    bound = config.samples * (2 if tools is not None and len(tools) else 1)
+    return run_pattern(task, config, models, tools, _vote, bound)
 
 
-def _answer(ctx: RunContext) -> Body:
+def _vote(ctx: RunContext) -> Body:
+    """One answer, or the most frequent of `samples` independent answers."""
+    n = ctx.config.samples
+    if n == 1:
+        return (yield from _answer(ctx, 1))
+    answers: list[str] = []
+    for sample in range(1, n + 1):
+        answer = yield from _answer(ctx, sample)
+        answers.append(answer)
+        yield ctx.event(ev.Draft, version=sample - 1, text=answer)
+    counts = Counter(" ".join(a.split()) for a in answers)
+    best = max(counts.values())
+    ctx.best_answer = next(a for a in answers if counts[" ".join(a.split())] == best)
+    return ctx.best_answer
+
+
+def _answer(ctx: RunContext, sample: int) -> Body:
     lang = ctx.config.lang
     has_tools = bool(len(ctx.tools))
     note = ctx.prompts.render("tools_note", tools=ctx.tools.describe(lang)) if has_tools else ""
     messages: list[Message] = [system(ctx.prompts.render("system", tools=note)), user(ctx.task)]
-    ctx.step = 1
-    completion = yield from ctx.llm("actor", messages, tools=has_tools, prompt="system")
+    ctx.step = sample
+    completion = yield from ctx.llm("actor", messages, tools=has_tools, prompt="system", attempt=sample)
     text = strip_think(completion.text)
     if not completion.tool_calls:
         ctx.best_answer = text
@@ -56,7 +79,7 @@ def _answer(ctx: RunContext) -> Body:
         output, _is_error = yield from ctx.run_tool(call)
         messages.append(tool_message(call, output))
     messages.append(user(ctx.prompts.render("final")))
-    completion = yield from ctx.llm("actor", messages, tools=False, forced=True, prompt="final")
+    completion = yield from ctx.llm("actor", messages, tools=False, forced=True, prompt="final", attempt=sample)
     ctx.best_answer = strip_think(completion.text)
     return ctx.best_answer
 
@@ -81,7 +104,10 @@ def _block_title(ident: tuple[Any, ...], config: Mapping[str, Any], lang: str) -
 
 SPEC = PatternSpec(
     name="direct", label=Text("Direct (baseline)", "直接回答（基线）"), order=40, stream=stream,
-    call_bound=call_bound, bound_formula="1 (2 when the task has tools)", roles=("actor",), prompts=PROMPTS,
+    call_bound=call_bound, bound_formula="samples (×2 when the task has tools)", roles=("actor",), prompts=PROMPTS,
+    limits=(LimitSpec("samples", 1, 8, Text("Samples (majority vote)", "采样次数（多数投票）"),
+                      Text("independent answers, the most frequent wins: the baseline at a larger call budget "
+                           "(1 = one call)", "相互独立的回答，取出现最多的一个：更大调用预算下的基线（1 = 一次调用）")),),
     variants=(VariantSpec("direct", Text("Direct — one call (baseline)", "直接回答——一次调用（基线）"),
                           Text("One model call answers the task: no loop, no critique. The yardstick for the "
                                "other patterns (Huang et al. 2024).",
@@ -94,7 +120,11 @@ SPEC = PatternSpec(
     role_node=_role_node, block_title=_block_title, step_word=Text("step", "步骤"), summary="tools",
     color="#B279A2", baseline=True, compare_variant="direct",
     eval_entries=(EvalEntry("direct", {}, Text("one model call, no loop, no critique: the baseline",
-                                               "一次模型调用，没有循环和评审：基线")),),
+                                               "一次模型调用，没有循环和评审：基线")),
+                  EvalEntry("direct×3", {"samples": 3},
+                            Text("the baseline at about reflection's call budget: three independent answers, "
+                                 "majority vote (Huang et al. 2024's equal-budget comparison)",
+                                 "与反思调用预算相当的基线：三次独立回答，多数投票（Huang 等 2024 的等预算对照）"))),
     lesson=Lesson(
         "direct", "umbrella-one-call", Text("Direct (baseline)", "直接回答（基线）"),
         Text("**One call** answers the task. No loop, no plan, no critique: where the task has tools, the "

@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from agent_core.evaluation import EvalRow, round_stats, rounds_figure, rounds_to_csv, stop_stats
-from agent_core.patterns import registry
+from agent_core.evaluation.harness import BASELINE_ENTRIES
 
 WORDS = {
     "en": {"title": "What self-correction changes", "round": "round", "pattern": "pattern",
@@ -47,8 +47,7 @@ def show(rows: Sequence[EvalRow], lang: str, key: str) -> None:
         st.caption(w["none"])
         return
     st.caption(w["intro"])
-    baseline = registry.baseline()
-    stops = stop_stats(rows, baseline.name if baseline else None)
+    stops = stop_stats(rows, BASELINE_ENTRIES)
     st.plotly_chart(rounds_figure(stats, stops, lang), key=f"{key}_rounds_chart")
     st.dataframe(pd.DataFrame([{
         w["pattern"]: s.pattern, w["round"]: s.round, w["pass"]: f"{s.pass_rate:.0%}", w["drafted"]: s.drafted,
