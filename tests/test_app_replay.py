@@ -22,8 +22,8 @@ open_replay = functools.partial(open_page, "pages/replay.py")
 
 
 def blocks(at: AppTest) -> list[str]:
-    """The labels of the run view's step blocks, in order."""
-    return [e.label for e in at.expander if e.label not in ("Limits & switches", "Prompts")]
+    """The labels of the run view's step blocks, in order (the main area's: the sidebar has its own)."""
+    return [e.label for e in at.main.expander if e.label not in ("Limits & switches", "Prompts")]
 
 
 def verdicts(at: AppTest) -> list[str]:
@@ -126,7 +126,7 @@ def _missing(field: str) -> bytes:
 
 BAD_FILES = {
     "not JSON": (b"{this is not json", "not a JSON file"),
-    "wrong version": (_trace_json(version=2), "trace version 2 is not supported"),
+    "wrong version": (_trace_json(version=3), "trace version 3 is not supported"),
     "missing fields": (_missing("events"), "missing field(s) events"),
     "too big": (b" " * (trace.MAX_BYTES + 1) + b"{}", "traces are limited to 5 MB"),
     "not a trace at all": (b"[1, 2, 3]", "lane 1: a trace is a JSON object"),
