@@ -42,11 +42,14 @@ class Paced:
 
     name = "paced"
 
-    def __init__(self, delays):
+    def __init__(self, delays, together=0):
         self.delays = delays
         self.lock = threading.Lock()
         self.in_flight = self.most_in_flight = 0
         self.finished = []
+        #: with `together`, the first that many calls wait for each other before their delays start,
+        #: so the order they finish in depends on the delays, not on how fast threads start
+        self.barrier = threading.Barrier(together, timeout=10) if together else None
 
     def stream(self, request):
         task = int(request.context.scenario.rsplit("/", 1)[-1])  # the harness names the run eval/<task_id>
@@ -54,6 +57,8 @@ class Paced:
             self.in_flight += 1
             self.most_in_flight = max(self.most_in_flight, self.in_flight)
         try:
+            if self.barrier is not None:
+                self.barrier.wait()
             time.sleep(self.delays[task])
             yield GOOD
             yield Completion(GOOD, usage=Usage(10, 5), model=self.name, finish_reason="stop")
@@ -73,7 +78,7 @@ def test_parallel_rows_are_the_sequential_rows_in_the_same_order():
 
 
 def test_rows_come_out_in_task_order_even_when_later_tasks_finish_first():
-    model = Paced([0.6, 0.4, 0.2, 0.0])
+    model = Paced([0.6, 0.4, 0.2, 0.0], together=4)
     items = list(evaluate(tasks(4), ["react"], model, concurrency=4))
     assert model.finished == [3, 2, 1, 0]
     assert [r.task_id for r in rows_of(items)] == ["Demo/0", "Demo/1", "Demo/2", "Demo/3"]
