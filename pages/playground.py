@@ -3,7 +3,7 @@ step live; afterwards, its costs and downloads. A rerun redraws the stored run t
 
 import streamlit as st
 
-from pages.ui import controls, fork_view, graphs, honesty, live, runs, setup_state, shell, sidebar, step_view, summary, text
+from pages.ui import controls, fork_view, graphs, handoff, honesty, live, runs, setup_state, shell, sidebar, step_view, summary, text
 from pages.ui.catalogue import VARIANTS
 from pages.ui.render import RunView, draw_run, hide_stale
 
@@ -33,7 +33,7 @@ with setup_col:
         controls.prompt_editor(P, setup, lang, disabled=running)
 
 with run_col:
-    st.session_state.pop(fork_view.GO, None)  # a fork started here needs no page switch
+    handoff.arrived()  # a fork started here needs no page switch
     fork_view.open_editor(lang)
 with run_col, st.container(key=f"{P}_run_area"):
     claimed = runs.claim(P)

@@ -8,7 +8,6 @@ from pages.ui import fork_view, handoff, player, runs, shell, sidebar
 
 shell.require("replay")
 handoff.go_if_requested()
-fork_view.go_if_started()
 
 st.title("Replay")
 st.caption("Watch a recorded run again, step by step or at its own pace — no model, no key, no network. "

@@ -87,6 +87,7 @@ def test_forking_primes_at_the_first_critique_with_a_pass_ends_on_draft_zero():
 
     at.button(key="pg_fork_compare").click().run()
     assert "Original vs fork" in [h.value for h in at.subheader]
+    assert any(c.value.startswith("--- original\n+++ fork") for c in at.code if c.language == "diff")
     assert any("**The answers, original → fork**" == m.value for m in at.markdown)
 
 
@@ -115,6 +116,8 @@ def test_replay_forks_order_99999_at_the_replan_and_the_shell_sails_through():
     answer = next(e["text"] for e in forked.events if e["kind"] == "final_answer")
     parent_answer = next(e.text for e in (ev.event_from_dict(d) for d in forked.parent) if e.kind == "final_answer")
     assert answer != parent_answer and "syncing" in answer
+    assert at.selectbox(key="pg_variant").value == "plan-execute-reflector", "the setup shows what the fork ran"
+    assert at.selectbox(key="pg_scenario").value == "order-99999"
 
 
 def test_a_format_1_trace_replays_but_says_it_cannot_be_forked():

@@ -23,12 +23,10 @@ from agent_core.errors import AgentError
 from agent_core.fork import ForkError, fork_inputs, read_reply, recorded_reply, reply_from_text, reply_text
 from agent_core.prompts import check_overrides, specs_for
 
-from . import runs, sidebar, text
+from . import handoff, runs, sidebar, text
 
 TARGET = "fork_target"
-GO = "fork_go"
 PLAYGROUND = "pg"
-PLAYGROUND_PAGE = "pages/playground.py"
 
 WORDS = {
     "en": {"fork": "Fork from here", "fork_help": "Run this again from call {k}: calls before it come from the "
@@ -203,13 +201,7 @@ def _begin() -> None:
     runs.begin(PLAYGROUND, target["task"], config.to_dict(), sidebar.model_router().names(), bound, fork=point,
                parent=target["events"])
     _close()
-    st.session_state[GO] = True
-
-
-def go_if_started() -> None:
-    """On a page other than the Playground: follow a fork that was just started there."""
-    if st.session_state.pop(GO, False):
-        st.switch_page(PLAYGROUND_PAGE)
+    handoff.load_into_playground(config.to_dict(), target["task"])  # the setup column shows what the fork runs
 
 
 def _changes(target: dict[str, Any], base: RunConfig, lang: str, nonce: str) -> None:
@@ -276,11 +268,13 @@ PAIR_WORDS = {
     "en": {"title": "Original vs fork", "close": "Close", "original": "Original · run `{run}`",
            "fork": "Fork · run `{run}` (from call {k})", "answers": "The answers, original → fork",
            "same": "The fork gave the same answer.", "metric": "", "calls": "LLM calls", "tokens": "tokens",
-           "reason": "ended", "verdicts": "verdicts", "answer": "answer"},
+           "reason": "ended", "verdicts": "verdicts", "answer": "answer", "original_short": "original",
+           "fork_short": "fork"},
     "zh": {"title": "原运行 vs 分叉", "close": "关闭", "original": "原运行 · `{run}`",
            "fork": "分叉 · `{run}`（自第 {k} 次调用）", "answers": "答案：原运行 → 分叉",
            "same": "分叉给出了相同的答案。", "metric": "", "calls": "LLM 调用", "tokens": "token",
-           "reason": "结束原因", "verdicts": "评审结论", "answer": "答案"},
+           "reason": "结束原因", "verdicts": "评审结论", "answer": "答案", "original_short": "原运行",
+           "fork_short": "分叉"},
 }
 
 
@@ -320,7 +314,7 @@ def pair_view(lang: str) -> bool:
         st.caption(w["same"])
     else:
         st.markdown(text.word_diff_inline(old, new))
-        st.code(line_diff(old, new, 0), language="diff", wrap_lines=True)
+        st.code(line_diff(old, new, names=(w["original_short"], w["fork_short"])), language="diff", wrap_lines=True)
     columns = st.columns(2, gap="medium")
     for i, ((side, label), events, column) in enumerate(zip(sides, typed, columns, strict=True)):
         with column:

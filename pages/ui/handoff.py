@@ -63,6 +63,11 @@ def load_into_playground(config: Mapping[str, Any], task: str | None = None) -> 
     state[_GO] = True
 
 
+def arrived() -> None:
+    """On the Playground itself: nothing to switch to (a fork started there hands over in place)."""
+    st.session_state.pop(_GO, None)
+
+
 def go_if_requested() -> None:
     """Switch to the Playground if a callback asked for it on this rerun."""
     if st.session_state.pop(_GO, False):

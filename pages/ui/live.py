@@ -10,6 +10,7 @@ script run. Every kind of end unlocks the page.
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import replace
 
@@ -26,6 +27,8 @@ from .render import RunView
 
 #: how often a script run looks for the events a run's thread made
 POLL_S = 0.05
+#: the longest a fork's first script run waits for its recorded prefix, to draw it in one go
+PREFIX_WAIT_S = 2.0
 
 
 def _start(prefix: str) -> None:
@@ -72,6 +75,10 @@ def drive(record: runs.RunRecord, view: RunView, router: ModelRouter) -> bool:
     if record.handle is None:
         _start_handle(record, router)
     handle = record.handle
+    if record.fork and not record.events:
+        # a fork's recorded prefix comes at once: draw it the quick way a redraw does, not event by event
+        record.prefix_ready.wait(PREFIX_WAIT_S)
+        view.catch_up(runs.absorb(record))
     gauge = st.empty()  # what the run has cost so far, against its worst case
     worst = worst_case(record.run_config(), record.task, record.bound)
     calls = [e for e in record.typed_events() if isinstance(e, ev.LlmCall)]
@@ -83,6 +90,7 @@ def drive(record: runs.RunRecord, view: RunView, router: ModelRouter) -> bool:
                 calls.append(event)
                 costs.spend_gauge(gauge, calls, worst, router, sidebar.current_lang())
         if handle.paused and handle.events.empty():
+            view.flush()
             return True
         if not record.active:
             view.close()
@@ -92,11 +100,21 @@ def drive(record: runs.RunRecord, view: RunView, router: ModelRouter) -> bool:
 
 def _start_handle(record: runs.RunRecord, router: ModelRouter) -> None:
     """Give a claimed run its RunHandle (with the breakpoints step mode asked for) and start it."""
-    run_id = record.run_id
+    run_id, prefix = record.run_id, record.fork["at"] - 1 if record.fork else 0
+    calls = [0]
+    record.prefix_ready = threading.Event()
+    if not prefix:
+        record.prefix_ready.set()
 
-    def on_event(event: ev.Event) -> None:  # in the run's thread: a verdict answers the room's poll at once
+    def on_event(event: ev.Event) -> None:  # in the run's thread
         if isinstance(event, ev.VerdictEvent):
-            poll.reveal(run_id, event.verdict)
+            poll.reveal(run_id, event.verdict)  # a verdict answers the room's poll at once
+        elif isinstance(event, ev.LlmCall):
+            calls[0] += 1
+            if calls[0] >= prefix:
+                record.prefix_ready.set()
+        if isinstance(event, ev.RunFinished):
+            record.prefix_ready.set()
     record.handle = RunHandle(lambda gate: run_stream(record, replace(router, gate=gate)),
                               step_view.breakpoints(record.step or {}), on_event=on_event,
                               owner_alive=_session_alive()).start()

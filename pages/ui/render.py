@@ -67,6 +67,8 @@ WORDS = {
 
 #: the shortest time between two paints of streamed text, in seconds
 TOKEN_PAINT_S = 0.1
+#: the shortest time between two refreshes of a live view's counters and side table, in seconds
+REFRESH_S = 0.2
 
 #: Marks on a call that did not end normally (issue 13), en / zh.
 CALL_MARKS = {
@@ -133,6 +135,7 @@ class RunView:
         self.final: str | None = None
         self._side_dirty = False
         self._painted = 0.0
+        self._refreshed, self._stale = 0.0, False
 
         if task:
             st.markdown(f"**Task** · {text.inline(task, 400)}")
@@ -180,7 +183,7 @@ class RunView:
             if self.blocks.current is not None and self.blocks.current is not block:
                 self._sync(self.blocks.current)  # the ending settles the last block
             if event.kind != "token" or moved:
-                self._refresh(graph=moved)
+                self._refresh_soon(graph=moved)
 
     def point_at(self, event: ev.Event) -> None:
         """Light the graph node `event` belongs to: in step mode, the node about to run."""
@@ -537,6 +540,23 @@ class RunView:
         for s in self.plan:
             if s.get("id") == step_id:
                 s["status"] = status
+
+    def _refresh_soon(self, graph: bool) -> None:
+        """Refresh now if the graph moved (it shows where the run is), else at most every REFRESH_S: a
+        burst of events (a fast model, a fork's recorded prefix) redrew the counters and rebuilt the
+        side table's DataFrame after every one of them. `flush()` and `close()` catch up."""
+        now = time.monotonic()
+        if graph or now - self._refreshed >= REFRESH_S:
+            self._refreshed, self._stale = now, False
+            self._refresh(graph=graph)
+        else:
+            self._stale = True
+
+    def flush(self) -> None:
+        """Bring the counters and the side table up to date (a live run that pauses here)."""
+        if self._stale:
+            self._refreshed, self._stale = time.monotonic(), False
+            self._refresh(graph=False)
 
     def _refresh(self, graph: bool) -> None:
         """Redraw the counters, and the graph and side table when they changed."""

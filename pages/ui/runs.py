@@ -54,8 +54,10 @@ class RunRecord:
     parent: list[dict[str, Any]] | None = None
     #: step mode: the breakpoints asked for ({"every_call", "roles", "verdicts", "tools", "people"})
     step: dict[str, Any] | None = None
-    #: step mode: the agent_core.stepping.RunHandle driving the run in its own thread, across script runs
+    #: the agent_core.stepping.RunHandle driving the run in its own thread, across script runs
     handle: Any = None
+    #: a fork: set (a threading.Event) once the handle has served the recorded prefix
+    prefix_ready: Any = None
 
     @property
     def active(self) -> bool:
