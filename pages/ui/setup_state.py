@@ -91,6 +91,7 @@ def init_state(prefix: str, lang: str, variant: str = "react-advisor") -> None:
         state.setdefault(k(prefix, "free_task"), "")
         state.setdefault(k(prefix, "tools"), [])
         apply_scenario(prefix, lang)
+    state[k(prefix, "variant_was")] = variant_key(prefix)
     _sync_prompts(prefix, lang)
     _clamp(prefix)
 
@@ -118,9 +119,23 @@ def apply_scenario(prefix: str, lang: str | None = None) -> None:
             state[k(prefix, f"limit_{name}")] = max(floor, 2)
 
 
+def variant_key(prefix: str) -> str:
+    """The chosen variant's key. Like the scenario box, the pattern box shows labels in the run language,
+    and when the language changes under it the browser can send back the old label: map it home."""
+    state = st.session_state
+    value = state.get(k(prefix, "variant"))
+    if value not in VARIANTS:
+        value = next((key for key, v in VARIANTS.items() if value in (v.label_in("en"), v.label_in("zh"))),
+                     state.get(k(prefix, "variant_was"), "react-advisor"))
+        state[k(prefix, "variant")] = value
+    return value
+
+
 def _variant_changed(prefix: str) -> None:
     """A new pattern opens on its own scenario; a free task stays a free task."""
     state = st.session_state
+    if variant_key(prefix) == state.get(k(prefix, "variant_was")):
+        return  # only the language changed under the box
     if state.get(k(prefix, "scenario")) != FREE:
         state[k(prefix, "scenario")] = default_scenario(VARIANTS[state[k(prefix, "variant")]])
     apply_scenario(prefix)
