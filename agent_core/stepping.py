@@ -119,6 +119,9 @@ class RunHandle:
         self.owner_alive = owner_alive
         self._next_check = 0.0
         self.events: queue.Queue[ev.Event] = queue.Queue()
+        #: set whenever there is something new to look at (an event, a pause): a page following the run
+        #: waits on it instead of polling, so a click's effect reaches the screen without a poll's delay
+        self.changed = threading.Event()
         self.pending: Pending | None = None
         self.finished = threading.Event()
         self._cond = threading.Condition()
@@ -231,6 +234,7 @@ class RunHandle:
                              reason="person" if pending.human else "breakpoint"))
         with self._cond:
             self.pending, self._decision = pending, None
+            self.changed.set()
             deadline = time.monotonic() + self.idle_timeout_s
             while self._decision is None and not self._stop:
                 left = deadline - time.monotonic()
@@ -287,6 +291,7 @@ class RunHandle:
             if not finished:
                 self._emit(self._closing("stop", counts))
             self.finished.set()
+            self.changed.set()
 
     def _owner_gone(self) -> bool:
         """True (and the run stopping) once the owner is gone; asks at most once every OWNER_CHECK_S."""
@@ -314,6 +319,7 @@ class RunHandle:
         self.events.put(event)
         if self.on_event is not None:
             self.on_event(event)
+        self.changed.set()
 
 
 def verdict_reply(role: str, line: str) -> Reply:

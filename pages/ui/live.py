@@ -11,7 +11,6 @@ script run. Every kind of end unlocks the page.
 from __future__ import annotations
 
 import threading
-import time
 from dataclasses import replace
 
 import streamlit as st
@@ -25,7 +24,7 @@ from agent_core.stepping import RunHandle
 from . import costs, poll, runs, setup_state, sidebar, step_view
 from .render import RunView
 
-#: how often a script run looks for the events a run's thread made
+#: the longest a script run following a run waits before it looks again (the run wakes it sooner)
 POLL_S = 0.05
 #: the longest a fork's first script run waits for its recorded prefix, to draw it in one go
 PREFIX_WAIT_S = 2.0
@@ -95,7 +94,8 @@ def drive(record: runs.RunRecord, view: RunView, router: ModelRouter) -> bool:
         if not record.active:
             view.close()
             return False
-        time.sleep(POLL_S)
+        handle.changed.wait(POLL_S)  # woken at once by the next event or pause
+        handle.changed.clear()
 
 
 def _start_handle(record: runs.RunRecord, router: ModelRouter) -> None:
