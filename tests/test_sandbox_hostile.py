@@ -26,8 +26,8 @@ from agent_core.sandbox import run_python_tests
 
 CORPUS = Path(__file__).parent / "hostile_tasks"
 APP = Path(__file__).resolve().parent.parent
-KEY = "sk-HOSTILEDUMMYKEY0123456789"
-SESSION_KEY = "sk-SECONDSESSIONKEY987654321"
+KEY = "sk-test-HOSTILEDUMMYKEY-0123456789"
+SESSION_KEY = "sk-test-SECONDSESSIONKEY-987654321"
 SLEEP_MARK = b"sleep\x00313"
 EVIL_C = r"""
 #include <stdio.h>
