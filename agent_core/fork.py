@@ -9,7 +9,7 @@ recorded prefix counts). The config may change from call k on: a prompt or a lim
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,18 +38,6 @@ class Reply:
 
     text: str = ""
     tool_calls: tuple[ToolCall, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class ForkPoint:
-    """What a forked trace says of its parent."""
-
-    run_id: str
-    at: int
-    edited: bool
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"run_id": self.run_id, "at": self.at, "edited": self.edited}
 
 
 class RecordedModel:
@@ -159,17 +147,6 @@ def recorded_reply(events: list[ev.Event], at: int) -> Reply:
     table, _ = fork_inputs(events, at)
     completion = table.completion(table.calls[at - 1])
     return Reply(completion.text, completion.tool_calls)
-
-
-def parent_of(config: Mapping[str, Any]) -> ForkPoint | None:
-    """The fork point a trace's config names, if it is a fork."""
-    data = config.get("fork") if isinstance(config, Mapping) else None
-    if not isinstance(data, Mapping):
-        return None
-    try:
-        return ForkPoint(str(data["run_id"]), int(data["at"]), bool(data.get("edited", False)))
-    except (KeyError, TypeError, ValueError):
-        return None
 
 
 def read_reply(role: str, text: str, tools: Collection[str] = ()) -> tuple[str, str | None]:

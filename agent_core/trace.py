@@ -31,7 +31,7 @@ class Trace:
     result: dict[str, Any] = field(default_factory=dict)
     version: int = VERSION
     run_id: str = ""
-    #: for a forked run: the parent's run id and the call it was forked at (fork.ForkPoint.to_dict)
+    #: for a forked run: {"run_id": the parent's, "at": the call it was forked at, "edited": a person's reply}
     fork: dict[str, Any] | None = None
 
     @classmethod
