@@ -7,18 +7,21 @@ line in PAGES. The model sidebar is drawn once, here, for every page.
 import streamlit as st
 
 from pages.ui import poll, runs, shell, sidebar
+from pages.ui.i18n import t
 
 # An emoji favicon is drawn inline by the browser; a :material/…: one is fetched from
 # fonts.gstatic.com, which an offline workshop room cannot reach (tests/browser/test_offline_browser.py).
-st.set_page_config(page_title="Agent Patterns Playground", page_icon="🧭", layout="wide")
+st.set_page_config(page_title=t("app.title"), page_icon="🧭", layout="wide")
 
+# Titles are read on every rerun, so the navigation follows the sidebar's language; the url paths
+# stay the same in every language (they come from the file names).
 PAGES = [
-    st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
-    st.Page("pages/playground.py", title="Playground", icon=":material/play_circle:"),
-    st.Page("pages/compare.py", title="Compare", icon=":material/view_week:"),
-    st.Page("pages/replay.py", title="Replay", icon=":material/history:"),
-    st.Page("pages/eval.py", title="Eval", icon=":material/fact_check:"),
-    st.Page("pages/learn.py", title="Learn", icon=":material/school:"),
+    st.Page(page="pages/home.py", title=t("app.home"), icon=":material/home:", default=True),
+    st.Page(page="pages/playground.py", title=t("app.playground"), icon=":material/play_circle:"),
+    st.Page(page="pages/compare.py", title=t("app.compare"), icon=":material/view_week:"),
+    st.Page(page="pages/replay.py", title=t("app.replay"), icon=":material/history:"),
+    st.Page(page="pages/eval.py", title=t("app.eval"), icon=":material/fact_check:"),
+    st.Page(page="pages/learn.py", title=t("app.learn"), icon=":material/school:"),
 ]
 
 page = st.navigation(PAGES)

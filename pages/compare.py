@@ -7,6 +7,7 @@ import streamlit as st
 from pages.ui import fork_view, lane_results, shell, sidebar
 from pages.ui import lane_state as ls
 from pages.ui import lanes_view as lv
+from pages.ui.i18n import t
 from pages.ui.render import RunView, draw_run, fresh_area
 
 shell.require("compare")
@@ -17,17 +18,15 @@ comparison = ls.current()
 running = comparison is not None and comparison.active
 setups = ls.read_setups(lang)
 
-st.title("Compare")
-st.caption("Put the same task through different patterns, prompts, limits or models, side by side and at the "
-           "same time. Then see what each lane cost and how their answers differ.")
+st.title(t("compare.title"))
+st.caption(t("compare.intro"))
 fork_view.pair_view(lang)
 lv.task_picker(lang, disabled=running)
 lv.lane_cards(setups, lang, disabled=running)
 lv.run_buttons(setups, running=running)
 
 if comparison is None:
-    st.info("Press **Run all lanes** to start every lane at once, or pick a one-click comparison above.",
-            icon=":material/view_week:")
+    st.info(t("compare.empty"), icon=":material/view_week:")
 else:
     live = ls.claim(comparison)
     with fresh_area(live):

@@ -5,13 +5,12 @@ import streamlit as st
 from agent_core.patterns import registry
 from agent_core.scenarios import SCENARIOS
 from pages.ui import graphs, shell, sidebar
+from pages.ui.i18n import t
 
 shell.require("home")
 
-st.title("Agent Patterns Playground")
-st.markdown("Pick an LLM agent pattern, edit every prompt and limit, press **Run**, and watch each step "
-            "arrive: thoughts, tool calls, the plan, every verdict and the diff between drafts. Then look at "
-            "what it cost.")
+st.title(t("app.title"))
+st.markdown(t("home.intro"))
 
 SPECS = list(registry.specs().values())
 lang = sidebar.current_lang()
@@ -25,14 +24,12 @@ for column, spec in zip(st.columns(len(SPECS), gap="medium"), SPECS, strict=True
                          width="stretch")
         st.markdown(variant.blurb(lang))
         if scenarios:
-            st.caption(f"Scenarios: {', '.join(scenarios)}")
+            st.caption(t("home.scenarios", names=t("home.list_sep").join(scenarios)))
 
 links = st.container(horizontal=True, gap="medium")
-links.page_link("pages/playground.py", label="Open the Playground", icon=":material/play_circle:")
-links.page_link("pages/compare.py", label="Compare patterns side by side", icon=":material/view_week:")
-links.page_link("pages/replay.py", label="Replay a recorded run", icon=":material/history:")
-links.page_link("pages/learn.py", label="Learn when to use which", icon=":material/school:")
+links.page_link(page="pages/playground.py", label=t("home.open_playground"), icon=":material/play_circle:")
+links.page_link(page="pages/compare.py", label=t("home.open_compare"), icon=":material/view_week:")
+links.page_link(page="pages/replay.py", label=t("home.open_replay"), icon=":material/history:")
+links.page_link(page="pages/learn.py", label=t("home.open_learn"), icon=":material/school:")
 if sidebar.is_offline():
-    st.info("You are on the scripted offline model: no key and no network needed, and every run replays the "
-            "articles' documented behaviour. Choose a provider in the sidebar to use a real model.",
-            icon=":material/smart_toy:")
+    st.info(t("home.offline"), icon=":material/smart_toy:")

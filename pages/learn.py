@@ -8,19 +8,18 @@ from agent_core.patterns import registry
 from agent_core.scenarios import SCENARIOS
 from pages.ui import graphs, handoff, runs, shell, sidebar, text
 from pages.ui.catalogue import VARIANTS
-from pages.ui.lessons import FAILURES, LIMITS_OF_REFLECTION
+from pages.ui.i18n import t
+from pages.ui.lessons import failures, limits_of_reflection
 
 shell.require("learn")
 handoff.go_if_requested()
 lang = sidebar.current_lang()
-zh = lang == "zh"
 busy = runs.any_active()
 
 LESSONS = [spec.lesson for spec in registry.specs().values() if spec.lesson is not None]
 
-st.title("学习：智能体模式与基线" if zh else "Learn the patterns")
-st.caption("事实来自 shared/seeds 中的五篇文章；调用上限由本项目的公式计算。" if zh else
-           "Facts from the five source articles in shared/seeds; call bounds from this project's own formulas.")
+st.title(t("learn.title"))
+st.caption(t("learn.sources"))
 
 for tab, lesson in zip(st.tabs([lesson.title(lang) for lesson in LESSONS]), LESSONS, strict=True):
     with tab:
@@ -30,41 +29,36 @@ for tab, lesson in zip(st.tabs([lesson.title(lang) for lesson in LESSONS]), LESS
         with left:
             st.markdown(lesson.what(lang))
             use, avoid = st.columns(2)
-            use.markdown(("**适用于**\n\n" if zh else "**Use it for**\n\n")
-                         + "\n".join(f"- {item(lang)}" for item in lesson.use_when))
-            avoid.markdown(("**不适用于**\n\n" if zh else "**Avoid it for**\n\n")
-                           + "\n".join(f"- {item(lang)}" for item in lesson.avoid_when))
-            st.markdown(("**成本**　" if zh else "**Cost**　") + lesson.cost(lang))
-            bound = ac.call_bound(config)
-            st.markdown((f"按场景 `{lesson.scenario}` 的限制，本模式最多调用 **{bound}** 次大模型。") if zh else
-                        f"With the limits of `{lesson.scenario}`, this pattern makes at most **{bound}** LLM calls.")
-        with right:
-            st.graphviz_chart(graphs.dot(config.to_dict()), width="stretch")
+            use.markdown(t("learn.use_for") + "\n\n" + "\n".join(f"- {item(lang)}" for item in lesson.use_when))
+            avoid.markdown(t("learn.avoid_for") + "\n\n" + "\n".join(f"- {item(lang)}" for item in lesson.avoid_when))
+            st.markdown(t("learn.cost", cost=lesson.cost(lang)))
             scenario = SCENARIOS[lesson.scenario]
-            st.button(("在 Playground 中打开：" if zh else "Open in the Playground: ") + scenario.title[lang],
+            st.markdown(t("learn.bound", scenario=text.escape(scenario.title.get(lang, lesson.scenario)),
+                          bound=ac.call_bound(config)))
+        with right:
+            st.graphviz_chart(graphs.dot(config.to_dict(), lang=lang), width="stretch")
+            st.button(t("learn.open", scenario=scenario.title.get(lang, lesson.scenario)),
                       key=f"learn_open_{lesson.variant}", type="primary", icon=":material/play_circle:",
                       disabled=busy, on_click=handoff.load_into_playground, args=(config.to_dict(),))
 
 st.divider()
-st.subheader("反思要解决的三种翻车姿势" if zh else "Three ways an agent fails that reflection addresses")
-for column, (title, story, scenario_id) in zip(st.columns(3), FAILURES[lang], strict=True):
+st.subheader(t("learn.failures"))
+for column, (title, story, scenario_id) in zip(st.columns(3), failures(lang), strict=True):
     with column.container(border=True):
         st.markdown(f"**{text.escape(title)}**")
         st.markdown(story)
         config, _task = ac.for_scenario(scenario_id, lang)
-        st.button(("看它运行" if zh else "Watch it run") + f" · {scenario_id}", key=f"learn_fail_{scenario_id}",
+        st.button(t("learn.watch", scenario=SCENARIOS[scenario_id].title.get(lang, scenario_id)),
+                  key=f"learn_fail_{scenario_id}",
                   icon=":material/play_arrow:", disabled=busy, on_click=handoff.load_into_playground,
                   args=(config.to_dict(),))
 
-st.subheader("反思抓不住什么" if zh else "What reflection cannot catch")
-st.warning(LIMITS_OF_REFLECTION[lang], icon=":material/report:")
+st.subheader(t("learn.cannot_catch"))
+st.warning(limits_of_reflection(lang), icon=":material/report:")
 
-st.subheader("成本对比（种子文章 03）" if zh else "What reflection costs (seed 03)")
-rows = [("无反思", "Without reflection", "1 + N"), ("有反思（全部 PASS）", "Reflection, every step passes", "1 + 2N"),
-        ("有反思（1 次 RETRY）", "Reflection, one RETRY", "1 + 2N + 2"),
-        ("有反思（1 次 REPLAN）", "Reflection, one REPLAN", "1 + 2N + 1 + M")]
-st.table([{("执行方式" if zh else "run"): (zh_label if zh else en_label), ("LLM 调用" if zh else "LLM calls"): cost}
-          for zh_label, en_label, cost in rows])
-st.caption("N 为步骤数，M 为重规划后新步骤的调用次数。订单 99999 的离线运行正好 9 次调用，与文章一致。" if zh else
-           "N = steps, M = the new steps' calls after a re-plan. The offline order-99999 run makes exactly the "
-           "9 calls the article counts.")
+st.subheader(t("learn.costs"))
+#: seed 03's cost table: the catalogue key of each way to run, and its call count
+COST_ROWS = (("cost_plain", "1 + N"), ("cost_pass", "1 + 2N"), ("cost_retry", "1 + 2N + 2"),
+             ("cost_replan", "1 + 2N + 1 + M"))
+st.table([{t("learn.cost_run"): t(f"learn.{key}"), t("learn.cost_calls"): cost} for key, cost in COST_ROWS])
+st.caption(t("learn.cost_note"))

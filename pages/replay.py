@@ -5,13 +5,13 @@ is called, whatever the sidebar says."""
 import streamlit as st
 
 from pages.ui import fork_view, handoff, player, runs, shell, sidebar
+from pages.ui.i18n import t
 
 shell.require("replay")
 handoff.go_if_requested()
 
-st.title("Replay")
-st.caption("Watch a recorded run again, step by step or at its own pace — no model, no key, no network. "
-           "Then fork it into the Playground to change a prompt or a limit and run it yourself.")
+st.title(t("replay.title"))
+st.caption(t("replay.intro"))
 source_col, run_col = st.columns([4, 8], gap="large")
 
 with source_col:
@@ -19,15 +19,14 @@ with source_col:
     if loaded is not None:
         player.trace_card(loaded)
         busy = runs.any_active()
-        st.button("Fork into the Playground", key="rp_fork", icon=":material/call_split:", width="stretch",
+        st.button(t("replay.fork"), key="rp_fork", icon=":material/call_split:", width="stretch",
                   on_click=handoff.load_into_playground, args=(dict(loaded.config), loaded.task), disabled=busy,
-                  help="A run is going: stop it first." if busy else
-                  "Open this run's pattern, task, limits and prompts in the Playground, to change and run it.")
+                  help=t("replay.fork_busy") if busy else t("replay.fork_help"))
 
 with run_col:
     if loaded is None:
         with st.container(border=True, key="rp_empty"):
-            st.markdown("Pick a bundled example, or open a trace file, to replay it here.")
+            st.markdown(t("replay.empty"))
     else:
         fork_view.open_editor(sidebar.current_lang())
         player.player(loaded)

@@ -11,13 +11,17 @@ from agent_core import events as ev
 from agent_core.patterns import registry
 from agent_core.patterns.spec import PatternSpec
 
+from . import i18n
+
 _ACTIVE = 'fillcolor="#FDE68A", color="#B45309", penwidth=2.4'
 _VISITED = 'fillcolor="#E0E7FF", color="#6366F1"'
 _IDLE = 'fillcolor="#FFFFFF", color="#9CA3AF"'
 
 
-def dot(config: Mapping[str, Any], active: str | None = None, visited: Iterable[str] = (), lang: str = "en") -> str:
+def dot(config: Mapping[str, Any], active: str | None = None, visited: Iterable[str] = (),
+        lang: str | None = None) -> str:
     """The pattern's graph in DOT (nodes and edges from its spec), `active` highlighted and `visited` tinted."""
+    lang = lang if lang in i18n.LANGS else i18n.lang()  # labels in the page's language unless told
     spec = _spec(config)
     edges = [(a, b, label(lang) if label else "") for a, b, label in spec.edges(config)]
     nodes = list(dict.fromkeys(n for a, b, _ in edges for n in (a, b)))

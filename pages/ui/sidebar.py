@@ -18,15 +18,17 @@ from agent_core.models import ROLES, ChatModel
 from agent_core.settings import load_settings
 
 from . import costs
+from .i18n import t, words
 
 OFFLINE = "offline"
 LANGS = {"en": "English", "zh": "中文"}
-#: Offline pacing: (tokens per second, seconds to the first token, label). "instant" is for tests.
+#: Offline pacing: (tokens per second, seconds to the first token); labels are `sidebar.speeds.<id>`.
+#: "instant" is for tests.
 SPEEDS = {
-    "instant": (0.0, 0.0, "Instant"),
-    "fast": (200.0, 0.05, "Fast · 200 tok/s"),
-    "watchable": (60.0, 0.15, "Watchable · 60 tok/s"),
-    "slow": (20.0, 0.3, "Slow · 20 tok/s"),
+    "instant": (0.0, 0.0),
+    "fast": (200.0, 0.05),
+    "watchable": (60.0, 0.15),
+    "slow": (20.0, 0.3),
 }
 DEFAULT_SPEED = "watchable"
 #: A connection test should answer fast or say why not; runs use the adapter's longer defaults.
@@ -131,13 +133,14 @@ def model_problem() -> str | None:
         return None
     state = _state()
     if not (state.get(K_URL) or "").strip():
-        return "Set a base URL in the sidebar (it usually ends in /v1)."
+        return t("sidebar.need_url")
     if not (state.get(K_MODEL) or "").strip():
-        return "Set a model name in the sidebar."
+        return t("sidebar.need_model")
     preset = PRESETS.get(state.get(K_PROVIDER, ""))
     if preset is not None and preset.needs_key and not api_key():
-        env = f" or set {preset.key_env}" if preset.key_env else ""
-        return f"{preset.label} needs an API key: type it in the sidebar{env}."
+        if preset.key_env:
+            return t("sidebar.need_key_env", provider=provider_label(preset.id), env=preset.key_env)
+        return t("sidebar.need_key", provider=provider_label(preset.id))
     return None
 
 
@@ -149,7 +152,7 @@ def model_router(model: str | None = None) -> ModelRouter:
     """
     state = _state()
     if is_offline():
-        tps, first, _ = SPEEDS.get(state.get(K_SPEED, DEFAULT_SPEED), SPEEDS[DEFAULT_SPEED])
+        tps, first = SPEEDS.get(state.get(K_SPEED, DEFAULT_SPEED), SPEEDS[DEFAULT_SPEED])
         return ModelRouter(OfflineModel(tps, first))
     url, key = state[K_URL].strip(), api_key()
     if model and model.strip():
@@ -190,7 +193,7 @@ def _run_test() -> None:
     state = _state()
     problem = model_problem()
     if problem:
-        state[K_TEST] = ("error", problem)
+        state[K_TEST] = ("problem", "")  # said at drawing time, in the language the page speaks then
         return
     try:
         if is_offline():
@@ -200,7 +203,7 @@ def _run_test() -> None:
                                           timeout=TEST_TIMEOUT_S, max_retries=0)
         state[K_TEST] = ("ok", test_connection(model))
     except ModelError as exc:
-        state[K_TEST] = ("error", str(exc))
+        state[K_TEST] = ("error", str(exc))  # the technical detail, in English, under a translated headline
 
 
 # --- drawing --------------------------------------------------------------------------------------
@@ -209,63 +212,75 @@ def render(*, locked: bool = False) -> None:
     """Draw the sidebar; `locked` disables it while a run is going (a change would cut the run)."""
     _init()
     with st.sidebar:
-        st.segmented_control("Language of tasks, prompts and offline replies", list(LANGS), format_func=LANGS.get,
+        st.segmented_control(t("sidebar.lang"), list(LANGS), format_func=LANGS.get,
                              key=K_LANG, required=True, disabled=locked, persist_state="session")
-        st.subheader("Model", divider="gray")
+        st.subheader(t("sidebar.model_head"), divider="gray")
         providers = [OFFLINE, *PRESETS]
-        st.selectbox("Provider", providers, format_func=_provider_label, key=K_PROVIDER, disabled=locked,
+        # the labels are bound now: AppTest calls format_func again outside the script run
+        labels = {p: provider_label(p) for p in providers}
+        st.selectbox(t("sidebar.provider"), providers, format_func=labels.get, key=K_PROVIDER, disabled=locked,
                      on_change=_provider_changed, persist_state="session")
         if is_offline():
             _offline_settings(locked)
         else:
             _endpoint_settings(locked)
-        st.button("Test connection", key="sb_test", icon=":material/network_check:", on_click=_run_test,
+        st.button(t("sidebar.test"), key="sb_test", icon=":material/network_check:", on_click=_run_test,
                   disabled=locked, use_container_width=True)
         result = _state().get(K_TEST)
         if result:
-            (st.success if result[0] == "ok" else st.error)(result[1])
+            kind, detail = result
+            if kind == "ok":
+                st.success(t("sidebar.test_ok", detail=detail))
+            elif kind == "problem":
+                st.error(model_problem() or t("sidebar.test_settings_changed"))
+            else:
+                st.error(t("sidebar.test_failed", detail=detail))
         costs.price_editor(current_lang(), disabled=locked)
 
 
-def _provider_label(provider: str) -> str:
-    return "Offline · scripted demo" if provider == OFFLINE else PRESETS[provider].label
+def provider_label(provider: str) -> str:
+    """A provider's name in the page's language (a provider the catalogue lacks keeps its own label)."""
+    if provider == OFFLINE:
+        return t("sidebar.offline")
+    return words("sidebar.providers").get(provider) or PRESETS[provider].label
 
 
 def _offline_settings(locked: bool) -> None:
-    st.badge("Scripted offline model", icon=":material/smart_toy:", color="violet")
-    st.caption("No language model is called: the replies are scripted to replay the documented runs of "
-               "the articles. Pick a provider to use a real model.")
-    st.select_slider("Offline speed", list(SPEEDS), format_func=lambda s: SPEEDS[s][2], key=K_SPEED,
-                     disabled=locked, help="How fast the scripted model streams, so a run can be watched.",
-                     persist_state="session")
+    st.badge(t("sidebar.offline_badge"), icon=":material/smart_toy:", color="violet")
+    st.caption(t("sidebar.offline_caption"))
+    speeds = words("sidebar.speeds")
+    st.select_slider(t("sidebar.speed"), list(SPEEDS), format_func=speeds.get, key=K_SPEED,
+                     disabled=locked, help=t("sidebar.speed_help"), persist_state="session")
 
 
 def _endpoint_settings(locked: bool) -> None:
     state = _state()
-    st.text_input("Base URL", key=K_URL, disabled=locked, on_change=_clear_test, persist_state="session",
+    st.text_input(t("sidebar.base_url"), key=K_URL, disabled=locked, on_change=_clear_test, persist_state="session",
                   placeholder="http://127.0.0.1:11434/v1")
-    st.text_input("Model", key=K_MODEL, disabled=locked, on_change=_clear_test, persist_state="session",
-                  help="One model answers every role, unless bound below.")
+    st.text_input(t("sidebar.model"), key=K_MODEL, disabled=locked, on_change=_clear_test, persist_state="session",
+                  help=t("sidebar.model_help"))
     preset = PRESETS.get(state[K_PROVIDER])
     if _configured_key(state[K_PROVIDER], state[K_URL]):
-        hint = "using the key from secrets / environment"
+        hint = t("sidebar.key_configured")
+    elif preset is not None and preset.needs_key:
+        hint = t("sidebar.key_required", provider=provider_label(preset.id))
     else:
-        hint = f"required by {preset.label}" if preset is not None and preset.needs_key else "not needed for local servers"
+        hint = t("sidebar.key_not_needed")
     held = _state().get(K_KEY_HELD)
-    st.text_input("API key", key=K_KEY, type="password", disabled=locked, on_change=_take_key,
-                  persist_state="session", placeholder="a key is set for this session" if held else hint,
-                  help="Kept in this browser session only; never saved, shown or exported.")
+    st.text_input(t("sidebar.api_key"), key=K_KEY, type="password", disabled=locked, on_change=_take_key,
+                  persist_state="session", placeholder=t("sidebar.key_held") if held else hint,
+                  help=t("sidebar.api_key_help"))
     if held:
         row = st.container(horizontal=True, vertical_alignment="center")
-        row.caption(f":material/key: key set for this session (…{held[-4:]})")
-        row.button("Forget", key="sb_forget_key", on_click=_forget_key, disabled=locked, type="tertiary")
-    st.number_input("Temperature", min_value=0.0, max_value=2.0, step=0.1, key=K_TEMP, disabled=locked,
-                    placeholder="server default", persist_state="session")
-    with st.expander("Models per role"):
-        st.caption("Bind a role to another model on the same endpoint (e.g. a strong planner and a fast "
-                   "executor). Empty = the model above.")
+        row.caption(t("sidebar.key_set", tail=held[-4:]))
+        row.button(t("sidebar.forget"), key="sb_forget_key", on_click=_forget_key, disabled=locked, type="tertiary")
+    st.number_input(t("sidebar.temperature"), min_value=0.0, max_value=2.0, step=0.1, key=K_TEMP, disabled=locked,
+                    placeholder=t("sidebar.temperature_default"), persist_state="session")
+    with st.expander(t("sidebar.per_role")):
+        st.caption(t("sidebar.per_role_help"))
         for role in ROLES:
-            st.text_input(role, key=role_key(role), disabled=locked, placeholder=_state()[K_MODEL],
+            st.text_input(words("roles").get(role, role), key=role_key(role), disabled=locked,
+                          placeholder=_state()[K_MODEL],
                           persist_state="session")
     problem = model_problem()
     if problem:
