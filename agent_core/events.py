@@ -259,12 +259,38 @@ class HumanReply(Event):
     tool_calls: tuple[dict[str, Any], ...] = ()
 
 
+def _fast_init(cls: type[Event]) -> type[Event]:
+    """Give a frozen event class an `__init__` that stores each field through its slot's descriptor.
+
+    A frozen dataclass's own `__init__` goes through `object.__setattr__` field by field (it has to step
+    around the `__setattr__` that forbids changes); calling each slot's descriptor directly makes the
+    same stores about twice as fast, and a ReAct step builds three events. The signature, defaults and
+    frozenness are the dataclass's own; `tests/test_events.py` checks both build equal events.
+    """
+    fields = dataclasses.fields(cls)
+    assert all(f.default is not dataclasses.MISSING for f in fields), cls  # every event field has a default
+    params = ", ".join(f"{f.name}=_default_{f.name}" for f in fields)
+    body = "\n".join(f"    _set_{f.name}(self, {f.name})" for f in fields)
+    namespace: dict[str, Any] = {}
+    for f in fields:
+        namespace[f"_default_{f.name}"] = f.default
+        namespace[f"_set_{f.name}"] = getattr(cls, f.name).__set__  # the slot's member descriptor
+    exec(f"def __init__(self, {params}):\n{body}\n", namespace)  # noqa: S102 - as dataclasses itself does
+    init = namespace["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    init.__doc__ = cls.__init__.__doc__
+    cls.__init__ = init  # type: ignore[misc]
+    return cls
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.kind: cls
     for cls in (RunStarted, LlmCall, Token, Thought, ToolCallEvent, ToolResult, PlanEvent, StepStarted,
                 StepFinished, VerdictEvent, Draft, FinalAnswer, LimitReached, RunFailed, RunFinished,
                 Paused, Resumed, Edited, HumanReply)
 }
+for _cls in (Event, *EVENT_TYPES.values()):
+    _fast_init(_cls)
 EVENT_KINDS = tuple(EVENT_TYPES)
 
 

@@ -1,5 +1,7 @@
 """Events and traces survive a JSON round trip; bad traces are refused with a clear message."""
 
+import dataclasses
+import inspect
 import json
 
 import pytest
@@ -99,3 +101,20 @@ def test_dumps_redacts_a_secret_it_is_told_about():
 def test_bad_traces_are_refused_with_a_clear_message(payload, message):
     with pytest.raises(TraceFormatError, match=message):
         trace.loads(payload)
+
+
+@pytest.mark.parametrize("cls", list(ev.EVENT_TYPES.values()), ids=lambda c: c.kind)
+def test_fast_init_builds_what_the_dataclass_would(cls):
+    """events._fast_init swaps each class's __init__ for a faster one: same fields, defaults and result."""
+    fields = dataclasses.fields(cls)
+    assert [p for p in inspect.signature(cls.__init__).parameters][1:] == [f.name for f in fields]
+    default = cls()
+    assert all(getattr(default, f.name) == f.default for f in fields)
+    values = {f.name: (f"v-{f.name}" if isinstance(f.default, str) or f.default is None else f.default)
+              for f in fields}
+    built = cls(**values)
+    assert dataclasses.asdict(built) == values
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        built.t = 9.0  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        cls(no_such_field=1)
