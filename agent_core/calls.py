@@ -33,9 +33,10 @@ class Provenance:
     fills: tuple[tuple[str, int, int], ...] = ()
 
 
-def message_dict(message: Message) -> dict[str, Any]:
-    """A message as it is stored in a trace (only the fields it uses)."""
-    out: dict[str, Any] = {"role": message.role, "content": message.content}
+def message_dict(message: Message, mid: int | None = None) -> dict[str, Any]:
+    """A message as it is stored in a trace (only the fields it uses), led by its id when it has one."""
+    out: dict[str, Any] = {"role": message.role, "content": message.content} if mid is None else \
+        {"id": mid, "role": message.role, "content": message.content}
     if message.tool_calls:
         out["tool_calls"] = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in message.tool_calls]
     if message.tool_call_id is not None:
@@ -75,7 +76,7 @@ class CallLog:
         mid = self._ids.get(message)
         if mid is None:
             mid = self._ids[message] = len(self._ids)
-            item = {"id": mid, **message_dict(message)}
+            item = message_dict(message, mid)
             source = self.provenance.get(message.content) if message.role in ("system", "user") else None
             if source is not None:
                 item.update(template=source.template, edited=source.edited, fills=[list(f) for f in source.fills])
@@ -89,17 +90,17 @@ class CallLog:
         # The common case is the previous request plus a few messages: extend its ranges without
         # hashing the whole history again (patterns build new lists; they never edit a message in place).
         if n and len(messages) >= n and messages[n - 1] is last[-1] and messages[0] is last[0]:
-            pairs = [list(p) for p in self._last_ranges]
+            pairs = list(self._last_ranges)
             tail = messages[n:]
         else:
             pairs, tail = [], messages
         for m in tail:
             i = self._intern(m, new)
             if pairs and pairs[-1][1] + 1 == i:
-                pairs[-1][1] = i
+                pairs[-1] = (pairs[-1][0], i)
             else:
-                pairs.append([i, i])
-        self._last, self._last_ranges = messages, tuple((a, b) for a, b in pairs)
+                pairs.append((i, i))
+        self._last, self._last_ranges = messages, tuple(pairs)
         return self._last_ranges, new
 
     def reply(self, completion: Completion) -> tuple[int, list[dict[str, Any]]]:

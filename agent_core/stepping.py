@@ -221,7 +221,7 @@ class RunHandle:
                                                                    for c in decision.reply.tool_calls)}))
         elif decision.action == "edit":
             if decision.messages is not None:
-                out.request = replace(request, messages=decision.messages)
+                out.request = request._replace(messages=decision.messages)
             what = "messages" if decision.messages is not None else "template"
             out.events.append((ev.Edited, {"role": role, "call": call, "what": what,
                                            "template": decision.template[0] if decision.template else None}))

@@ -110,7 +110,9 @@ class ToolRegistry:
             return Observation(f"error: bad arguments for {name}: {exc}", True, args)
         except Exception as exc:  # a tool's own failure is something the model can react to
             return Observation(f"error: tool {name} failed: {type(exc).__name__}: {exc}", True, args)
-        text = result if isinstance(result, str) else _JSON.encode(result)
+        kind = type(result)
+        # str and int are most tool results; for an int JSON is its str() (bool is not int here: type())
+        text = result if kind is str else str(result) if kind is int else _JSON.encode(result)
         if len(text) > MAX_OUTPUT_CHARS:
             text = text[:MAX_OUTPUT_CHARS] + f"... [truncated {len(text) - MAX_OUTPUT_CHARS} characters]"
         is_error = isinstance(result, Mapping) and "error" in result
