@@ -15,6 +15,7 @@ from agent_core.evaluation import (DEFAULT_CONCURRENCY, EVAL_PATTERNS, MAX_CONCU
                                    TEST_FEEDBACK_NOTE, EvalProgress, EvalRow, bundled_tasks, evaluate, load_tasks,
                                    rows_to_csv, scores_figure, summarize, worst_case)
 from pages.ui import costs, eval_rounds, runs, shell, sidebar, text
+from pages.ui.i18n import t, words
 
 shell.require("eval")
 P = "ev"
@@ -25,34 +26,18 @@ state.setdefault(f"{P}_rows", [])
 state.setdefault(f"{P}_job", None)  # the id of the evaluation this session is running, if any
 state.setdefault(f"{P}_concurrency", DEFAULT_CONCURRENCY)
 
-#: This page's own words, in the run language (the rest of the page's labels are still English only).
-WORDS = {
-    "en": {"concurrency": "Runs at once",
-           "concurrency_help": "How many runs go at the same time. Results and their order are the same as one "
-                               "at a time; a rate limit (HTTP 429) from the endpoint makes every run wait as "
-                               "long as the server asks. Offline, the sandbox's judging shares the machine's cores.",
-           "progress": "{done}/{total} done · {running} running · {pattern} on {task}",
-           "stopped": "Stopped: {rows} finished runs kept; the runs under way were ended.",
-           "waited": "The endpoint rate-limited {n} call(s); every run waited {s:.1f} s in all.",
-           "bound": "≤ **{calls}** LLM calls in all · {worst}"},
-    "zh": {"concurrency": "同时运行数",
-           "concurrency_help": "同时进行多少个运行。结果及其顺序与逐个运行完全相同；端点返回限流（HTTP 429）时，"
-                               "所有运行都按服务器要求的时间等待。离线时，沙箱判分会用上本机的多个 CPU 核心。",
-           "progress": "已完成 {done}/{total} · 进行中 {running} · {task} 上的 {pattern}",
-           "stopped": "已停止：保留了 {rows} 个已完成的运行；进行中的运行已结束。",
-           "waited": "端点对 {n} 次调用限流；所有运行总共等待了 {s:.1f} 秒。",
-           "bound": "总共最多 **{calls}** 次大模型调用 · {worst}"},
-}[lang]
+WORDS = words("eval", lang)
+#: pattern ids (the rows' own) and sandbox statuses, as this page shows them
+LABELS, STATUSES = words("eval.patterns", lang), words("eval.status", lang)
 
-st.title("Eval")
-st.caption("Run patterns over code tasks with unit tests; every answer is judged in the sandbox. "
-           "The bundled set runs offline; upload HumanEval-format JSONL (plain or .gz) for your own.")
+
+def _label(pattern: str) -> str:
+    return LABELS.get(pattern, pattern)
+
+st.title(t("eval.title"))
+st.caption(t("eval.intro"))
 if sandbox.unsafe_local_enabled():
-    st.warning({"en": "Unsafe local sandbox is on (AGENT_PLAYGROUND_UNSAFE_SANDBOX): judged code runs without kernel "
-                      "isolation. Fine for your own laptop; never serve the app to a room like this.",
-                "zh": "不安全的本地沙箱已开启（AGENT_PLAYGROUND_UNSAFE_SANDBOX）：被评测的代码在没有内核隔离的情况下运行。"
-                      "只适合自己的电脑；这样绝不能把应用开放给整个教室使用。"}[lang],
-               icon=":material/warning:")
+    st.warning(t("eval.unsafe"), icon=":material/warning:")
 
 
 
@@ -77,30 +62,29 @@ def _source_changed() -> None:
     _run_all(bundled_tasks() if state[f"{P}_source"] == "bundled" else state.get(f"{P}_upload_tasks") or [])
 
 
-source = st.radio("Task set", ["bundled", "upload"], horizontal=True, key=f"{P}_source",
-                  format_func=lambda s: {"bundled": "Bundled (7 tasks, offline)", "upload": "Upload JSONL"}[s],
+SOURCES = {"bundled": WORDS["bundled"], "upload": WORDS["upload"]}
+source = st.radio(WORDS["task_set"], list(SOURCES), horizontal=True, key=f"{P}_source", format_func=SOURCES.get,
                   disabled=state[f"{P}_job"] is not None, persist_state="session", on_change=_source_changed)
 tasks, problem = [], None
 if source == "bundled":
     tasks = bundled_tasks()
 else:
-    st.file_uploader("HumanEval-format task set", type=["jsonl", "gz", "json"], key=f"{P}_upload",
-                     on_change=_uploaded, help="One JSON object per line: task_id, prompt, entry_point, test "
-                                                "(defining check(candidate)), canonical_solution.")
+    st.file_uploader(WORDS["uploader"], type=["jsonl", "gz", "json"], key=f"{P}_upload",
+                     on_change=_uploaded, help=WORDS["uploader_help"])
     tasks, problem = state.get(f"{P}_upload_tasks") or [], state.get(f"{P}_upload_error")
     if problem:
-        st.error(text.escape(problem), icon=":material/error:")
+        st.error(WORDS["bad_upload"].format(detail=text.escape(problem)), icon=":material/error:")
 if tasks:
-    st.caption(f"{len(tasks)} tasks: " + ", ".join(text.code_span(t.task_id) for t in tasks[:12])
+    st.caption(WORDS["tasks"].format(n=len(tasks)) + ", ".join(text.code_span(task.task_id) for task in tasks[:12])
                + (" …" if len(tasks) > 12 else ""))
 
 left, middle, right = st.columns([3, 1, 1])
-patterns = left.multiselect("Patterns", list(EVAL_PATTERNS), key=f"{P}_patterns",
+patterns = left.multiselect(WORDS["pattern_pick"], list(EVAL_PATTERNS), key=f"{P}_patterns", format_func=_label,
                             disabled=state[f"{P}_job"] is not None, persist_state="session",
-                            help="\n\n".join(f"**{p}** — {PATTERN_HELP[p][lang]}" for p in EVAL_PATTERNS))
+                            help="\n\n".join(f"**{_label(p)}** — {PATTERN_HELP[p][lang]}" for p in EVAL_PATTERNS))
 state.setdefault(f"{P}_limit", max(1, len(tasks)))
 state[f"{P}_limit"] = min(state[f"{P}_limit"], max(1, len(tasks)))
-limit = middle.number_input("Tasks to run", min_value=1, max_value=max(1, len(tasks)), key=f"{P}_limit",
+limit = middle.number_input(WORDS["limit"], min_value=1, max_value=max(1, len(tasks)), key=f"{P}_limit",
                             disabled=state[f"{P}_job"] is not None, persist_state="session")
 concurrency = right.number_input(WORDS["concurrency"], min_value=1, max_value=MAX_CONCURRENCY, step=1,
                                  key=f"{P}_concurrency", help=WORDS["concurrency_help"],
@@ -128,9 +112,9 @@ def _stop() -> None:
 
 blocked = not tasks or not patterns or bool(problem) or runs.any_active()
 buttons = st.container(horizontal=True)
-buttons.button("Run evaluation", key=f"{P}_run", type="primary", icon=":material/play_arrow:", on_click=_start,
+buttons.button(WORDS["run"], key=f"{P}_run", type="primary", icon=":material/play_arrow:", on_click=_start,
                disabled=blocked or state[f"{P}_job"] is not None)
-buttons.button("Stop", key=f"{P}_stop", icon=":material/stop_circle:", on_click=_stop,
+buttons.button(WORDS["stop"], key=f"{P}_stop", icon=":material/stop_circle:", on_click=_stop,
                disabled=state[f"{P}_job"] is None)
 worst = None
 if tasks and patterns and not problem:
@@ -154,8 +138,14 @@ def _frame(rows: list[dict]) -> pd.DataFrame:
 
 
 def _table(rows: list[dict]) -> None:
-    table.dataframe(_frame(rows), hide_index=True, width="stretch", column_config={"cost_usd": st.column_config.NumberColumn(
-        costs.words(lang)["cost"], format="$%.4f", help=costs.words(lang)["cost_help"])})
+    frame = _frame(rows)
+    frame["pattern"] = [_label(p) for p in frame["pattern"]]
+    frame["status"] = [STATUSES.get(s, s) for s in frame["status"]]
+    cols = words("eval.col", lang)
+    table.dataframe(frame, hide_index=True, width="stretch", column_config={
+        **{name: st.column_config.Column(cols[name]) for name in frame.columns if name in cols},
+        "cost_usd": st.column_config.NumberColumn(costs.words(lang)["cost"], format="$%.4f",
+                                                  help=costs.words(lang)["cost_help"])})
 
 
 def _gauge(rows: list[dict]) -> None:
@@ -194,12 +184,13 @@ if job is not None:
                 if latest is not None:  # counted from the pool: rows may finish ahead of the table
                     done = len(pool.finished_rows())
                     progress.progress(done / pool.total, text=WORDS["progress"].format(
-                        done=done, total=pool.total, running=max(0, pool.in_flight), pattern=latest.pattern,
+                        done=done, total=pool.total, running=max(0, pool.in_flight), pattern=_label(latest.pattern),
                         task=latest.task_id))
         if pool.gate.refusals:
             state[f"{P}_note"] = ("warning", WORDS["waited"].format(n=pool.gate.refusals, s=pool.gate.waited_s))
     except AgentError as exc:
-        state[f"{P}_note"] = ("error", exc.message(lang) if isinstance(exc, sandbox.SandboxUnavailable) else str(exc))
+        state[f"{P}_note"] = ("error", exc.message(lang) if isinstance(exc, sandbox.SandboxUnavailable)
+                              else WORDS["failed"].format(detail=exc))
     finally:
         if state.get(f"{P}_job") == job:
             if pool is not None:  # ended here (finished, page switch): every finished row, in order
@@ -224,20 +215,26 @@ if rows:
         mine = [r.cost_usd for r in rows if r.pattern == pattern]
         return costs.money(None if None in mine else sum(mine) / len(mine), lang)
 
-    st.subheader("Pass rate against cost")
-    st.plotly_chart(scores_figure(scores, lang), key=f"{P}_chart")
+    st.subheader(WORDS["scores"])
+    st.plotly_chart(eval_rounds.relabel(scores_figure(scores, lang), lang), key=f"{P}_chart")
+    head = words("eval.score", lang)
     st.dataframe(pd.DataFrame([{
-        "pattern": s.pattern, "tasks": s.tasks, "passed": s.passed, "pass rate": f"{s.pass_rate:.0%}",
-        "LLM calls / task": round(s.calls_per_task, 2), "tokens / task": round(s.tokens_per_task),
-        "seconds / task": round(s.seconds_per_task, 2), costs.words(lang)["cost"] + " / task": _cost_per_task(s.pattern),
-        "saw the tests": s.sees_tests} for s in scores]),
+        head["pattern"]: _label(s.pattern), head["tasks"]: s.tasks, head["passed"]: s.passed,
+        head["rate"]: f"{s.pass_rate:.0%}", head["calls"]: round(s.calls_per_task, 2),
+        head["tokens"]: round(s.tokens_per_task), head["seconds"]: round(s.seconds_per_task, 2),
+        head["cost"].format(cost=costs.words(lang)["cost"]): _cost_per_task(s.pattern),
+        head["saw_tests"]: s.sees_tests} for s in scores]),
         hide_index=True, width="stretch")
-    st.download_button("Download results (CSV)", rows_to_csv(rows), file_name="eval-results.csv", mime="text/csv",
+    st.download_button(WORDS["download"], rows_to_csv(rows), file_name="eval-results.csv", mime="text/csv",
                        key=f"{P}_csv", icon=":material/download:")
     eval_rounds.show(rows, lang, P)
 
-st.subheader("Published reference points")
+st.subheader(WORDS["references"])
+#: the reference points' names, benchmarks and baselines in the page's language (the core holds them in English)
+NAMED = words("eval.reference", lang)
 for point in REFERENCE_POINTS:
-    score = f" — {point.score:.0%} vs {point.baseline_score:.0%} for {point.baseline}" if point.score else ""
-    st.markdown(f"**{text.escape(point.method)}** · {text.escape(point.benchmark)}{text.escape(score)}  \n"
+    score = WORDS["ref_score"].format(score=f"{point.score:.0%}", base=f"{point.baseline_score:.0%}",
+                                      baseline=NAMED.get(point.baseline, point.baseline)) if point.score else ""
+    st.markdown(f"**{text.escape(NAMED.get(point.method, point.method))}** · "
+                f"{text.escape(NAMED.get(point.benchmark, point.benchmark))}{text.escape(score)}  \n"
                 f"{text.escape(point.claim[lang])}  \n_[{text.escape(point.source)}]({point.url})_")

@@ -13,37 +13,14 @@ from agent_core.models import ModelRouter
 from agent_core.offline import MODEL_NAME as OFFLINE_MODEL
 from agent_core.pricing import Price, PriceTable, WorstCase, configured_table, parse_user_prices, spend
 
+from . import i18n
+
 #: the sidebar's price lines for this session: {model: [input, output]} in USD per million tokens
 K_PRICES = "sb_prices"
 
-WORDS = {
-    "en": {"unknown": "unknown", "free": "$0 (offline: no model is called)", "unbounded": "no bound (no output cap)",
-           "worst": "worst case ≤ {tokens} tokens · {cost}", "spend": "Spent {spent} of at most {worst}",
-           "spend_unknown": "Spent: unknown (no price for {models})",
-           "unknown_help": "No price for {models}: add one in the sidebar's Prices, or in settings.",
-           "cost": "cost (USD)", "cost_help": "At the price table's prices; empty when a model's price is unknown.",
-           "prices": "Prices · USD per 1M tokens",
-           "prices_help": "Built-in list prices with their date and source, your settings ([prices] in "
-                          "secrets, or AGENT_PRICES), and lines you add here for this session.",
-           "model": "model", "input": "input", "output": "output", "as_of": "as of", "source": "source",
-           "yours": "Your lines (this session): add a model, or override a listed one",
-           "add": "Add / replace", "clear": "Forget my lines", "bad": "Price lines not used: {error}"},
-    "zh": {"unknown": "未知", "free": "$0（离线：不调用任何模型）", "unbounded": "无上限（未设输出上限）",
-           "worst": "最坏情况 ≤ {tokens} tokens · {cost}", "spend": "已花费 {spent}，最多 {worst}",
-           "spend_unknown": "已花费：未知（{models} 没有价格）",
-           "unknown_help": "{models} 没有价格：请在侧边栏的“价格”或设置中添加。",
-           "cost": "费用（美元）", "cost_help": "按价格表计算；模型价格未知时留空。",
-           "prices": "价格 · 每百万 token 美元",
-           "prices_help": "内置的标价（附日期与来源）、你的设置（secrets 中的 [prices] 或 AGENT_PRICES），"
-                          "以及你在这里为本次会话添加的价格。",
-           "model": "模型", "input": "输入", "output": "输出", "as_of": "日期", "source": "来源",
-           "yours": "你的价格（本次会话）：添加模型，或覆盖表中已有的模型",
-           "add": "添加 / 替换", "clear": "清除我的价格", "bad": "以下价格未生效：{error}"},
-}
-
-
 def words(lang: str) -> dict[str, str]:
-    return WORDS.get(lang, WORDS["en"])
+    """This module's words (the catalogue's `costs` table) in `lang`."""
+    return i18n.words("costs", lang)
 
 
 def money(usd: float | None, lang: str = "en") -> str:
@@ -132,7 +109,7 @@ def price_editor(lang: str, *, disabled: bool) -> None:
         st.table([{w["model"]: p.model, w["input"]: f"{p.input_per_mtok:g}", w["output"]: f"{p.output_per_mtok:g}",
                    w["as_of"]: p.as_of, w["source"]: p.source} for p in table.lines()])
         st.caption(w["yours"])
-        st.text_input(w["model"], key="sb_price_model", disabled=disabled, placeholder="my-model",
+        st.text_input(w["model"], key="sb_price_model", disabled=disabled, placeholder=w["model_placeholder"],
                       persist_state="session")
         left, right = st.columns(2)
         left.number_input(w["input"], min_value=0.0, step=0.01, format="%.4f", key="sb_price_in", disabled=disabled,

@@ -20,23 +20,12 @@ import streamlit as st
 
 from agent_core.stepping import VERDICT_CHOICES
 
-from . import text
+from . import i18n, text
 
 MAX_POLLS = 20
 EXPIRES_S = 3600.0
 _LOCK = threading.Lock()
 _POLLS: dict[str, Poll] = {}
-
-WORDS = {
-    "en": {"ask": "Ask the room: what will the {role} say?", "question": "What will the {role} say?",
-           "open": "Poll open · {n} vote(s) so far", "voted": "Your vote: **{choice}**. Waiting "
-           "for the {role}…", "answer": "The {role} said **{answer}** · {right} of {n} predicted it",
-           "tally": "Votes", "room": "Prediction poll", "yours": "You opened this poll."},
-    "zh": {"ask": "问问大家：{role} 会怎么说？", "question": "{role} 会给出什么结论？",
-           "open": "投票进行中 · 已有 {n} 票", "voted": "你的选择：**{choice}**。等待 {role} 的结论…",
-           "answer": "{role} 的结论是 **{answer}** · {n} 人中有 {right} 人猜对", "tally": "票数",
-           "room": "课堂预测投票", "yours": "这是你发起的投票。"},
-}
 
 
 @dataclass
@@ -54,7 +43,12 @@ class Poll:
 
 
 def _words(lang: str) -> dict[str, str]:
-    return WORDS["zh" if lang == "zh" else "en"]
+    return i18n.words("poll", lang)
+
+
+def _role(role: str, lang: str) -> str:
+    """A role's name in `lang` (a role the catalogue lacks, as it came, made safe for Markdown)."""
+    return i18n.words("roles", lang).get(role) or text.inline(role, 30)
 
 
 def _session() -> str:
@@ -104,7 +98,7 @@ def ask_room(prefix: str, record: Any, pending: Any, lang: str) -> None:
     with _LOCK:
         opened = pid in _POLLS
     if not opened:
-        st.button(w["ask"].format(role=text.inline(pending.role, 30)), key=f"{prefix}_poll_open",
+        st.button(w["ask"].format(role=_role(pending.role, lang)), key=f"{prefix}_poll_open",
                   icon=":material/how_to_vote:", on_click=open_poll, args=(pid, pending.role))
         return
     st.fragment(run_every=2.0)(_tally)(pid, lang)
@@ -134,7 +128,7 @@ def room_box(lang: str) -> None:
     with st.container(border=True, key="poll_box"):
         st.markdown(f"**:material/how_to_vote: {w['room']}**")
         for poll in polls[-3:]:
-            role = text.inline(poll.role, 30)
+            role = _role(poll.role, lang)
             mine = poll.votes.get(_session())
             if poll.answer is not None:
                 right = sum(1 for v in poll.votes.values() if v == poll.answer)

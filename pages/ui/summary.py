@@ -14,6 +14,8 @@ from agent_core import metrics, otel
 from agent_core.report import markdown_report
 
 from . import telemetry
+from .i18n import lang as page_lang
+from .i18n import t, words
 from .runs import RunRecord
 
 
@@ -33,15 +35,6 @@ def otlp_json(record: RunRecord, secrets: Iterable[str] = ()) -> str:
     return otel.dumps(record.trace(), secrets=list(secrets), start_ns=start)
 
 
-#: The OTLP/JSON download (issue 16), en / zh.
-OTLP_WORDS = {
-    "en": {"label": "Download OTLP/JSON", "help": "The run as OpenTelemetry GenAI spans (OTLP/JSON), for a collector or "
-           "any tool that reads OTLP; Replay opens it again."},
-    "zh": {"label": "下载 OTLP/JSON", "help": "以 OpenTelemetry GenAI span（OTLP/JSON）形式导出本次运行，可交给 collector "
-           "或任何读取 OTLP 的工具；回放页也能重新打开它。"},
-}
-
-
 def file_stem(record: RunRecord) -> str:
     subject = record.config.get("scenario") or "task"
     return f"{record.config.get('pattern', 'run')}-{subject}-{record.run_id}"
@@ -51,49 +44,56 @@ def downloads(record: RunRecord, *, key: str, secrets: Iterable[str] = ()) -> No
     """Download buttons for the trace and the report; the files are built only when clicked."""
     keys = list(secrets)
     row = st.container(horizontal=True, gap="small", key=f"{key}-downloads")
-    row.download_button("Download trace (JSON)", lambda: trace_json(record, keys), f"trace-{file_stem(record)}.json",
-                        "application/json", key=f"{key}-trace", icon=":material/data_object:", on_click="ignore")
-    row.download_button("Download report (Markdown)", lambda: report_markdown(record, keys),
+    row.download_button(t("summary.trace"), lambda: trace_json(record, keys), f"trace-{file_stem(record)}.json",
+                        "application/json", key=f"{key}-trace", icon=":material/data_object:", on_click="ignore",
+                        help=t("summary.trace_help"))
+    row.download_button(t("summary.report"), lambda: report_markdown(record, keys),
                         f"report-{file_stem(record)}.md", "text/markdown", key=f"{key}-report",
                         icon=":material/article:", on_click="ignore")
-    lang = "zh" if record.config.get("lang") == "zh" else "en"
-    words = OTLP_WORDS[lang]
-    row.download_button(words["label"], lambda: otlp_json(record, keys), f"otlp-{file_stem(record)}.json",
+    row.download_button(t("summary.otlp"), lambda: otlp_json(record, keys), f"otlp-{file_stem(record)}.json",
                         "application/json", key=f"{key}-otlp", icon=":material/conversion_path:", on_click="ignore",
-                        help=words["help"])
-    telemetry.note(lang)  # live export: said once if the extra is missing or the collector failed
+                        help=t("summary.otlp_help"))
+    telemetry.note(page_lang())  # live export: said once if the extra is missing or the collector failed
 
 
-def costs(events: list[ev.Event], *, key: str, lang: str = "en") -> None:
+def costs(events: list[ev.Event], *, key: str, lang: str | None = None) -> None:
     """Metrics by role, the timeline of calls, and tokens per step."""
-    by_role, timeline, per_step = st.tabs(["Cost by role", "Timeline", "Tokens per step"])
+    lang = lang or page_lang()
+    w = words("summary", lang)
+    roles = words("roles", lang)
+    by_role, timeline, per_step = st.tabs([w["by_role"], w["timeline"], w["per_step"]])
     with by_role:
         table = metrics.by_role(events)
         if table.empty:
-            st.caption("No LLM call was made.")
+            st.caption(w["no_calls"])
         else:
+            table["role"] = [roles.get(r, r) for r in table["role"]]
             st.dataframe(table, hide_index=True, width="stretch", key=f"{key}-by-role", column_order=(
                 "role", "model", "calls", "prompt_tokens", "completion_tokens", "total_tokens", "latency_ms_mean",
                 "latency_ms_total", "estimated"), column_config={
-                "prompt_tokens": st.column_config.NumberColumn("prompt tok."),
-                "completion_tokens": st.column_config.NumberColumn("completion tok."),
-                "total_tokens": st.column_config.NumberColumn("total tok."),
-                "latency_ms_mean": st.column_config.NumberColumn("mean ms", format="%.0f"),
-                "latency_ms_total": st.column_config.NumberColumn("total ms", format="%.0f"),
-                "estimated": st.column_config.CheckboxColumn("est.", help="The server sent no usage; token "
-                                                             "counts are estimates."),
+                "role": st.column_config.TextColumn(w["col_role"]),
+                "model": st.column_config.TextColumn(w["col_model"]),
+                "calls": st.column_config.NumberColumn(w["col_calls"]),
+                "prompt_tokens": st.column_config.NumberColumn(w["col_prompt"]),
+                "completion_tokens": st.column_config.NumberColumn(w["col_completion"]),
+                "total_tokens": st.column_config.NumberColumn(w["col_total"]),
+                "latency_ms_mean": st.column_config.NumberColumn(w["col_mean_ms"], format="%.0f"),
+                "latency_ms_total": st.column_config.NumberColumn(w["col_total_ms"], format="%.0f"),
+                "estimated": st.column_config.CheckboxColumn(w["col_est"], help=w["col_est_help"]),
             })
     with timeline:
         st.plotly_chart(metrics.timeline_figure(events, lang), key=f"{key}-timeline", width="stretch")
     with per_step:
         frame = metrics.tokens_per_step(events)
         if frame.empty:
-            st.caption("No LLM call was made.")
+            st.caption(w["no_calls"])
         else:
-            labels = [("run" if pd.isna(s) else f"step {s}") + f" · {r}"
-                      for s, r in zip(frame["step"].astype(object), frame["roles"])]
-            fig = go.Figure([go.Bar(name="prompt", x=labels, y=frame["prompt_tokens"], marker_color="#A5B4FC"),
-                             go.Bar(name="completion", x=labels, y=frame["completion_tokens"], marker_color="#4F46E5")])
+            labels = [(w["bar_run"] if pd.isna(s) else w["bar_step"].format(step=s)) + " · "
+                      + w["role_sep"].join(roles.get(r, r) for r in str(rs).split(", ") if r)
+                      for s, rs in zip(frame["step"].astype(object), frame["roles"])]
+            fig = go.Figure([go.Bar(name=w["bar_prompt"], x=labels, y=frame["prompt_tokens"], marker_color="#A5B4FC"),
+                             go.Bar(name=w["bar_completion"], x=labels, y=frame["completion_tokens"],
+                                    marker_color="#4F46E5")])
             fig.update_layout(barmode="stack", height=320, margin={"l": 10, "r": 10, "t": 30, "b": 40},
-                              legend={"orientation": "h", "y": 1.05}, yaxis_title="tokens")
+                              legend={"orientation": "h", "y": 1.05}, yaxis_title=w["bar_tokens"])
             st.plotly_chart(fig, key=f"{key}-per-step", width="stretch")

@@ -12,22 +12,14 @@ from agent_core import events as ev
 from agent_core import settings
 from agent_core.otel import live
 
+from .i18n import words
+
 #: run id -> its exporter, for runs still going (process-wide: runs of every session feed one pipeline)
 _EXPORTERS: dict[str, live.RunExporter | None] = {}
 _LOCK = threading.Lock()
 #: why live export is off though an endpoint is set (the extra is missing), said once per session
 _WHY_NOT: dict[str, str] = {}
 NOTED = "otel_noted"
-
-WORDS = {
-    "en": {"missing": "OpenTelemetry export is set up ({endpoint}) but the optional extra is not installed: "
-                      "`pip install -r requirements-otel.txt`. Runs go on without it.",
-           "failed": "OpenTelemetry export to {endpoint} failed ({problem}). Runs go on without it; the "
-                     "OTLP/JSON download still works."},
-    "zh": {"missing": "已设置 OpenTelemetry 导出（{endpoint}），但未安装可选依赖："
-                      "`pip install -r requirements-otel.txt`。运行不受影响。",
-           "failed": "OpenTelemetry 导出到 {endpoint} 失败（{problem}）。运行不受影响；仍可下载 OTLP/JSON。"},
-}
 
 
 def feed(run_id: str, config: dict, event: ev.Event, fork: dict | None = None) -> None:
@@ -52,12 +44,12 @@ def note(lang: str) -> None:
     endpoint = settings.otlp_endpoint()
     if not endpoint:
         return
-    words = WORDS["zh" if lang == "zh" else "en"]
+    w = words("telemetry", lang)
     noted = st.session_state.setdefault(NOTED, set())
     if endpoint in _WHY_NOT:
-        message = words["missing"].format(endpoint=endpoint)
+        message = w["missing"].format(endpoint=endpoint)
     elif live.problem(endpoint):
-        message = words["failed"].format(endpoint=endpoint, problem=live.problem(endpoint)[:200])
+        message = w["failed"].format(endpoint=endpoint, problem=live.problem(endpoint)[:200])
     else:
         return
     if message not in noted:
