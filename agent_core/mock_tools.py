@@ -2,10 +2,12 @@
 
 Outputs follow the seeds on purpose: the search tool is incomplete (seed 01), order 99999 is a
 "syncing" shell rather than an error (seed 03), waybill SF0000000 is an `error` object (seed 03).
+Every tool answers in the run's language (`registry(names, lang)`): its data's words, never its keys.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from .tools import Tool, ToolRegistry
@@ -27,23 +29,37 @@ _WEATHER = {
     "shanghai": {"city": "Shanghai", "today": {"condition": "overcast, light rain", "high_c": 26, "low_c": 21,
                                                "wind": "E 3", "aqi": 45}},
 }
+_WEATHER_ZH = {
+    "beijing": {"city": "北京", "today": {"condition": "晴，有风", "high_c": 31, "low_c": 19,
+                                         "wind": "西北风 5-6", "aqi": 68},
+                "next_7_days": ["晴 31/19", "晴 33/20", "多云 30/21", "雷阵雨 27/20",
+                                "阵雨 26/19", "多云 29/20", "晴 32/21"]},
+    "shanghai": {"city": "上海", "today": {"condition": "阴有小雨", "high_c": 26, "low_c": 21,
+                                          "wind": "东风 3", "aqi": 45}},
+}
 _CITY_ALIASES = {"北京": "beijing", "上海": "shanghai", "peking": "beijing"}
 
 
-def weather(city: str) -> dict[str, Any]:
+def _say(lang: str, en: str, zh: str) -> str:
+    return zh if lang == "zh" else en
+
+
+def weather(city: str, lang: str = "en") -> dict[str, Any]:
     key = _CITY_ALIASES.get(city.strip(), city.strip().lower())
-    data = _WEATHER.get(key)
+    data = (_WEATHER_ZH if lang == "zh" else _WEATHER).get(key)
     if data is None:
-        return {"error": f"no weather data for {city!r}; known cities: Beijing, Shanghai"}
+        return {"error": _say(lang, f"no weather data for {city!r}; known cities: Beijing, Shanghai",
+                              f"没有“{city}”的天气数据；可查询的城市：北京、上海")}
     return data
 
 
-def search(query: str) -> dict[str, Any]:
+def search(query: str, lang: str = "en") -> dict[str, Any]:
     # Deliberately thin (seed 01): the judge should find the warning information incomplete.
     return {"query": query, "results": [
-        {"title": "Beijing Meteorological Service", "snippet": "Weather warnings are published on the "
-         "official site. No further details available in this index."},
-    ], "note": "mock search index: only one cached result"}
+        {"title": _say(lang, "Beijing Meteorological Service", "北京市气象局"),
+         "snippet": _say(lang, "Weather warnings are published on the official site. No further details "
+                         "available in this index.", "天气预警信息发布在官方网站上。本索引中没有更多详情。")},
+    ], "note": _say(lang, "mock search index: only one cached result", "模拟搜索索引：只缓存了一条结果")}
 
 
 _DENTISTS = [{"id": "D-17", "name": "Bright Smile Dental", "address": "12 Park Rd", "rating": 4.8,
@@ -52,38 +68,42 @@ _DENTISTS = [{"id": "D-17", "name": "Bright Smile Dental", "address": "12 Park R
               "free_slots": ["Tue 16:00", "Thu 14:00"]}]
 
 
-def find_dentist(day: str = "", time: str = "") -> dict[str, Any]:
-    return {"dentists": _DENTISTS}
+def find_dentist(day: str = "", time: str = "", lang: str = "en") -> dict[str, Any]:
+    return {"dentists": _DENTISTS}  # names and addresses are proper nouns: one spelling in both languages
 
 
-def book_appointment(dentist_id: str, slot: str) -> dict[str, Any]:
+def book_appointment(dentist_id: str, slot: str, lang: str = "en") -> dict[str, Any]:
     for d in _DENTISTS:
         if d["id"] == dentist_id:
             if slot not in d["free_slots"]:
-                return {"error": f"slot {slot!r} is not free at {d['name']}; free: {d['free_slots']}"}
+                return {"error": _say(lang, f"slot {slot!r} is not free at {d['name']}; free: {d['free_slots']}",
+                                      f"{d['name']} 的 {slot} 时段已约满；可约时段：{'、'.join(d['free_slots'])}")}
             return {"confirmation": "BK-4821", "dentist": d["name"], "slot": slot, "address": d["address"]}
-    return {"error": f"unknown dentist id {dentist_id!r}"}
+    return {"error": _say(lang, f"unknown dentist id {dentist_id!r}", f"未知的牙医编号“{dentist_id}”")}
 
 
-def add_calendar_event(title: str, start: str) -> dict[str, Any]:
-    return {"event_id": "CAL-311", "title": title, "start": start, "reminder": "1 hour before"}
+def add_calendar_event(title: str, start: str, lang: str = "en") -> dict[str, Any]:
+    return {"event_id": "CAL-311", "title": title, "start": start,
+            "reminder": _say(lang, "1 hour before", "提前 1 小时")}
 
 
-def query_order(order_id: str) -> dict[str, Any]:
+def query_order(order_id: str, lang: str = "en") -> dict[str, Any]:
     order_id = str(order_id).strip()
     if order_id == "99999":  # seed 03: a well-formed shell that does not answer "has it arrived?"
-        return {"orderId": "99999", "status": "查询中 (syncing)",
-                "remark": "Order information is being synchronised, please try again later / 该订单信息正在同步，请稍后再试"}
+        return {"orderId": "99999", "status": _say(lang, "syncing", "查询中"),
+                "remark": _say(lang, "Order information is being synchronised, please try again later",
+                               "该订单信息正在同步，请稍后再试")}
     if order_id == "10001":
-        return {"orderId": "10001", "status": "delivered", "signedAt": "2026-11-27 15:20"}
-    return {"error": f"order not found: {order_id}"}
+        return {"orderId": "10001", "status": _say(lang, "delivered", "已签收"), "signedAt": "2026-11-27 15:20"}
+    return {"error": _say(lang, f"order not found: {order_id}", f"订单不存在：{order_id}")}
 
 
-def query_logistics(tracking_no: str) -> dict[str, Any]:
+def query_logistics(tracking_no: str, lang: str = "en") -> dict[str, Any]:
     tracking_no = str(tracking_no).strip()
     if tracking_no.upper().startswith("SF") and tracking_no[2:] == "0000000":
-        return {"error": f"waybill does not exist: {tracking_no} / 运单号不存在：{tracking_no}"}
-    return {"trackingNo": tracking_no, "status": "in transit", "lastScan": "Hangzhou hub, 2026-11-29 08:10"}
+        return {"error": _say(lang, f"waybill does not exist: {tracking_no}", f"运单号不存在：{tracking_no}")}
+    return {"trackingNo": tracking_no, "status": _say(lang, "in transit", "运输中"),
+            "lastScan": _say(lang, "Hangzhou hub, 2026-11-29 08:10", "杭州转运中心，2026-11-29 08:10")}
 
 
 _PRODUCTS = {
@@ -100,17 +120,26 @@ _PRODUCTS = {
 }
 
 
-def compare_products(products: str) -> dict[str, Any]:
+_PRODUCTS_ZH = {
+    "R1": {"name": "R1 扫地机器人", "mop": "无", "brush": "普通鬃毛滚刷（毛发易缠绕）"},
+    "R7 Pro": {"name": "R7 Pro 扫地机器人", "mop": "有", "brush": "橡胶防缠绕滚刷，带割毛刀片"},
+    "AirX": {"name": "AirX 耳机", "category": "音频", "anc": "有，-42 dB"},
+    "WatchFit": {"name": "WatchFit 手表", "category": "可穿戴设备", "sensors": "心率、血氧、GPS"},
+}
+
+
+def compare_products(products: str, lang: str = "en") -> dict[str, Any]:
     wanted = [p.strip() for p in str(products).replace("，", ",").replace(" vs ", ",").split(",") if p.strip()]
     found, missing = {}, []
     for name in wanted:
         key = next((k for k in _PRODUCTS if k.lower() == name.lower()), None)
         if key:
-            found[key] = _PRODUCTS[key]
+            found[key] = _PRODUCTS[key] | (_PRODUCTS_ZH[key] if lang == "zh" else {})
         else:
             missing.append(name)
     if not found:
-        return {"error": f"no such products: {', '.join(missing) or products}"}
+        return {"error": _say(lang, f"no such products: {', '.join(missing) or products}",
+                              f"没有这些商品：{'、'.join(missing) or products}")}
     out: dict[str, Any] = {"products": found}
     if missing:
         out["not_found"] = missing
@@ -140,13 +169,25 @@ TOOLS: dict[str, Tool] = {t.name: t for t in (
 )}
 
 
-def registry(names: list[str] | tuple[str, ...] | None = None) -> ToolRegistry:
-    """A registry of the named mock tools (all of them when `names` is None)."""
+def _speaking(tool: Tool, lang: str) -> Tool:
+    """The tool answering in `lang`: the language is the run's, never an argument the model sends."""
+    fn = tool.fn
+
+    def answer(**arguments: Any) -> Any:
+        if "lang" in arguments:  # not in any schema; refused like any other unknown argument
+            raise TypeError(f"{tool.name}() got an unexpected keyword argument 'lang'")
+        return fn(**arguments, lang=lang)
+
+    return dataclasses.replace(tool, fn=answer)
+
+
+def registry(names: list[str] | tuple[str, ...] | None = None, lang: str = "en") -> ToolRegistry:
+    """A registry of the named mock tools (all of them when `names` is None), answering in `lang`."""
     if names is None:
-        return ToolRegistry(dict(TOOLS))
+        names = list(TOOLS)
     unknown = [n for n in names if n not in TOOLS]
     if unknown:
         from .errors import ConfigError
 
         raise ConfigError(f"unknown tool(s): {', '.join(unknown)}; available: {', '.join(TOOLS)}")
-    return ToolRegistry({n: TOOLS[n] for n in names})
+    return ToolRegistry({n: _speaking(TOOLS[n], lang) for n in names})

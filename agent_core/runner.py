@@ -21,7 +21,7 @@ def call_bound(config: RunConfig) -> int:
 def default_tools(config: RunConfig) -> ToolRegistry:
     from . import mock_tools
 
-    return mock_tools.registry(list(config.tools))
+    return mock_tools.registry(list(config.tools), config.lang)
 
 
 def stream(task: str, config: RunConfig, models: ModelRouter | ChatModel,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from ..model import Call, Reply, script
-from .generic import label, role
+from .generic import label, role, shortened, topic
 
 
 @script("umbrella-one-call")
@@ -38,11 +38,12 @@ def generic_actor(call: Call) -> Reply:
         schema = next((t["function"] for t in call.request.tools if t["function"]["name"] == tool), {})
         params = list(schema.get("parameters", {}).get("properties", {})) or ["query"]
         return Reply(call.t(f"{label(call)} One tool turn: {tool}.", f"{label(call)} 一轮工具调用：{tool}。"),
-                     ((tool, json.dumps({params[0]: call.task[:80]}, ensure_ascii=False)),))
+                     ((tool, json.dumps({params[0]: shortened(call.input("task") or call.task, 80).rstrip("…")},
+                                            ensure_ascii=False)),))
     observed = call.tool_results()
-    seen = call.t(f" The tool replied: {observed[-1].content[:160]}", f" 工具返回：{observed[-1].content[:160]}") \
-        if observed else ""
-    return Reply(call.t(f"{label(call)} This is where a real model would answer \"{call.task[:120]}\" in one "
+    reply = shortened(observed[-1].content, 160) if observed else ""
+    seen = call.t(f" The tool replied: {reply}", f"工具返回：{reply}") if observed else ""
+    return Reply(call.t(f"{label(call)} This is where a real model would answer “{topic(call)}” in one "
                         f"call.{seen} Connect a model in the sidebar to run it for real.",
-                        f"{label(call)} 这里本应由真实模型一次性回答“{call.task[:120]}”。{seen}"
+                        f"{label(call)} 这里本应由真实模型一次性回答“{topic(call)}”。{seen}"
                         "请在侧边栏连接真实模型。"))

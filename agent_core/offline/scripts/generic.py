@@ -6,6 +6,7 @@ script dispatches on the request's pattern and role.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from ..model import Call, Reply, Script, script
@@ -26,6 +27,29 @@ def role(pattern: str, name: str) -> Callable[[Script], Script]:
 
 def label(call: Call) -> str:
     return LABEL["zh" if call.zh else "en"]
+
+
+# a Latin letter or digit on both sides of a cut means the cut falls inside a word
+_MID_WORD = re.compile(r"[A-Za-z0-9\u00c0-\u024f]")
+
+
+def shortened(text: str, limit: int = 80) -> str:
+    """`text` on one line, at most `limit` characters, cut between words (CJK between characters),
+    with "…" when something was left out."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    cut = flat[:limit]
+    if _MID_WORD.match(flat[limit]) and _MID_WORD.match(cut[-1]) and " " in cut:
+        cut = cut.rsplit(" ", 1)[0]
+    return cut.rstrip(" ,.;:!?，。；：！？、") + "…"
+
+
+def topic(call: Call, limit: int = 80) -> str:
+    """The run's task, shortened for quoting: never the call's first message, which for most roles
+    is a rendered prompt template."""
+    # a closing full stop would sit awkwardly inside the quotes
+    return shortened(call.input("task") or call.task, limit).rstrip("。.") or call.t("the task", "该任务")
 
 
 @script("generic")

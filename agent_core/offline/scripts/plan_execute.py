@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..model import Call, Reply, script
-from .generic import generic, label, role
+from .generic import generic, label, role, shortened, topic
 
 Role = Callable[[Call], Reply]
 
@@ -144,9 +144,9 @@ def _order_synthesizer(call: Call) -> Reply:
 
 
 _SHELL_ANSWER = (
-    "Your order 99999 currently shows the status \"查询中 (syncing)\" and has no sign-off yet, so it is still on its "
+    "Your order 99999 currently shows the status \"syncing\" and has no sign-off yet, so it is still on its "
     "way. It should reach you soon.",
-    "您的订单 99999 当前状态为“查询中 (syncing)”，尚未签收，说明仍在配送途中，很快就会送达。")
+    "您的订单 99999 当前状态为“查询中”，尚未签收，说明仍在配送途中，很快就会送达。")
 
 
 @script("order-99999")
@@ -353,6 +353,11 @@ def vacuum_cats(call: Call) -> Reply:
 
 # --- AirX vs WatchFit, and order 99999: one step fails, synthesis reports it ------------------------
 
+def _anc(airx: dict[str, Any]) -> str:
+    """The noise-cancelling figure alone ("yes, -42 dB" → "-42 dB", "有，-42 dB" → "-42 dB")."""
+    return re.split(r",\s*|，", str(airx.get("anc", "")))[-1]
+
+
 def _gadgets_summary(call: Call) -> str:
     products = _products(call)
     airx, watch = products.get("AirX"), products.get("WatchFit")
@@ -360,12 +365,12 @@ def _gadgets_summary(call: Call) -> str:
         return call.t("The AirX and WatchFit specifications could not be retrieved in this step.",
                       "本步骤未能获取 AirX 和 WatchFit 的规格参数。")
     return call.t(
-        f"AirX earbuds ({airx['price_cny']} CNY): active noise cancelling ({airx['anc'].split(', ')[-1]}), "
+        f"AirX earbuds ({airx['price_cny']} CNY): active noise cancelling ({_anc(airx)}), "
         f"{airx['battery_h']} h battery, {airx['weight_g']} g. WatchFit watch ({watch['price_cny']} CNY): "
         f"{watch['sensors']} sensors, {watch['battery_days']}-day battery, {watch['waterproof']} water resistance. "
         "They serve different needs: the AirX is for listening and calls in noisy places, the WatchFit for "
         "health and sport tracking.",
-        f"AirX 耳机（{airx['price_cny']} 元）：主动降噪（{airx['anc'].split(', ')[-1]}），续航 {airx['battery_h']} 小时，"
+        f"AirX 耳机（{airx['price_cny']} 元）：主动降噪（{_anc(airx)}），续航 {airx['battery_h']} 小时，"
         f"重 {airx['weight_g']} 克。WatchFit 手表（{watch['price_cny']} 元）：心率、血氧、GPS 传感器，"
         f"续航 {watch['battery_days']} 天，{watch['waterproof']} 防水。两者定位不同：AirX 适合嘈杂环境下听音乐和通话，"
         "WatchFit 适合健康与运动监测。")
@@ -446,7 +451,7 @@ _QUOTED = re.compile(r"“(.+?)”")
 def generic_planner(call: Call) -> Reply:
     if call.ctx.replan:
         return generic_replanner(call)
-    goal = " ".join(call.input("goal").split())[:100] or call.t("the task", "该任务")
+    goal = shortened(call.input("goal"), 80) or topic(call)
     tools = _TOOL_LINE.findall(call.input("tools"))
     first = (call.t(f"Use {tools[0]} to look up what is needed for “{goal}”", f"使用 {tools[0]} 查询“{goal}”所需的信息"),
              tools[0]) if tools else (call.t(f"Work out the key points of “{goal}”", f"梳理“{goal}”的要点"), None)
@@ -471,12 +476,12 @@ def generic_executor(call: Call) -> Reply:
         schema = next((t["function"] for t in call.request.tools if t["function"]["name"] == name), {})
         params = list(schema.get("parameters", {}).get("properties", {})) or ["query"]
         quoted = _QUOTED.search(call.input("step"))
-        value = quoted.group(1) if quoted else call.input("step")[:80]
+        value = quoted.group(1).rstrip("…") if quoted else shortened(call.input("step"), 80).rstrip("…")
         return Reply(call.t(f"{label(call)} Calling {name}.", f"{label(call)} 调用 {name}。"),
                      ((name, json.dumps({params[0]: value}, ensure_ascii=False)),))
     observed = call.tool_results()
-    seen = call.t(f" The tool replied: {observed[-1].content[:160]}", f" 工具返回：{observed[-1].content[:160]}") \
-        if observed else ""
+    reply = shortened(observed[-1].content, 160) if observed else ""
+    seen = call.t(f" The tool replied: {reply}", f"工具返回：{reply}") if observed else ""
     return Reply(call.t(f"{label(call)} Step done as far as a script can do it.{seen}",
                         f"{label(call)} 脚本已尽可能完成本步骤。{seen}"))
 

@@ -6,7 +6,7 @@ import json
 import re
 
 from ..model import Call, Reply, script
-from .generic import label, role
+from .generic import label, role, shortened, topic
 
 
 def _args(**kw: str) -> str:
@@ -138,15 +138,15 @@ def generic_actor(call: Call) -> Reply:
         tool = tools[0]
         schema = next((t["function"] for t in call.request.tools if t["function"]["name"] == tool), {})
         params = list(schema.get("parameters", {}).get("properties", {})) or ["query"]
-        args = {params[0]: _guess_argument(call.task)}
+        args = {params[0]: _guess_argument(call.input("task") or call.task)}
         return _react_step(call, call.t(f"{label(call)} I will try the {tool} tool first.",
                                         f"{label(call)} 我先试试 {tool} 工具。"), tool, args)
     observed = call.tool_results()
-    seen = call.t(f" The tool replied: {observed[-1].content[:160]}", f" 工具返回：{observed[-1].content[:160]}") \
-        if observed else ""
-    answer = call.t(f"{label(call)} This is where a real model would answer \"{call.task[:120]}\".{seen} "
+    reply = shortened(observed[-1].content, 160) if observed else ""
+    seen = call.t(f" The tool replied: {reply}", f"工具返回：{reply}") if observed else ""
+    answer = call.t(f"{label(call)} This is where a real model would answer “{topic(call)}”.{seen} "
                     "Pick a built-in scenario to see a full documented run, or connect a model in the sidebar.",
-                    f"{label(call)} 这里本应由真实模型回答“{call.task[:120]}”。{seen}"
+                    f"{label(call)} 这里本应由真实模型回答“{topic(call)}”。{seen}"
                     "选择内置场景可观看完整的文档化运行，或在侧边栏连接真实模型。")
     if call.ctx.protocol == "text":
         return Reply(call.t("Thought: I can answer now.\nFinal Answer: ", "Thought: 现在可以作答。\nFinal Answer: ") + answer)
@@ -156,7 +156,7 @@ def generic_actor(call: Call) -> Reply:
 def _guess_argument(task: str) -> str:
     """An id-like token from the task (an order or waybill number), else the task itself."""
     found = re.search(r"\b[A-Za-z]{0,3}\d{3,}\b", task)
-    return found.group(0) if found else task[:80]
+    return found.group(0) if found else shortened(task, 80).rstrip("…")
 
 
 def _text_protocol_tools(call: Call) -> list[str]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 
 from ..model import Call, Reply, script
-from .generic import label, role
+from .generic import label, role, topic
 
 
 def _version(call: Call) -> int:
@@ -367,21 +367,22 @@ def report_criteria(call: Call) -> Reply | None:
 # --- free-text tasks ------------------------------------------------------------------------------
 
 def _thin_draft(call: Call) -> str:
-    task = call.task[:120]
-    return call.t(f"{label(call)} First draft for \"{task}\": a real model would write its first version here. "
-                  "This scripted draft is deliberately thin: it states the goal, with no structure and no example.",
-                  f"{label(call)} “{task}”的初稿：这里本应由真实模型写出第一版。"
-                  "这份脚本初稿故意写得很单薄：只说明了目标，没有结构，也没有示例。")
+    return call.t(f"{label(call)} First draft for “{topic(call)}”.\n"
+                  "A real model would write its first version here. This scripted draft is deliberately thin: "
+                  "it states the goal, with no structure and no example, so the critic has something to ask for.",
+                  f"{label(call)} “{topic(call)}”的初稿。\n"
+                  "这里本应由真实模型写出第一版。这份脚本初稿故意写得很单薄：只说明了目标，没有结构，也没有示例，"
+                  "好让评审员有意见可提。")
 
 
 def _revised_draft(call: Call) -> str:
-    task = call.task[:120]
-    return call.t(f"{label(call)} Revised draft for \"{task}\", following the critic's feedback:\n"
-                  "- the key points as a short list\n- one concrete example\n- a one-line summary at the end\n"
-                  "Pick a built-in scenario to see a documented run, or connect a model in the sidebar.",
-                  f"{label(call)} 根据评审意见修改后的“{task}”：\n"
+    return call.t(f"{label(call)} Revised draft for “{topic(call)}”, following the critic's feedback:\n"
+                  "- the key points, as a short list\n- one concrete example\n- a one-line summary at the end\n"
+                  "Scripted replies ignore prompt edits. Pick a built-in scenario to see a documented run, "
+                  "or connect a model in the sidebar.",
+                  f"{label(call)} 按评审意见修改后的“{topic(call)}”：\n"
                   "- 用简短列表列出要点\n- 给出一个具体示例\n- 结尾用一句话总结\n"
-                  "选择内置场景可观看完整的文档化运行，或在侧边栏连接真实模型。")
+                  "脚本回复不会随提示词修改而变化。选择内置场景可观看完整的文档化运行，或在侧边栏连接真实模型。")
 
 
 @role("reflection", "actor")
