@@ -22,8 +22,12 @@ def test_the_playground_shows_the_output_cap_and_the_time_limit(lang, labels, he
 
 
 def _view(lang):  # AppTest runs this function's source alone: imports inside, no annotations
+    import streamlit as st
+
     from agent_core import events as ev
     from pages.ui.render import draw_run
+
+    st.session_state["sb_lang"] = lang  # the run view's labels speak the page's language
 
     events = [ev.RunStarted(pattern="reflection", task="Write a poem.", max_llm_calls=3),
               ev.LlmCall(t=0.5, role="actor", model="m", prompt_tokens=20, completion_tokens=64,

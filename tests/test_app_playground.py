@@ -21,7 +21,7 @@ from agent_core.config import LIMITS
 from agent_core.llm import PRESETS
 from agent_core.prompts import specs_for
 from agent_core.scenarios import SCENARIOS
-from pages.ui import setup_state, text
+from pages.ui import i18n, setup_state, text
 from pages.ui.catalogue import VARIANTS
 from pages.ui.blocks import final_looks
 from pages.ui.summary import report_markdown, trace_json
@@ -237,8 +237,8 @@ def test_plan_and_execute_with_the_reflector_replans_retries_then_passes_in_chin
     assert verdicts(at) == ["REPLAN", "RETRY", "PASS"]
     assert [c for c, label in badges(at) if label in ev.VERDICTS] == ["red", "orange", "green"]
     shown = labels(at)
-    assert shown[0].startswith("Plan") and any(label.startswith("Re-plan #1") for label in shown)
-    assert any("attempt 2 — PASS" in label for label in shown)
+    assert shown[0].startswith("计划") and any(label.startswith("重新规划 #1") for label in shown)
+    assert any("第 2 次尝试 — PASS" in label for label in shown)
     assert blocks(at)[1] == (shown[1], ":material/error:")  # step 1, sent back by REPLAN
     assert "查询中" in "".join(c.value for c in at.code)
     assert record(at).task == SCENARIOS["order-99999"].task["zh"]
@@ -296,11 +296,13 @@ def _assert_finished_page(at: AppTest) -> None:
     """What every finished run shows: answer, end, metrics, charts, unlocked inputs, valid exports."""
     rec = record(at)
     assert rec.status == "finished" and kinds(at)[-2:] == ["final_answer", "run_finished"]
-    assert any(m.value == "#### Final answer" for m in at.markdown)
-    calls = next(m for m in at.metric if m.label == "LLM calls").value
+    lang = at.session_state["sb_lang"]  # the run view speaks the page's language
+    assert any(m.value == f"#### {i18n.t('render.final', lang)}" for m in at.markdown)
+    calls = next(m for m in at.metric if m.label == i18n.t("render.calls", lang)).value
     assert calls == f"{kinds(at).count('llm_call')} / {rec.bound}"
     by_role = at.dataframe[-1].value
-    assert set(by_role["role"]) == {e["role"] for e in rec.events if e["kind"] == "llm_call"}
+    # one row per role that was called (named in the page's language)
+    assert len(set(by_role.iloc[:, 0])) == len({e["role"] for e in rec.events if e["kind"] == "llm_call"})
     assert len(at.get("plotly_chart")) == 2
     assert not at.button(key=f"{P}_run").disabled and at.button(key=f"{P}_stop").disabled
     assert not at.selectbox(key=f"{P}_variant").disabled

@@ -17,12 +17,11 @@ from typing import Any
 from agent_core import events as ev
 from agent_core.patterns import registry
 
-from . import text
+from . import i18n, text
 
 #: run_failed error types raised by a model endpoint (agent_core.errors.ModelError codes)
 MODEL_ERRORS = frozenset({"model_error", "auth_error", "rate_limited", "connection_error", "timeout", "bad_request",
                           "server_error", "stream_cut", "malformed_response"})
-STEP_WORDS = {"done": "done", "failed": "failed", "retried": "will be retried", "skipped": "skipped"}
 
 
 @dataclass
@@ -47,14 +46,15 @@ class Block:
 
 
 class Blocks:
-    """The block bookkeeping of one run."""
+    """The block bookkeeping of one run; its titles speak `lang` (default: the page's language)."""
 
-    def __init__(self, config: Mapping[str, Any]) -> None:
+    def __init__(self, config: Mapping[str, Any], lang: str | None = None) -> None:
         specs = registry.specs()
         # an uploaded trace may name a pattern this version does not have: place its calls generically
         self.spec = specs.get(str(config.get("pattern"))) or next(iter(specs.values()))
         self.config = config
-        self.lang = "zh" if config.get("lang") == "zh" else "en"
+        self.lang = lang if lang in i18n.LANGS else i18n.lang()
+        self.w = i18n.words("blocks", self.lang)
         self.items: list[Block] = []
         self.plans = 0
         self.step_titles: dict[Any, str] = {}
@@ -73,7 +73,8 @@ class Blocks:
             return current if current is not None and current.ident[0] == "plan" else self._open(("plan", self.plans))
         if isinstance(e, ev.StepStarted):
             if e.description:
-                self.step_titles[e.step_id] = f"Step {e.step_id} · {text.inline(e.description, 70)}"
+                self.step_titles[e.step_id] = self.w["step_titled"].format(
+                    step=e.step_id, description=text.inline(e.description, 70))
             ident = ("step", e.step_id, e.attempt)
             current = self.current
             return current if current is not None and current.ident == ident else self._open(ident)
@@ -113,15 +114,16 @@ class Blocks:
         if own is not None:
             return own
         kind, step = ident[0], ident[1]
+        w = self.w
         if kind == "plan":
-            return "Plan" if step == 0 else f"Re-plan #{step}"
+            return w["plan"] if step == 0 else w["replan"].format(n=step)
         if kind == "step":
             attempt = ident[2] if len(ident) > 2 else 0
-            title = self.step_titles.get(step, f"Step {step}")
-            return title + (f" · attempt {attempt}" if attempt and attempt > 1 else "")
+            title = self.step_titles.get(step, w["step"].format(step=step))
+            return title + (w["attempt"].format(n=attempt) if attempt and attempt > 1 else "")
         if kind == "failed":
-            return "Model call"
-        return f"Step {step}" if step is not None else "Run"
+            return w["model_call"]
+        return w["step"].format(step=step) if step is not None else w["run"]
 
     # --- labels and states ------------------------------------------------------------------------
     def note(self, e: ev.Event, block: Block | None) -> None:
@@ -133,43 +135,45 @@ class Blocks:
         elif isinstance(e, ev.ToolCallEvent) and block is not None and e.name != "unit_tests":
             block.tools.append(e.name)
             # tool names come from the model (or a file): escaped, like every label from data
-            block.suffix = "calls " + ", ".join(text.inline(name, 40) for name in dict.fromkeys(block.tools))
+            block.suffix = self.w["calls"].format(tools=", ".join(text.inline(name, 40)
+                                                                 for name in dict.fromkeys(block.tools)))
         elif isinstance(e, ev.PlanEvent) and block is not None:
             self.plans += 1
             for s in e.steps:
-                self.step_titles[s.get("id")] = (f"Step {text.inline(str(s.get('id')), 40)} · "
-                                                 f"{text.inline(s.get('description', ''), 70)}")
-            block.suffix = f"{len(e.steps)} step{'s' if len(e.steps) != 1 else ''}"
+                self.step_titles[s.get("id")] = self.w["step_titled"].format(
+                    step=text.inline(str(s.get("id")), 40), description=text.inline(s.get("description", ""), 70))
+            block.suffix = self.w["steps_one" if len(e.steps) == 1 else "steps"].format(n=len(e.steps))
         elif isinstance(e, ev.StepFinished) and block is not None and block.ident[0] == "step":
             if e.status == "failed":
                 block.state = "error"
-            block.suffix = block.suffix or STEP_WORDS.get(e.status, text.inline(e.status))
+            block.suffix = block.suffix or self.w.get(f"status.{e.status}") or text.inline(e.status)
         elif isinstance(e, ev.VerdictEvent) and block is not None:
-            block.suffix = text.inline(e.verdict) + ("" if e.parsed else " (fallback)")
+            block.suffix = text.inline(e.verdict) + ("" if e.parsed else self.w["fallback"])
             if e.verdict == "REPLAN":
                 block.state = "error"
         elif isinstance(e, ev.RunFailed) and block is not None:
-            block.state, block.suffix, block.streaming = "error", "failed", False
+            block.state, block.suffix, block.streaming = "error", self.w["status.failed"], False
             self.settle(block)
         elif isinstance(e, ev.FinalAnswer) and self.current is not None:
             self.settle(self.current)
         elif isinstance(e, ev.RunFinished) and self.current is not None:
             last = self.current
             if e.reason == "stop" and last.state == "running":
-                last.suffix = (last.suffix + " · stopped").lstrip(" ·")
+                last.suffix = (last.suffix + " · " + self.w["stopped"]).lstrip(" ·")
             self.settle(last)
 
     def settle(self, block: Block) -> None:
         """A block the run has left: no longer running."""
         if block.ident[0] == "round" and not block.tools and not block.suffix:
-            block.suffix = "final answer"
+            block.suffix = self.w["final_answer"]
         if block.state == "running":
             block.state = "complete"
 
 
-def final_looks(config: Mapping[str, Any], events: Iterable[ev.Event]) -> list[tuple[str, str]]:
+def final_looks(config: Mapping[str, Any], events: Iterable[ev.Event],
+                lang: str | None = None) -> list[tuple[str, str]]:
     """(label, state) of every block once the events are all in: what a redraw draws at once."""
-    blocks = Blocks(config)
+    blocks = Blocks(config, lang)
     for e in events:
         blocks.note(e, blocks.place(e))
     if blocks.current is not None:

@@ -16,47 +16,16 @@ import streamlit as st
 from agent_core import events as ev
 from agent_core.calls import MessageTable
 
-from . import text
+from . import i18n, text
 
-WORDS = {
-    "en": {"prompt": "Prompt", "reply": "Reply", "messages": "{n} messages", "template": "template `{name}`",
-           "edited": "edited by you", "filled": "highlighted: the values filled into {names}",
-           "tools": "tools offered: {names}", "temperature": "temperature {value}",
-           "finish": "finish reason `{reason}`", "cut": "cut at the output cap: the reply may be incomplete",
-           "usage": "{prompt} → {completion} tokens{est}", "estimated": " (estimated)",
-           "no_reply": "The call recorded no reply text.",
-           "earlier": "{n} earlier messages, sent again (each was shown in full at the call that first sent it):", "tool_call": "tool call", "recorded": "recorded",
-           "recorded_help": "Served from the parent run's record: this call did not run again.",
-           "person": "written by a person",
-           "paused": {"call": "Paused before call {call} ({role})", "verdict": "Paused at the {role}'s verdict",
-                      "tool": "Paused before the tool {role} runs"},
-           "resumed": {"step": "Stepped on", "continue": "Continued", "send": "Sent as it was",
-                       "edit": "Sent, edited", "answer": "Answered by a person"},
-           "edited": "You edited call {call} before the model saw it ({what})",
-           "edited_what": {"messages": "its messages", "template": "the template {template}, from here on"},
-           "human": "A person answered as the {role}",
-           "roles": {"system": "system", "user": "user", "assistant": "assistant", "tool": "tool result"}},
-    "zh": {"prompt": "提示词", "reply": "回复", "messages": "{n} 条消息", "template": "模板 `{name}`",
-           "edited": "已被你修改", "filled": "高亮：填入 {names} 的内容", "tools": "提供的工具：{names}",
-           "temperature": "温度 {value}", "finish": "结束原因 `{reason}`",
-           "cut": "在输出上限处被截断：回复可能不完整", "usage": "{prompt} → {completion} 个 token{est}",
-           "estimated": "（估算）", "no_reply": "这次调用没有记录回复文本。",
-           "earlier": "重新发送的 {n} 条较早消息（每条都已在首次发送它的那次调用中完整显示）：", "tool_call": "工具调用",
-           "recorded": "来自记录", "recorded_help": "取自父运行的记录：这次调用没有重新执行。",
-           "person": "由人撰写",
-           "paused": {"call": "在第 {call} 次调用前暂停（{role}）", "verdict": "在 {role} 的结论处暂停",
-                      "tool": "在工具 {role} 运行前暂停"},
-           "resumed": {"step": "单步继续", "continue": "继续运行", "send": "按原样发送", "edit": "修改后发送",
-                       "answer": "由人作答"},
-           "edited": "你在模型看到之前修改了第 {call} 次调用（{what}）",
-           "edited_what": {"messages": "它的消息", "template": "模板 {template}，此后生效"},
-           "human": "由人扮演 {role} 作答",
-           "roles": {"system": "系统", "user": "用户", "assistant": "助手", "tool": "工具结果"}},
-}
+def words(lang: str | None = None) -> dict[str, str]:
+    """This module's texts (locales/*.toml, table [call_views]) in `lang`, default the page's."""
+    return i18n.words("call_views", lang)
 
 
-def words(lang: str) -> dict[str, Any]:
-    return WORDS["zh" if lang == "zh" else "en"]
+def role_name(role: str, lang: str | None = None) -> str:
+    """An agent role as a person reads it ([roles]); a role this app does not know, as it is, escaped."""
+    return i18n.words("roles", lang).get(role) or text.inline(role, 40)
 
 
 def call_views(container: Any, table: MessageTable, call: ev.LlmCall, lang: str) -> Any:
@@ -90,20 +59,20 @@ def draw_prompt(messages: list[dict[str, Any]], call: ev.LlmCall, lang: str) -> 
             # History sent again: one block, not one element per message per call — a 30-round run
             # re-sends its history 30 times, and drawing it message by message would be quadratic.
             st.caption(w["earlier"].format(n=len(earlier)))
-            st.code("\n\n".join(f"── {w['roles'].get(m.get('role'), m.get('role'))} ──\n{m.get('content', '')}"
+            st.code("\n\n".join(f"── {w.get('msg.' + str(m.get('role')), m.get('role'))} ──\n{m.get('content', '')}"
                                  + "".join(f"\n{_tool_call_line(c)}" for c in m.get("tool_calls") or ())
                                  for m in earlier), language=None, wrap_lines=True, height=240)
 
 
-def _message(message: dict[str, Any], w: dict[str, Any]) -> None:
+def _message(message: dict[str, Any], w: dict[str, str]) -> None:
     """One message in full: its role, the template it was rendered from, and its filled-in values."""
     role = str(message.get("role", ""))
-    head = [f"**{text.inline(w['roles'].get(role, role), 40)}**"]
+    head = [f"**{text.inline(w.get('msg.' + role, role), 40)}**"]
     template = message.get("template")
     if isinstance(template, str):
         head.append(w["template"].format(name=text.inline(template, 40).replace("`", "")))
         if message.get("edited"):
-            head.append(f":orange-badge[:material/edit: {w['edited']}]")
+            head.append(f":orange-badge[:material/edit: {w['edited_by_you']}]")
     st.markdown(" · ".join(head))
     content = str(message.get("content", ""))
     spans = _spans(message.get("fills"), len(content))

@@ -60,7 +60,13 @@ def t(key: str, lang_: str | None = None, /, **values: Any) -> str:
 
 def words(section: str, lang_: str | None = None) -> dict[str, str]:
     """Every text of one table, by its short key — for code that picks among many."""
-    chosen = lang_ if lang_ in LANGS else lang()
+    return _table(section, lang_ if lang_ in LANGS else lang())
+
+
+@cache
+def _table(section: str, chosen: str) -> dict[str, str]:
+    # cached: a redraw asks for a table per drawn call, and a scan of the catalogue each time adds up
+    # (callers read it, never write it)
     head = f"{section}."
     english = {k[len(head):]: v for k, v in catalogue("en").items() if k.startswith(head)}
     local = {k[len(head):]: v for k, v in catalogue(chosen).items() if k.startswith(head)}

@@ -25,10 +25,12 @@ from agent_core.errors import AgentError, TraceFormatError
 from agent_core.otel import importing as otlp
 from agent_core.scenarios import SCENARIOS
 
-from . import fork_view, setup_state, text
+from . import call_views, fork_view, i18n, setup_state, text
 from .catalogue import VARIANTS
 from .blocks import final_looks
-from .render import ENDINGS, RunView, draw_run, fresh_area
+from .i18n import t
+from .render import RunView, draw_run, ending, fresh_area
+from .render import words as run_words
 from .sidebar import LANGS, current_lang
 
 P = "rp"
@@ -94,7 +96,7 @@ def open_file(data: bytes) -> list[tuple[str, trace.Trace]]:
     for i, item in enumerate(items):
         name = item.get("name") if isinstance(item, dict) and isinstance(item.get("name"), str) else ""
         try:
-            out.append((name or f"Lane {i + 1}", _checked(trace.loads(json.dumps(item)))))
+            out.append((name, _checked(trace.loads(json.dumps(item)))))  # unnamed: "Lane n" when shown
         except TraceFormatError as exc:
             raise TraceFormatError(f"lane {i + 1}: {exc}") from None
     return out
@@ -118,75 +120,64 @@ def example_options(lang: str) -> list[str]:
 
 
 def example_label(option: str) -> str:
+    """A bundled trace as the picker shows it: its scenario's title in the page's language, and the
+    language the run was recorded in."""
     sid, code = option.rsplit(".", 1)
-    return f"{SCENARIOS[sid].title.get(code, sid)} · {LANGS.get(code, code)}"
+    title = SCENARIOS[sid].title
+    return f"{title.get(current_lang()) or title.get(code, sid)} · {LANGS.get(code, code)}"
 
 
 def pick_trace(lang: str) -> Loaded | None:
     """Where the trace comes from: a bundled example or a file. Shows why a file cannot be opened."""
     state = st.session_state
-    source = st.segmented_control("Open", ["example", "upload"], key=K_SOURCE, required=True, default="example",
-                                  format_func={"example": "A bundled example", "upload": "A trace file"}.get,
+    source = st.segmented_control(t("player.open"), ["example", "upload"], key=K_SOURCE, required=True,
+                                  default="example", format_func=lambda s: t(f"player.source.{s}"),
                                   persist_state="session")
     if source == "example":
         options = example_options(lang)
         if not options:
-            st.warning("No bundled example traces were found; upload a trace file instead.")
+            st.warning(t("player.no_examples"))
             return None
         if state.get(K_EXAMPLE) not in options:
             state[K_EXAMPLE] = next((o for o in options if o == f"{FIRST_EXAMPLE}.{lang}"), options[0])
-        choice = st.selectbox("Example run", options, key=K_EXAMPLE, format_func=example_label,
-                              persist_state="session", help="Recorded on the offline model, one per scenario "
-                              "and language.")
+        choice = st.selectbox(t("player.example"), options, key=K_EXAMPLE, format_func=example_label,
+                              persist_state="session", help=t("player.example_help"))
         sid, code = choice.rsplit(".", 1)
         return Loaded(f"example:{choice}", example_label(choice), examples.load(sid, code))
 
-    st.file_uploader("Trace file", type=["json"], key=K_UPLOAD, on_change=_uploaded, help="A trace downloaded "
-                     "from the Playground, a Compare export (then pick a lane), or OTLP/JSON spans from "
-                     "OpenTelemetry. Up to 5 MB. · 运行记录、对比导出，或 OpenTelemetry 的 OTLP/JSON 文件，最大 5 MB。")
+    st.file_uploader(t("player.file"), type=["json"], key=K_UPLOAD, on_change=_uploaded, help=t("player.file_help"))
     opened = state.get(K_FILE)
     if opened is None:
-        st.caption("Download a trace from the Playground or Compare, then open it here.")
+        st.caption(t("player.no_file"))
         return None
     file_id, file_name, parsed = opened
-    st.caption(f":material/description: Opened: {text.inline(file_name, 80)}")
+    st.caption(":material/description: " + t("player.opened", name=text.inline(file_name, 80)))
     if isinstance(parsed, str):
-        st.error(f"**{text.inline(file_name, 80)} cannot be replayed:** {text.escape(parsed)}.",
+        st.error(t("player.cannot", name=text.inline(file_name, 80), reason=text.escape(parsed)),
                  icon=":material/error:")
         return None
     index = 0
     if len(parsed) > 1:
         if state.get(K_LANE) not in range(len(parsed)):
             state[K_LANE] = 0
-        index = st.selectbox("Lane", range(len(parsed)), key=K_LANE, format_func=lambda i: parsed[i][0],
-                             persist_state="session", help="This file holds several runs (a Compare export).")
+        index = st.selectbox(t("player.lane"), range(len(parsed)), key=K_LANE, persist_state="session",
+                             format_func=lambda i: parsed[i][0] or t("player.lane_n", n=i + 1),
+                             help=t("player.lane_help"))
     name, chosen = parsed[index]
+    name = name or (t("player.lane_n", n=index + 1) if len(parsed) > 1 else "")
     if isinstance(chosen, otlp.ImportedTrace):
         _import_note(chosen, lang)
     return Loaded(f"file:{file_id}:{index}", name or file_name, chosen)
 
 
-#: What an OTLP/JSON import mapped and what it did not (issue 16), en / zh.
-IMPORT_WORDS = {
-    "en": {"mapped": ":material/conversion_path: Opened from OTLP/JSON: {n} span(s). Model calls, tool calls and "
-                     "this app's verdicts, plans and drafts are drawn as usual.",
-           "unmapped": "{m} span(s) or span event(s) have no counterpart here and are not drawn",
-           "pattern": "The spans name no pattern of this app, so the run is drawn as a tool loop (ReAct)."},
-    "zh": {"mapped": ":material/conversion_path: 来自 OTLP/JSON：{n} 个 span。模型调用、工具调用以及本应用的"
-                     "裁决、计划和草稿照常显示。",
-           "unmapped": "{m} 个 span 或 span 事件在这里没有对应项，未显示",
-           "pattern": "这些 span 没有指明本应用的模式，因此按工具循环（ReAct）显示。"},
-}
-
-
 def _import_note(imported: otlp.ImportedTrace, lang: str) -> None:
-    """Say the run came from OpenTelemetry spans, and list every span that did not map."""
-    words = IMPORT_WORDS["zh" if lang == "zh" else "en"]
-    st.caption(words["mapped"].format(n=imported.span_count))
+    """Say the run came from OpenTelemetry spans (issue 16), and list every span that did not map."""
+    st.caption(":material/conversion_path: " + t("player.import.mapped", lang, n=imported.span_count))
     if not any(isinstance(e, ev.RunStarted) and e.pattern in ac.PATTERNS for e in imported.events):
-        st.caption(words["pattern"])
+        st.caption(t("player.import.pattern", lang))
     if imported.unmapped:
-        with st.expander(words["unmapped"].format(m=len(imported.unmapped)), icon=":material/visibility_off:"):
+        with st.expander(t("player.import.unmapped", lang, m=len(imported.unmapped)),
+                         icon=":material/visibility_off:"):
             st.markdown("\n".join(f"- {text.inline(item, 160)}" for item in imported.unmapped))
 
 
@@ -213,20 +204,22 @@ def trace_card(loaded: Loaded) -> None:
     calls = sum(1 for e in events if isinstance(e, ev.LlmCall))
     duration = max((e.t for e in events), default=0.0)
     scenario = SCENARIOS.get(config.get("scenario") or "")
-    lang = config.get("lang", "en")
+    lang, page_lang = config.get("lang", "en"), current_lang()  # the run's language, and the page's
     with st.container(border=True, key=f"{P}_card"):
-        st.markdown(f"**{text.inline(scenario.title.get(lang, scenario.id) if scenario else loaded.name, 120)}**")
+        title = scenario.title.get(page_lang) or scenario.title.get(lang, scenario.id) if scenario else loaded.name
+        st.markdown(f"**{text.inline(title, 120)}**")
         row = st.container(horizontal=True, gap="small")
-        row.badge(VARIANTS[setup_state.variant_of(config)].label, color="blue", icon=":material/hub:")
+        row.badge(VARIANTS[setup_state.variant_of(config)].label_in(page_lang), color="blue", icon=":material/hub:")
         row.badge(LANGS.get(lang, text.badge(str(lang))), color="gray", icon=":material/translate:")
         if finished is not None:
-            label, color, _line = ENDINGS.get(finished.reason, (text.badge(finished.reason), "gray", ""))
-            row.badge(f"Ended · {label}", color=color, icon=":material/flag:")
+            label, color, _line = ending(finished.reason, page_lang)
+            row.badge(run_words(page_lang)["ended"].format(label=label), color=color, icon=":material/flag:")
         if loaded.task:
-            st.caption(f"**Task** · {text.inline(loaded.task, 300)}")
+            st.caption(run_words(page_lang)["task"].format(task=text.inline(loaded.task, 300)))
         models = config.get("models") if isinstance(config.get("models"), dict) else {}
-        st.caption(f"{len(events)} events · {calls} LLM call{'s' if calls != 1 else ''} · {duration:.1f} s"
-                   + (" · " + ", ".join(f"{text.inline(str(r))}: {text.code_span(str(m))}"
+        st.caption(t("player.size_one" if calls == 1 else "player.size", page_lang, events=len(events), calls=calls,
+                     seconds=f"{duration:.1f}")
+                   + (" · " + ", ".join(f"{call_views.role_name(str(r), page_lang)}: {text.code_span(str(m))}"
                                         for r, m in models.items()) if models else ""))
 
 
@@ -268,7 +261,7 @@ def player(loaded: Loaded) -> None:
     if K_SEEK in state:
         state[K_POS] = min(int(state.pop(K_SEEK)), n)
     if n == 0:
-        st.info("This trace holds no events.", icon=":material/info:")
+        st.info(t("player.empty"), icon=":material/info:")
         return
     state.setdefault(K_SPEED, 1)
     playing = bool(state.get(K_PLAYING))
@@ -281,7 +274,7 @@ def player(loaded: Loaded) -> None:
             position = _slider(n)
             st.caption(_where(events, position))
             if position == 0:
-                st.info("Press **Play**, or move the slider, to watch the run.", icon=":material/play_circle:")
+                st.info(t("player.press_play"), icon=":material/play_circle:")
             draw_run(loaded.config, events[:position], bound=loaded.bound, key=VIEW, task=loaded.task,
                      call_actions=_fork_actions(loaded))
 
@@ -298,24 +291,23 @@ def _fork_actions(loaded: Loaded):
 def _controls(n: int, playing: bool) -> None:
     row = st.container(horizontal=True, vertical_alignment="center", gap="small")
     if playing:
-        row.button("Pause", key=f"{P}_pause", icon=":material/pause:", on_click=_pause, type="primary")
+        row.button(t("player.pause"), key=f"{P}_pause", icon=":material/pause:", on_click=_pause, type="primary")
     else:
-        row.button("Play", key=f"{P}_play", icon=":material/play_arrow:", on_click=_play, args=(n,), type="primary")
-    row.button("Stop", key=f"{P}_stop", icon=":material/stop:", on_click=_stop, disabled=not playing,
-               help="Stop playing and go back to the start.")
-    row.segmented_control("Speed", SPEEDS, key=K_SPEED, format_func=lambda s: f"{s}×", required=True,
-                          label_visibility="collapsed", persist_state="session",
-                          help="Played on the run's own clock, 1×, 2× or 4× as fast.")
+        row.button(t("player.play"), key=f"{P}_play", icon=":material/play_arrow:", on_click=_play, args=(n,),
+                   type="primary")
+    row.button(t("player.stop"), key=f"{P}_stop", icon=":material/stop:", on_click=_stop, disabled=not playing,
+               help=t("player.stop_help"))
+    row.segmented_control(t("player.speed"), SPEEDS, key=K_SPEED, format_func=lambda s: f"{s}×", required=True,
+                          label_visibility="collapsed", persist_state="session", help=t("player.speed_help"))
 
 
 def _slider(n: int) -> int:
     back, slider, forward = st.columns([1, 14, 1], vertical_alignment="bottom")
     back.button("", key=f"{P}_back", icon=":material/chevron_left:", on_click=_step, args=(-1, n),
-                help="One event back", disabled=st.session_state.get(K_POS, n) <= 0)
-    position = slider.slider("Events shown", 0, n, key=K_POS, persist_state="session",
-                             help="Move through the run one event at a time.")
+                help=t("player.back"), disabled=st.session_state.get(K_POS, n) <= 0)
+    position = slider.slider(t("player.shown"), 0, n, key=K_POS, persist_state="session", help=t("player.shown_help"))
     forward.button("", key=f"{P}_forward", icon=":material/chevron_right:", on_click=_step, args=(1, n),
-                   help="One event forward", disabled=position >= n)
+                   help=t("player.forward"), disabled=position >= n)
     return position
 
 
@@ -350,35 +342,38 @@ def _play_from(loaded: Loaded, start: int, speed: int) -> None:
 
 # --- what an event is, in a few words -------------------------------------------------------------
 
-def describe(e: ev.Event) -> str:
-    """One event in a few words, for the position caption."""
+def describe(e: ev.Event, lang: str | None = None) -> str:
+    """One event in a few words, for the position caption (raw text: the caller escapes it)."""
+    w = i18n.words("player", lang)
+    role = i18n.words("roles", lang).get(getattr(e, "role", ""), getattr(e, "role", ""))
     if isinstance(e, ev.LlmCall):
-        return f"LLM call · {e.role} · {e.prompt_tokens + e.completion_tokens:,} tokens"
+        return w["event.llm_call"].format(role=role, tokens=f"{e.prompt_tokens + e.completion_tokens:,}")
     if isinstance(e, ev.Token):
-        return f"{e.role} writing"
+        return w["event.token"].format(role=role)
     if isinstance(e, ev.ToolCallEvent):
-        return f"tool call · {e.name}"
+        return w["event.tool_call"].format(name=e.name)
     if isinstance(e, ev.ToolResult):
-        return f"tool result · {e.name}" + (" (error)" if e.is_error else "")
+        return w["event.tool_error" if e.is_error else "event.tool_result"].format(name=e.name)
     if isinstance(e, ev.PlanEvent):
-        return f"{'re-plan' if e.revision else 'plan'} · {len(e.steps)} steps"
+        return w["event.replan" if e.revision else "event.plan"].format(n=len(e.steps))
     if isinstance(e, ev.StepStarted):
-        return f"step {e.step_id} started"
+        return w["event.step_started"].format(step=e.step_id)
     if isinstance(e, ev.StepFinished):
-        return f"step {e.step_id} {e.status}"
+        status = run_words(lang).get(f"status.{e.status}", e.status)
+        return w["event.step_finished"].format(step=e.step_id, status=status)
     if isinstance(e, ev.VerdictEvent):
-        return f"{e.role} · {e.verdict}"
+        return f"{role} · {e.verdict}"
     if isinstance(e, ev.Draft):
-        return f"draft {e.version}"
+        return w["event.draft"].format(version=e.version)
     if isinstance(e, ev.LimitReached):
-        return f"limit reached · {e.limit}"
+        return w["event.limit"].format(limit=e.limit)
     if isinstance(e, ev.RunFinished):
-        return f"run finished · {ENDINGS.get(e.reason, (e.reason,))[0]}"
-    return e.kind.replace("_", " ")
+        return w["event.finished"].format(how=ending(e.reason, lang)[0])
+    return w.get(f"kind.{e.kind}") or e.kind.replace("_", " ")
 
 
 def _where(events: list[ev.Event], position: int) -> str:
     if position <= 0:
-        return f"Before the first of {len(events)} events"
+        return t("player.before", n=len(events))
     e = events[position - 1]
-    return f"Event {position} of {len(events)} · {e.t:.1f} s · {text.inline(describe(e), 80)}"
+    return t("player.where", at=position, n=len(events), seconds=f"{e.t:.1f}", what=text.inline(describe(e), 80))

@@ -26,21 +26,14 @@ from agent_core.diffing import MAX_DIFF_WORK, Budget, diff_stats, line_diff
 
 from agent_core.calls import MessageTable
 
-from . import call_views, graphs, text
+from . import call_views, graphs, i18n, text
 from .blocks import Block, Blocks, final_looks
 
 VERDICT_LOOK = {"PASS": ("green", ":material/check_circle:"), "REVISE": ("orange", ":material/edit_note:"),
                 "RETRY": ("orange", ":material/replay:"), "REPLAN": ("red", ":material/alt_route:")}
-ROLE_NAMES = {"judge": "Judge (reflection advisor)", "reflector": "Reflector", "critic": "Critic"}
-#: reason -> (badge label, colour, one line)
-ENDINGS = {
-    "answer": ("answered", "green", "The agent gave its final answer."),
-    "pass": ("passed", "green", "The reviewer passed the answer."),
-    "cap": ("limit reached", "orange", "A round limit was reached; the answer is the best one so far."),
-    "budget": ("budget spent", "orange", "The run-wide budget was spent; the answer is the best one so far."),
-    "stop": ("stopped", "gray", "Stopped before the end; everything recorded so far is kept."),
-    "error": ("failed", "red", "The run failed; everything recorded so far is kept and can be downloaded."),
-}
+#: how a run ended -> its badge colour (the words are the catalogue's [render.end] and [render.end_line])
+ENDING_COLORS = {"answer": "green", "pass": "green", "cap": "orange", "budget": "orange", "stop": "gray",
+                 "error": "red"}
 STEP_ICONS = {"pending": ":material/schedule:", "running": ":material/play_circle:", "done": ":material/check_circle:",
               "failed": ":material/cancel:", "retried": ":material/replay:", "replanned": ":material/alt_route:",
               "skipped": ":material/skip_next:"}
@@ -53,16 +46,6 @@ STEP_RESULT_CHARS = 800
 PAGE_BLOCKS = 50
 #: Element comparisons all the diffs of one view may spend: two costly diffs.
 DIFF_BUDGET = 2 * MAX_DIFF_WORK
-WORDS = {
-    "en": {"page": "Steps shown", "page_of": "blocks {first}–{last} of {n}",
-           "page_help": "A long run is drawn one page of blocks at a time; counters, graph and table count all of it, "
-                        "and the downloads hold every event.",
-           "rough": "This diff was too costly to align word by word (the drafts repeat the same text many times), "
-                    "so part of it is shown as one replaced block."},
-    "zh": {"page": "显示的步骤", "page_of": "第 {first}–{last} 块，共 {n} 块",
-           "page_help": "长运行按页绘制；计数、图和表格统计全部内容，下载文件包含每个事件。",
-           "rough": "两版草稿重复内容过多，逐词对齐代价过高，部分改动以整段替换显示。"},
-}
 
 
 #: the shortest time between two paints of streamed text, in seconds
@@ -70,33 +53,33 @@ TOKEN_PAINT_S = 0.1
 #: the shortest time between two refreshes of a live view's counters and side table, in seconds
 REFRESH_S = 0.2
 
-#: Marks on a call that did not end normally (issue 13), en / zh.
-CALL_MARKS = {
-    "en": {"cut": "cut at the output cap",
-           "cut_help": "The reply stopped at max_output_tokens (finish_reason: length), so it may be incomplete. "
-                       "Raise the cap for this role if it keeps happening.",
-           "unfinished": "unfinished",
-           "unfinished_help": "The call never finished: its stream was cut, or the run's token budget or time "
-                              "limit ran out while it streamed. The text received so far is kept below."},
-    "zh": {"cut": "在输出上限处被截断",
-           "cut_help": "回复在 max_output_tokens 处停止（finish_reason: length），内容可能不完整。如果反复出现，请为该角色调高上限。",
-           "unfinished": "未完成",
-           "unfinished_help": "这次调用没有正常结束：流被中断，或运行的 token 预算或时间上限在流式输出时用完。下面保留了已收到的文本。"},
-}
 
 
-def _call_marks(e: ev.LlmCall, lang: str) -> None:
+def words(lang: str | None = None) -> dict[str, str]:
+    """The run view's texts (locales/*.toml, table [render]) in `lang`, default the page's."""
+    return i18n.words("render", lang)
+
+
+def ending(reason: str, lang: str | None = None) -> tuple[str, str, str]:
+    """How a run ended, as (badge label, colour, one line); a reason this app does not know, as it is."""
+    w = words(lang)
+    if reason in ENDING_COLORS:
+        return w[f"end.{reason}"], ENDING_COLORS[reason], w[f"end_line.{reason}"]
+    return text.badge(reason), "gray", ""
+
+
+def _call_marks(e: ev.LlmCall, w: dict[str, str]) -> None:
     """A visible mark on a call cut at max_output_tokens, and the kept text of an unfinished one."""
-    words = CALL_MARKS["zh" if lang == "zh" else "en"]
     if e.cut_at_cap:
-        st.badge(words["cut"], color="orange", icon=":material/content_cut:", help=words["cut_help"])
+        st.badge(w["cut"], color="orange", icon=":material/content_cut:", help=w["cut_help"])
     if e.partial_text:
-        st.badge(words["unfinished"], color="red", icon=":material/link_off:", help=words["unfinished_help"])
+        st.badge(w["unfinished"], color="red", icon=":material/link_off:", help=w["unfinished_help"])
         st.code(text.clip(e.partial_text, 1500), language=None, wrap_lines=True)
 
 
 class RunView:
-    """Draws one run. Call `add(event)` for every event in order, then `close()`.
+    """Draws one run. Call `add(event)` for every event in order, then `close()`. Its labels speak the
+    page's language (the sidebar's), whatever language the run itself was in.
 
     `looks` — (label, state) per block, from blocks.final_looks — makes it a redraw. `compact` puts
     the counters in two rows, for narrow columns (Compare's lanes).
@@ -114,9 +97,11 @@ class RunView:
         self.code = bool(self.config.get("code_task") or self.config.get("test_evaluator"))
         self.bound, self.key, self.diff_layout = bound, key, diff_layout
         self.looks, self.live = looks, looks is None
+        self.lang = i18n.lang()
+        self.w = words(self.lang)
         #: blocks drawn by `catch_up` as a redraw would: expanders, which have no live label or state
         self._static: set[int] = set()
-        self.blocks = Blocks(self.config)
+        self.blocks = Blocks(self.config, self.lang)
         #: the summary beside the graph: plan, drafts or tools (from the pattern's spec)
         self.summary = self.blocks.spec.summary
         self.shown: dict[int, tuple[str, str]] = {}
@@ -138,7 +123,7 @@ class RunView:
         self._refreshed, self._stale = 0.0, False
 
         if task:
-            st.markdown(f"**Task** · {text.inline(task, 400)}")
+            st.markdown(self.w["task"].format(task=text.inline(task, 400)))
         self._counters = st.empty()
         self._graph = st.empty()
         self._side = st.empty()
@@ -217,12 +202,12 @@ class RunView:
             self.blocks.settle(self.blocks.current)
             self._sync(self.blocks.current)
         for slot, call in self.tool_slots.values():
-            slot.markdown(f"{_tool_line(call)} · _no result: the run ended first_")
+            slot.markdown(f"{_tool_line(call, self.w)} · {self.w['no_result']}")
         self.tool_slots.clear()
         if self.final is None and self.drafts and self.reason in ("stop", "error"):
             version = max(self.drafts)
             with self._end.container(border=True, key=f"{self.key}-latest-draft"):
-                st.markdown(f"#### Latest draft (version {version})")
+                st.markdown(self.w["latest_draft"].format(version=version))
                 self._text_block(self.drafts[version])
         self._refresh(graph=True)
 
@@ -274,17 +259,16 @@ class RunView:
         approx = "~" if e.usage_estimated else ""
         self.table.add(e)
         with slot.container():
-            st.caption(f":material/smart_toy: {text.inline(e.role)} · {text.inline(e.model, 60)} · "
-                       f"{approx}{e.prompt_tokens:,} → {approx}{e.completion_tokens:,} tokens · "
-                       f"{e.latency_ms / 1000:.2f} s")
-            _call_marks(e, self.config.get("lang", "en"))
+            st.caption(":material/smart_toy: " + self.w["call"].format(
+                role=call_views.role_name(e.role, self.lang), model=text.inline(e.model, 60),
+                prompt=f"{approx}{e.prompt_tokens:,}", completion=f"{approx}{e.completion_tokens:,}",
+                seconds=f"{e.latency_ms / 1000:.2f}"))
+            _call_marks(e, self.w)
             if e.reply_message is None:  # a format-1 trace: no call record to show
                 return
-            lang = self.config.get("lang", "en")
-            row = call_views.call_views(st, self.table, e, lang)
+            row = call_views.call_views(st, self.table, e, self.lang)
             if self.calls <= self.recorded:
-                w = call_views.words(lang)
-                row.badge(w["recorded"], color="gray", icon=":material/history:", help=w["recorded_help"])
+                row.badge(self.w["recorded"], color="gray", icon=":material/history:", help=self.w["recorded_help"])
             if self.call_actions is not None:
                 self.call_actions(row, self.calls, e)
 
@@ -295,7 +279,7 @@ class RunView:
         slot = block.box.empty()
         self.tool_slots[e.call_id or f"{e.name}#{len(self.tool_slots)}"] = (slot, e)
         if self.live:
-            slot.markdown(f"{_tool_line(e)} · _running…_")
+            slot.markdown(f"{_tool_line(e, self.w)} · {self.w['running_tool']}")
 
     def _on_tool_result(self, e: ev.ToolResult, block: Block) -> None:
         found = self.tool_slots.pop(e.call_id, None) if e.call_id else None
@@ -308,7 +292,7 @@ class RunView:
         row[1] += int(e.is_error)
         self._side_dirty = True
         with slot.container():
-            st.markdown(_tool_line(call))
+            st.markdown(_tool_line(call, self.w))
             output = text.clip(e.output, TOOL_OUTPUT_CHARS)
             if e.name == "unit_tests":
                 head, _, rest = output.partition("\n")
@@ -325,12 +309,12 @@ class RunView:
         self._side_dirty = True
         lines = []
         for s in e.steps:
-            tool = f" · tool {text.code_span(str(s['tool']))}" if s.get("tool") else ""
-            critical = " · **critical**" if s.get("critical") else ""
+            tool = self.w["plan_tool"].format(tool=text.code_span(str(s["tool"]))) if s.get("tool") else ""
+            critical = self.w["plan_critical"] if s.get("critical") else ""
             icon = STEP_ICONS.get(s.get("status", "pending"), "")
             lines.append(f"{text.inline(str(s.get('id')), 40)}. {icon} {text.inline(s.get('description', ''), 300)}"
                          f"{tool}{critical}")
-        block.box.markdown("  \n".join(lines) or "_an empty plan_")
+        block.box.markdown("  \n".join(lines) or self.w["empty_plan"])
 
     def _on_step_started(self, e: ev.StepStarted, _block: Block) -> None:
         self._set_status(e.step_id, "running")
@@ -338,11 +322,11 @@ class RunView:
     def _on_step_finished(self, e: ev.StepFinished, block: Block) -> None:
         shown = text.escape(text.clip(e.result, STEP_RESULT_CHARS)) if e.result else ""
         if e.status == "failed":
-            block.box.error(f"**Step {e.step_id} failed** · {shown}", icon=":material/cancel:")
+            block.box.error(self.w["step_failed"].format(step=e.step_id, result=shown), icon=":material/cancel:")
         else:
             icon = STEP_ICONS.get(e.status, ":material/circle:")
-            words = {"done": "done", "retried": "will be retried", "skipped": "skipped"}
-            block.box.markdown(f"{icon} **Step {e.step_id} {words.get(e.status, text.inline(e.status))}**"
+            status = self.w.get(f"step_is.{e.status}") or text.inline(e.status)
+            block.box.markdown(f"{icon} **{self.w['step_status'].format(step=e.step_id, status=status)}**"
                                + (f"  \n{shown}" if shown else ""))
         self._set_status(e.step_id, e.status)
 
@@ -353,16 +337,15 @@ class RunView:
         with block.box.container(key=f"{self.key}-verdict-{self.n}-{known}"):
             row = st.container(horizontal=True, vertical_alignment="center", gap="small")
             row.badge(text.badge(e.verdict), color=color, icon=icon)
-            row.markdown(f"**{ROLE_NAMES.get(e.role, text.inline(e.role))}**")
+            row.markdown(f"**{self.w.get('verdict_role.' + e.role) or call_views.role_name(e.role, self.lang)}**")
             if not e.parsed:
-                row.badge("fallback verdict", color="gray", icon=":material/warning:",
-                          help="The reply could not be parsed, so the pattern used its fallback verdict.")
-            for name, value in (("Feedback", e.feedback), ("Analysis", e.analysis), ("Suggestion", e.suggestion)):
+                row.badge(self.w["fallback"], color="gray", icon=":material/warning:", help=self.w["fallback_help"])
+            for name, value in (("feedback", e.feedback), ("analysis", e.analysis), ("suggestion", e.suggestion)):
                 if value:
-                    st.markdown(f"**{name}** · {text.escape(value)}")
+                    st.markdown(f"**{self.w[name]}** · {text.escape(value)}")
             raw = self.raw.get(e.role, "")
             if not e.parsed and raw.strip():
-                st.caption("The reply that could not be parsed:")
+                st.caption(self.w["unparsed"])
                 st.code(text.clip(raw, 1500), language=None, wrap_lines=True)
         if self.draft_rows and e.role == "critic":
             self.draft_rows[-1]["verdict"] = e.verdict
@@ -375,10 +358,10 @@ class RunView:
         stats = self._draft_row(e, previous, budget)
         with block.box.container(key=f"{self.key}-draft-{e.version}"):
             row = st.container(horizontal=True, vertical_alignment="center", gap="small")
-            row.badge(f"Draft {e.version}", color="blue", icon=":material/description:")
+            row.badge(self.w["draft"].format(version=e.version), color="blue", icon=":material/description:")
             if stats is not None:
-                row.caption(f"+{stats.added_lines} / −{stats.removed_lines} lines · {stats.changed_ratio:.0%} of "
-                            f"the text changed since draft {max(earlier)}")
+                row.caption(self.w["draft_stats"].format(added=stats.added_lines, removed=stats.removed_lines,
+                                                         ratio=f"{stats.changed_ratio:.0%}", since=max(earlier)))
             if previous is None:
                 self._text_block(e.text)
                 return
@@ -397,22 +380,23 @@ class RunView:
 
     def _diff(self, old: str, new: str, v_old: int, v_new: int, budget: Budget | None = None) -> None:
         budget = Budget() if budget is None else budget
-        labels = ["Changes · words", "Changes · lines", f"Draft {v_new}"]
-        words, lines, full = st.tabs(labels, default=labels[1] if self.code else labels[0])
-        with words:
+        w = self.w
+        labels = [w["diff_words"], w["diff_lines"], w["draft"].format(version=v_new)]
+        words_tab, lines, full = st.tabs(labels, default=labels[1] if self.code else labels[0])
+        with words_tab:
             if self.diff_layout == "side by side":
                 left, right = st.columns(2, gap="medium")
-                left.caption(f"Draft {v_old}")
-                right.caption(f"Draft {v_new}")
+                left.caption(w["draft"].format(version=v_old))
+                right.caption(w["draft"].format(version=v_new))
                 old_md, new_md = text.word_diff_sides(old, new, budget)
                 left.markdown(old_md)
                 right.markdown(new_md)
             else:
                 st.markdown(text.word_diff_inline(old, new, budget))
         with lines:
-            st.code(line_diff(old, new, v_old, budget=budget) or "(no line changed)", language="diff")
+            st.code(line_diff(old, new, v_old, budget=budget) or w["no_line_changed"], language="diff")
         if budget.exhausted:
-            st.caption(f":material/speed: {self._words()['rough']}")
+            st.caption(f":material/speed: {w['rough']}")
         with full:
             self._text_block(new)
 
@@ -424,40 +408,39 @@ class RunView:
 
     # --- step mode -------------------------------------------------------------------------------
     def _on_paused(self, e: ev.Paused, block: Block | None) -> None:
-        w = call_views.words(self.config.get("lang", "en"))
-        line = w["paused"].get(e.at, w["paused"]["call"]).format(call=e.call, role=text.inline(e.role, 40))
+        w = self.w
+        line = w.get(f"paused.{e.at}", w["paused.call"]).format(call=e.call, role=call_views.role_name(e.role, self.lang))
         (block.box if block is not None else self._end).caption(f":material/pause_circle: {line}")
 
     def _on_resumed(self, e: ev.Resumed, block: Block | None) -> None:
-        w = call_views.words(self.config.get("lang", "en"))
-        line = w["resumed"].get(e.action, text.inline(e.action, 20))
+        line = self.w.get(f"resumed.{e.action}") or text.inline(e.action, 20)
         (block.box if block is not None else self._end).caption(f":material/play_circle: {line}")
 
     def _on_edited(self, e: ev.Edited, block: Block) -> None:
-        w = call_views.words(self.config.get("lang", "en"))
-        what = w["edited_what"].get(e.what, w["edited_what"]["messages"]).format(
+        w = self.w
+        what = w.get(f"edited_what.{e.what}", w["edited_what.messages"]).format(
             template=text.code_span(e.template or ""))
         block.box.markdown(f":orange-badge[:material/edit: {w['edited'].format(call=e.call, what=what)}]")
 
     def _on_human_reply(self, e: ev.HumanReply, block: Block) -> None:
-        w = call_views.words(self.config.get("lang", "en"))
-        block.box.markdown(f":violet-badge[:material/person: {w['human'].format(role=text.inline(e.role, 40))}]")
+        block.box.markdown(f":violet-badge[:material/person: "
+                           f"{self.w['human'].format(role=call_views.role_name(e.role, self.lang))}]")
 
     def _on_limit_reached(self, e: ev.LimitReached, block: Block | None) -> None:
         target = self._end if block is None else block.box
         if target is None:
             return
-        target.warning(f"**Limit reached · {text.inline(e.limit)} = {e.value}** · {text.escape(e.message)}",
-                       icon=":material/block:")
+        target.warning(self.w["limit"].format(limit=text.inline(e.limit), value=e.value,
+                                              message=text.escape(e.message)), icon=":material/block:")
 
     def _on_final_answer(self, e: ev.FinalAnswer, _block: None) -> None:
         self.final = e.text
         with self._end.container(border=True, key=f"{self.key}-final"):
-            st.markdown("#### Final answer")
+            st.markdown(f"#### {self.w['final']}")
             if e.text.strip():
                 self._text_block(e.text)
             else:
-                st.caption("The run produced no answer text.")
+                st.caption(self.w["no_answer"])
 
     def _cut_stream(self, block: Block) -> None:
         """Keep the text a call had streamed when the run ended before the call did."""
@@ -465,7 +448,7 @@ class RunView:
             slot = block.stream if block.stream is not None else block.box.empty()
             with slot.container():
                 st.code(block.streamed, language=None, wrap_lines=True)
-                st.caption("The reply so far: the run ended before this call did.")
+                st.caption(self.w["cut_stream"])
         block.stream, block.streamed = None, ""
 
     def _on_run_failed(self, e: ev.RunFailed, block: Block | None) -> None:
@@ -473,23 +456,19 @@ class RunView:
         if block is not None and block.box is not None:
             self._cut_stream(block)
             block.box.error(message, icon=":material/error:")
-        self._end.error(f"**The run failed.** {message}  \nEverything recorded until then is kept above and "
-                        "in the downloads.", icon=":material/error:")
+        self._end.error(self.w["failed"].format(message=message), icon=":material/error:")
 
     def _on_run_finished(self, e: ev.RunFinished, _block: None) -> None:
         self.reason = e.reason
         self.elapsed = max(self.elapsed, e.elapsed_ms / 1000)
-        label, color, line = ENDINGS.get(e.reason, (text.badge(e.reason), "gray", ""))
-        with self._end.container(key=f"{self.key}-end-{e.reason if e.reason in ENDINGS else 'other'}"):
+        label, color, line = ending(e.reason, self.lang)
+        with self._end.container(key=f"{self.key}-end-{e.reason if e.reason in ENDING_COLORS else 'other'}"):
             row = st.container(horizontal=True, vertical_alignment="center", gap="small")
-            row.badge(f"Ended · {label}", color=color, icon=":material/flag:")
-            row.caption(f"{line} {e.llm_calls} LLM call{'s' if e.llm_calls != 1 else ''} · {e.total_tokens:,} tokens · "
-                        f"{e.elapsed_ms / 1000:.1f} s")
+            row.badge(self.w["ended"].format(label=label), color=color, icon=":material/flag:")
+            row.caption(self.w["ended_line_one" if e.llm_calls == 1 else "ended_line"].format(line=line, calls=e.llm_calls, tokens=f"{e.total_tokens:,}",
+                                                    seconds=f"{e.elapsed_ms / 1000:.1f}"))
 
     # --- long runs: pages of blocks ----------------------------------------------------------------
-    def _words(self) -> dict[str, str]:
-        return WORDS["zh" if self.config.get("lang") == "zh" else "en"]
-
     def _page(self) -> range | None:
         """The blocks this redraw draws: all of them, or the page picked (the latest one at first)."""
         n = len(self.looks or ())
@@ -499,7 +478,7 @@ class RunView:
         state, key = st.session_state, f"{self.key}-page"
         if state.get(key) not in range(pages):
             state[key] = pages - 1
-        w = self._words()
+        w = self.w
         page = st.selectbox(w["page"], range(pages), key=key, help=w["page_help"], persist_state="session",
                             format_func=lambda p: w[
             "page_of"].format(first=p * PAGE_BLOCKS + 1, last=min(n, (p + 1) * PAGE_BLOCKS), n=n))
@@ -565,15 +544,15 @@ class RunView:
                 (a, b), (c, d) = st.columns(2), st.columns(2, vertical_alignment="center")
             else:
                 a, b, c, d = st.columns(4, vertical_alignment="center")
-            a.metric("LLM calls", f"{self.calls} / {self.bound}", help="Calls used against the most this "
-                     "configuration can make (agent_core.call_bound).")
-            b.metric("Tokens" + (" (estimated)" if self.estimated else ""), f"{self.tokens:,}")
-            c.metric("Elapsed", f"{self.elapsed:.1f} s")
-            if self.reason in ENDINGS:
-                label, color, _ = ENDINGS[self.reason]
+            w = self.w
+            a.metric(w["calls"], f"{self.calls} / {self.bound}", help=w["calls_help"])
+            b.metric(w["tokens_estimated" if self.estimated else "tokens"], f"{self.tokens:,}")
+            c.metric(w["elapsed"], w["seconds"].format(s=f"{self.elapsed:.1f}"))
+            if self.reason in ENDING_COLORS:
+                label, color, _ = ending(self.reason, self.lang)
                 d.badge(label, color=color, icon=":material/flag:")
             else:
-                d.badge("running", color="blue", icon=":material/progress_activity:")
+                d.badge(w["running"], color="blue", icon=":material/progress_activity:")
         if graph:
             self._graph.graphviz_chart(graphs.dot(self.config, self.active, self.visited, self.blocks.lang),
                                        width="stretch")
@@ -582,21 +561,33 @@ class RunView:
             self._draw_side()
 
     def _draw_side(self) -> None:
+        w = self.w
         if self.summary == "plan" and self.plan:
-            rows = [{"status": s.get("status", "pending"), "step": s.get("id"), "description": s.get("description", ""),
-                     "tool": s.get("tool") or "", "critical": bool(s.get("critical"))} for s in self.plan]
-            self._side.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+            rows = [{"status": _status(s.get("status", "pending"), w), "step": s.get("id"),
+                     "description": s.get("description", ""), "tool": s.get("tool") or "",
+                     "critical": bool(s.get("critical"))} for s in self.plan]
+            self._side.dataframe(self._headed(rows), hide_index=True, width="stretch")
         elif self.summary == "drafts" and self.draft_rows:
-            self._side.dataframe(pd.DataFrame(self.draft_rows), hide_index=True, width="stretch")
+            self._side.dataframe(self._headed(self.draft_rows), hide_index=True, width="stretch")
         elif self.summary == "tools" and self.tool_rows:
             rows = [{"tool": name, "calls": n, "errors": errors} for name, (n, errors) in self.tool_rows.items()]
-            self._side.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+            self._side.dataframe(self._headed(rows), hide_index=True, width="stretch")
+
+    def _headed(self, rows: list[dict[str, Any]]) -> pd.DataFrame:
+        """The side table's rows, under column headers in the page's language."""
+        frame = pd.DataFrame(rows)
+        return frame.rename(columns={name: self.w.get(f"col.{name}", name) for name in frame.columns})
 
 
-def _tool_line(call: ev.ToolCallEvent) -> str:
+def _status(status: str, w: Mapping[str, str]) -> str:
+    """A plan step's status in words (pending, running, done ...)."""
+    return w.get(f"status.{status}") or status
+
+
+def _tool_line(call: ev.ToolCallEvent, w: Mapping[str, str]) -> str:
     if call.name == "unit_tests":
         draft = call.arguments.get("draft", "?") if isinstance(call.arguments, dict) else "?"
-        return f":material/science: **unit tests** on draft {text.inline(str(draft))}"
+        return ":material/science: " + w["unit_tests"].format(draft=text.inline(str(draft)))
     args = text.arguments(call.arguments) if call.arguments not in (None, {}, "") else ""
     return f":material/build: **{text.inline(call.name, 60)}** {text.code_span(args) if args else '()'}"
 
