@@ -23,51 +23,15 @@ from agent_core.errors import AgentError
 from agent_core.fork import ForkError, fork_inputs, read_reply, recorded_reply, reply_from_text, reply_text
 from agent_core.prompts import check_overrides, specs_for
 
-from . import handoff, runs, sidebar, text
+from . import call_views, handoff, i18n, runs, sidebar, text
+from .catalogue import limit_help, limit_label
 
 TARGET = "fork_target"
 PLAYGROUND = "pg"
 
-WORDS = {
-    "en": {"fork": "Fork from here", "fork_help": "Run this again from call {k}: calls before it come from the "
-                                                   "record, this one gets your reply, the rest runs live.",
-           "title": "Fork at call {k} · {role}",
-           "intro": "Calls 1–{before} and the tool results between them are served from the record, exactly as "
-                    "they happened. Call {k} gets the reply below, or goes live; every call after it runs live on "
-                    "**{model}**, under the same limits and call bound as any run (the recorded calls count).",
-           "intro_first": "Call 1 gets the reply below, or goes live; every call after it runs live on **{model}**.",
-           "mode": "Call {k}", "write": "Write its reply", "live": "Let the model answer",
-           "reply": "Reply", "reply_help": "Text, a verdict's JSON, a plan, or {\"tool_calls\": [{\"name\": ..., "
-                                           "\"arguments\": {...}}]}.",
-           "reads_as": "The pattern reads this as **{what}**.",
-           "problem": "The pattern cannot parse this: {problem}. It will use its fallback, as it would for a model.",
-           "prompts": "Prompts from here on", "prompt_key": "Prompt", "limits": "Limits",
-           "run": "Run the fork", "broken": "This fork cannot run: {problem}", "cancel": "Cancel",
-           "forked_from": "Forked from run `{run}` at call {k}", "edited": " with a reply written by a person",
-           "compare": "Compare with the original",
-           "v1": "This trace was saved before call records (trace format 1): it replays, but it has no prompts "
-                 "to show and cannot be forked. Run it again to get both.",
-           "busy": "A run is going: stop it first."},
-    "zh": {"fork": "从这里分叉", "fork_help": "从第 {k} 次调用重新运行：之前的调用取自记录，这一次用你写的回复，之后实时运行。",
-           "title": "在第 {k} 次调用处分叉 · {role}",
-           "intro": "第 1–{before} 次调用及其间的工具结果都取自记录，与原来完全一致。第 {k} 次调用使用下面的回复，或交给模型实时回答；"
-                    "之后的每次调用都在 **{model}** 上实时运行，限制与调用上限同普通运行一样（记录中的调用也计入）。",
-           "intro_first": "第 1 次调用使用下面的回复，或交给模型实时回答；之后的每次调用都在 **{model}** 上实时运行。",
-           "mode": "第 {k} 次调用", "write": "自己写回复", "live": "让模型回答",
-           "reply": "回复", "reply_help": "文本、评审结论的 JSON、计划，或 {\"tool_calls\": [{\"name\": ..., "
-                                        "\"arguments\": {...}}]}。",
-           "reads_as": "模式会把它读作 **{what}**。",
-           "problem": "模式无法解析这段回复：{problem}。它会像对待模型回复一样使用兜底结论。",
-           "prompts": "此后使用的提示词", "prompt_key": "提示词", "limits": "限制",
-           "run": "运行分叉", "broken": "这个分叉无法运行：{problem}", "cancel": "取消",
-           "forked_from": "分叉自运行 `{run}` 的第 {k} 次调用", "edited": "（该次回复由人撰写）",
-           "compare": "与原运行对比", "busy": "有运行正在进行：请先停止它。",
-           "v1": "这份轨迹保存于调用记录出现之前（轨迹格式 1）：可以回放，但没有提示词可看，也无法分叉。重新运行一次即可两者兼得。"},
-}
-
-
-def words(lang: str) -> dict[str, str]:
-    return WORDS["zh" if lang == "zh" else "en"]
+def words(lang: str | None = None) -> dict[str, str]:
+    """Fork's texts (locales/*.toml, table [fork_view]) in `lang`, default the page's."""
+    return i18n.words("fork_view", lang)
 
 
 def forkable(events: list[ev.Event]) -> bool:
@@ -106,7 +70,8 @@ def open_editor(lang: str) -> None:
     if isinstance(target, dict):
         w = words(lang)
         with st.container(border=True, key="fork_editor"):
-            st.markdown(f"#### :material/call_split: {w['title'].format(k=target['at'], role=text.inline(target['role']))}")
+            role = call_views.role_name(target["role"], lang)
+            st.markdown(f"#### :material/call_split: {w['title'].format(k=target['at'], role=role)}")
             _editor(target, lang)
 
 
@@ -143,7 +108,7 @@ def _editor(target: dict[str, Any], lang: str) -> None:
     st.toggle(w["live"], value=bool(target.get("live")), key=f"fork_live_{nonce}",
               on_change=_keep, args=(f"fork_live_{nonce}", "live"))
     if not target.get("live"):
-        st.text_area(w["reply"], value=target["reply"], key=f"fork_reply_{nonce}", height=220, help=w["reply_help"],
+        st.text_area(w["reply"], value=target["reply"], key=f"fork_reply_{nonce}", height=220, help=w["reply_help"].format(),
                      on_change=_keep, args=(f"fork_reply_{nonce}", "reply"))
         problem = _reply_check(target, role, base, w)
         if problem:
@@ -155,7 +120,7 @@ def _editor(target: dict[str, Any], lang: str) -> None:
     except AgentError as exc:
         st.error(w["broken"].format(problem=text.escape(str(exc))), icon=":material/error:")
         return
-    st.caption(f"≤ **{bound}** LLM calls" if lang != "zh" else f"≤ **{bound}** 次 LLM 调用")
+    st.caption(w["bound"].format(bound=bound))
     row = st.container(horizontal=True, gap="small")
     busy = runs.any_active()
     row.button(w["run"], key=f"fork_run_{nonce}", type="primary", icon=":material/call_split:", disabled=busy,
@@ -222,8 +187,9 @@ def _changes(target: dict[str, Any], base: RunConfig, lang: str, nonce: str) -> 
         shown = [lim for lim in LIMITS.values() if base.pattern in lim.patterns]
         for i, lim in enumerate(shown):
             value = (target.get("limits") or {}).get(lim.name, getattr(base, lim.name))
-            cols[i % 3].number_input(lim.name, lim.low, lim.high, int(value), step=1, key=f"fork_limit_{lim.name}_{nonce}",
-                                     help=lim.help, on_change=_keep,
+            cols[i % 3].number_input(limit_label(lim.name, lang), lim.low, lim.high, int(value), step=1,
+                                     key=f"fork_limit_{lim.name}_{nonce}", on_change=_keep,
+                                     help=f"`{lim.name}` · {limit_help(lim.name, lang)}",
                                      args=(f"fork_limit_{lim.name}_{nonce}", "limits", lim.name))
 
 
@@ -264,20 +230,6 @@ def _open_pair(pair: dict[str, Any]) -> None:
     st.session_state[GO_COMPARE] = True
 
 
-PAIR_WORDS = {
-    "en": {"title": "Original vs fork", "close": "Close", "original": "Original · run `{run}`",
-           "fork": "Fork · run `{run}` (from call {k})", "answers": "The answers, original → fork",
-           "same": "The fork gave the same answer.", "metric": "", "calls": "LLM calls", "tokens": "tokens",
-           "reason": "ended", "verdicts": "verdicts", "answer": "answer", "original_short": "original",
-           "fork_short": "fork"},
-    "zh": {"title": "原运行 vs 分叉", "close": "关闭", "original": "原运行 · `{run}`",
-           "fork": "分叉 · `{run}`（自第 {k} 次调用）", "answers": "答案：原运行 → 分叉",
-           "same": "分叉给出了相同的答案。", "metric": "", "calls": "LLM 调用", "tokens": "token",
-           "reason": "结束原因", "verdicts": "评审结论", "answer": "答案", "original_short": "原运行",
-           "fork_short": "分叉"},
-}
-
-
 def pair_view(lang: str) -> bool:
     """Compare's "original vs fork" lane pair, when a fork asked for it; True when it was drawn."""
     import pandas as pd
@@ -285,11 +237,12 @@ def pair_view(lang: str) -> bool:
     from agent_core.diffing import line_diff
 
     from .render import draw_run
+    from .render import ending as render_ending
 
     pair = st.session_state.get(PAIR)
     if not isinstance(pair, dict):
         return False
-    w = PAIR_WORDS["zh" if lang == "zh" else "en"]
+    w = i18n.words("fork_view.pair", lang)
     head = st.container(horizontal=True, vertical_alignment="center")
     head.subheader(w["title"])
     head.button(w["close"], key="cmp_pair_close", icon=":material/close:", on_click=st.session_state.pop,
@@ -303,7 +256,7 @@ def pair_view(lang: str) -> bool:
         answer = next((e.text for e in reversed(events) if isinstance(e, ev.FinalAnswer)), "")
         rows.append({"": label.split(" · ")[0], w["calls"]: finished.llm_calls if finished else 0,
                      w["tokens"]: finished.total_tokens if finished else 0,
-                     w["reason"]: finished.reason if finished else "",
+                     w["reason"]: render_ending(finished.reason, lang)[0] if finished else "",
                      w["verdicts"]: " → ".join(e.verdict for e in events if isinstance(e, ev.VerdictEvent)),
                      w["answer"]: answer})
     st.dataframe(pd.DataFrame([{k: v for k, v in r.items() if k != w["answer"]} for r in rows]), hide_index=True,

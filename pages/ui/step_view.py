@@ -19,50 +19,11 @@ from agent_core.messages import Message
 from agent_core.patterns import registry
 from agent_core.stepping import VERDICT_CHOICES, Breakpoints, RunHandle, verdict_reply
 
-from . import call_views, poll, runs, text
+from . import call_views, i18n, poll, runs, text
 
-WORDS = {
-    "en": {"switch": "Step mode", "switch_help": "Pause the run at breakpoints: read the exact prompt a model is "
-                                                 "about to get, edit it, or answer it yourself.",
-           "breaks": "Pause", "people": "A person answers", "people_help": "These roles are answered by you, "
-                                                                          "never by the model.",
-           "every_call": "before every model call", "verdicts": "at every verdict", "tools": "before tool calls",
-           "role": "before the {role}",
-           "about": {"call": "The **{role}** is about to be called (call {call}).",
-                     "critic": "The **critic** is about to review draft {version}.",
-                     "judge": "The **judge** is about to evaluate the answer.",
-                     "reflector": "The **Reflector** is about to judge step {step}.",
-                     "planner": "The **planner** is about to write the plan.",
-                     "verdict": "The **{role}** has given its verdict: **{verdict}**.",
-                     "tool": "The tool **{role}** is about to run."},
-           "yours": "This call is yours: the model will not see it.",
-           "step": "Step", "continue": "Continue", "edit": "Edit this call", "answer": "Answer it myself",
-           "stop": "Stop", "send": "Send edited", "send_answer": "Send my answer", "verdict": "Verdict",
-           "feedback": "Feedback", "reply": "Reply", "template": "Also use my edit of this template from here on",
-           "idle": "A paused run ends by itself after {time} without a click, or when this tab closes.",
-           "minutes": "{n} minutes", "seconds": "{n} seconds"},
-    "zh": {"switch": "单步模式", "switch_help": "在断点处暂停运行：查看模型即将收到的确切提示词，修改它，或由你亲自作答。",
-           "breaks": "暂停位置", "people": "由人作答的角色", "people_help": "这些角色由你作答，模型不会收到。",
-           "every_call": "每次模型调用前", "verdicts": "每个评审结论处", "tools": "工具调用前",
-           "role": "{role} 调用前",
-           "about": {"call": "即将调用 **{role}**（第 {call} 次调用）。",
-                     "critic": "**评审员**即将审阅第 {version} 版草稿。",
-                     "judge": "**评判员**即将评估答案。",
-                     "reflector": "**反思器**即将评判第 {step} 步。",
-                     "planner": "**规划器**即将编写计划。",
-                     "verdict": "**{role}** 已给出结论：**{verdict}**。",
-                     "tool": "工具 **{role}** 即将运行。"},
-           "yours": "这次调用由你作答：模型不会看到它。",
-           "step": "单步", "continue": "继续", "edit": "修改这次调用", "answer": "我来作答", "stop": "停止",
-           "send": "发送修改", "send_answer": "提交我的回答", "verdict": "结论", "feedback": "反馈", "reply": "回复",
-           "template": "此后也使用我对该模板的修改",
-           "idle": "暂停的运行若 {time}无人操作，或关闭此标签页，会自动结束。",
-           "minutes": "{n} 分钟", "seconds": "{n} 秒"},
-}
-
-
-def words(lang: str) -> dict[str, Any]:
-    return WORDS["zh" if lang == "zh" else "en"]
+def words(lang: str | None = None) -> dict[str, str]:
+    """Step mode's texts (locales/*.toml, table [step_view]) in `lang`, default the page's."""
+    return i18n.words("step_view", lang)
 
 
 # --- the switch and the breakpoints ---------------------------------------------------------------
@@ -78,11 +39,11 @@ def controls(prefix: str, pattern: str, lang: str, *, disabled: bool) -> None:
     roles = registry.get(pattern).roles
     options = ["every_call", "verdicts", "tools", *(f"role:{r}" for r in roles)]
     labels = {"every_call": w["every_call"], "verdicts": w["verdicts"], "tools": w["tools"],
-              **{f"role:{r}": w["role"].format(role=r) for r in roles}}
+              **{f"role:{r}": w["role"].format(role=call_views.role_name(r, lang)) for r in roles}}
     st.multiselect(w["breaks"], options, key=f"{prefix}_step_breaks", format_func=labels.__getitem__,
                    disabled=disabled, persist_state="session")
     st.multiselect(w["people"], list(roles), key=f"{prefix}_step_people", disabled=disabled, help=w["people_help"],
-                   persist_state="session")
+                   format_func=lambda r: call_views.role_name(r, lang), persist_state="session")
 
 
 def requested(prefix: str, pattern: str) -> dict[str, Any] | None:
@@ -121,7 +82,7 @@ def banner(prefix: str, record: runs.RunRecord, lang: str) -> None:
         return
     w = words(lang)
     with st.container(border=True, key=f"{prefix}_pause"):
-        st.markdown(f"### :material/pause_circle: {_about(pending, w)}")
+        st.markdown(f"### :material/pause_circle: {_about(pending, w, lang)}")
         if pending.human:
             st.caption(w["yours"])
         if pending.at == "call" and pending.request is not None:
@@ -150,21 +111,20 @@ def banner(prefix: str, record: runs.RunRecord, lang: str) -> None:
                                     else w["seconds"].format(n=round(idle))))
 
 
-def _about(pending: Any, w: dict[str, Any]) -> str:
-    about = w["about"]
-    role = text.inline(pending.role, 40)
+def _about(pending: Any, w: dict[str, str], lang: str) -> str:
+    if pending.at == "tool":  # the "role" of a tool pause is the tool's name
+        return w["about.tool"].format(role=text.inline(pending.role, 40))
+    role = call_views.role_name(pending.role, lang)
     if pending.at == "verdict":
-        return about["verdict"].format(role=role, verdict=text.inline(getattr(pending.event, "verdict", ""), 20))
-    if pending.at == "tool":
-        return about["tool"].format(role=role)
+        return w["about.verdict"].format(role=role, verdict=text.inline(getattr(pending.event, "verdict", ""), 20))
     ctx = pending.request.context if pending.request is not None else None
     if pending.role == "critic" and ctx is not None and ctx.version is not None:
-        return about["critic"].format(version=ctx.version)
+        return w["about.critic"].format(version=ctx.version)
     if pending.role == "reflector" and ctx is not None and ctx.step_id is not None:
-        return about["reflector"].format(step=ctx.step_id)
+        return w["about.reflector"].format(step=ctx.step_id)
     if pending.role in ("judge", "planner"):
-        return about[pending.role]
-    return about["call"].format(role=role, call=pending.call)
+        return w[f"about.{pending.role}"]
+    return w["about.call"].format(role=role, call=pending.call)
 
 
 def _pending_prompt(pending: Any, lang: str) -> None:
@@ -183,7 +143,7 @@ def _pending_prompt(pending: Any, lang: str) -> None:
     call_views.draw_prompt(messages, call, lang)
 
 
-def _answer_form(prefix: str, handle: RunHandle, pending: Any, w: dict[str, Any]) -> None:
+def _answer_form(prefix: str, handle: RunHandle, pending: Any, w: dict[str, str]) -> None:
     choices = VERDICT_CHOICES.get(pending.role)
     nonce = f"{pending.role}_{pending.call}"
     if choices:
@@ -206,12 +166,12 @@ def _send_answer(prefix: str, handle: RunHandle, role: str, nonce: str, verdict:
     state.pop(f"{prefix}_step_mode", None)
 
 
-def _edit_form(prefix: str, handle: RunHandle, pending: Any, w: dict[str, Any]) -> None:
+def _edit_form(prefix: str, handle: RunHandle, pending: Any, w: dict[str, str]) -> None:
     """A text area per system and user message of the pending call; the rest is shown as it is."""
     nonce = f"{pending.role}_{pending.call}"
     for i, m in enumerate(pending.messages):
         if m.role in ("system", "user"):
-            st.text_area(f"{i + 1} · {m.role}", value=m.content, key=f"{prefix}_step_msg_{nonce}_{i}", height=160,
+            st.text_area(f"{i + 1} · {call_views.words()[f'msg.{m.role}']}", value=m.content, key=f"{prefix}_step_msg_{nonce}_{i}", height=160,
                          persist_state="session")
     template = getattr(pending.request.context, "prompt", None) if pending.request is not None else None
     if template:
