@@ -31,7 +31,7 @@ else:
     live = ls.claim(comparison)
     with fresh_area(live):
         st.divider()
-        holders = lv.lane_columns(comparison)
+        holders = lv.lane_columns(comparison, lang)
         if live:
             views = []
             for i, (holder, record) in enumerate(zip(holders, comparison.lanes, strict=True)):

@@ -63,7 +63,7 @@ def _source_changed() -> None:
 
 
 SOURCES = {"bundled": WORDS["bundled"], "upload": WORDS["upload"]}
-source = st.radio(WORDS["task_set"], list(SOURCES), horizontal=True, key=f"{P}_source", format_func=SOURCES.get,
+source = st.radio(WORDS["task_set"], list(SOURCES), horizontal=True, key=f"{P}_source", format_func=SOURCES.__getitem__,
                   disabled=state[f"{P}_job"] is not None, persist_state="session", on_change=_source_changed)
 tasks, problem = [], None
 if source == "bundled":

@@ -12,37 +12,44 @@ import streamlit as st
 from agent_core import events as ev
 from agent_core import exports as exports_format
 from agent_core import metrics
-from agent_core.diffing import Budget, diff_stats, line_diff
+from agent_core.diffing import Budget, diff_stats
 from agent_core.pricing import PriceTable, spend
 
-from . import costs, sidebar, summary, text
+from . import costs, diff_view, sidebar, summary, text
+from .i18n import lang as page_lang
+from .i18n import words
 from .lane_state import P, Comparison
-from .render import ENDINGS
+from .render import ending, words as run_words
 
 
 # --- the table, the charts, the diff --------------------------------------------------------------
 
-def final_text(events: Iterable[ev.Event]) -> tuple[str, str]:
+def final_text(events: Iterable[ev.Event], lang: str | None = None) -> tuple[str, str]:
     """A lane's answer to compare, and where it came from: its final answer, else its latest draft."""
+    w = words("lane_results", lang)
     events = list(events)
     answer = next((e for e in reversed(events) if isinstance(e, ev.FinalAnswer)), None)
     if answer is not None:
-        return answer.text, "final answer"
+        return answer.text, w["from_final"]
     draft = next((e for e in reversed(events) if isinstance(e, ev.Draft)), None)
     if draft is not None:
-        return draft.text, f"latest draft (version {draft.version}); the lane gave no final answer"
-    return "", "no answer: the lane ended before it wrote one"
+        return draft.text, w["from_draft"].format(version=draft.version)
+    return "", w["from_none"]
 
 
 def results_table(names: Sequence[str], lanes: Sequence[list[ev.Event]],
-                  prices: PriceTable | None = None) -> pd.DataFrame:
+                  prices: PriceTable | None = None, lang: str | None = None) -> pd.DataFrame:
     """One row per lane: how it ended, LLM calls (in all and by role), tokens, cost, time, verdicts."""
+    lang = lang or page_lang()
+    roles = words("roles", lang)
     summaries = {name: metrics.summary(events) for name, events in zip(names, lanes, strict=True)}
     table = metrics.compare_table(summaries)
     spent = [spend(events, prices or PriceTable()) for events in lanes]
     table["cost_usd"] = [s.usd if s.known else None for s in spent]  # None: a model without a price
-    table["ended"] = [ENDINGS.get(s.end_reason or "", (s.end_reason or "running",))[0] for s in summaries.values()]
-    table["by_role"] = [", ".join(f"{u.role} {u.calls}" for u in metrics.role_usage(events)) or "—" for events in lanes]
+    table["ended"] = [ending(s.end_reason, lang)[0] if s.end_reason else run_words(lang)["running"]
+                      for s in summaries.values()]
+    table["by_role"] = [", ".join(f"{roles.get(u.role, u.role)} {u.calls}" for u in metrics.role_usage(events)) or "—"
+                        for events in lanes]
     table["verdict_counts"] = [" · ".join(f"{v} {n}" for v, n in s.verdicts.items()) or "—"
                                for s in summaries.values()]
     table["limits"] = table["limits"].replace("", "—")
@@ -55,26 +62,32 @@ def results(comparison: Comparison, *, lang: str) -> None:
     """After every lane ended: the table, the cost charts, a diff of two answers, the exports."""
     lanes = comparison.events()
     names = comparison.names
-    st.subheader("How the lanes compare", divider="gray")
-    st.dataframe(results_table(names, lanes, costs.price_table()[0]), hide_index=True, width="stretch", key=f"{P}_table", column_config={
-        "lane": st.column_config.TextColumn("lane", pinned=True),
-        "llm_calls": st.column_config.NumberColumn("LLM calls"),
-        "max_llm_calls": st.column_config.NumberColumn("bound", help="The most calls this lane could make."),
-        "by_role": st.column_config.TextColumn("calls by role"),
-        "prompt_tokens": st.column_config.NumberColumn("prompt tok."),
-        "completion_tokens": st.column_config.NumberColumn("completion tok."),
-        "total_tokens": st.column_config.NumberColumn("total tok."),
-        "latency_ms": st.column_config.NumberColumn("model ms", format="%.0f", help="Time spent in LLM calls."),
-        "elapsed_s": st.column_config.NumberColumn("seconds", format="%.1f", help="Wall-clock time of the run."),
-        "tool_calls": st.column_config.NumberColumn("tool calls"),
-        "tool_errors": st.column_config.NumberColumn("tool errors"),
-        "verdict_counts": st.column_config.TextColumn("verdicts"),
+    w = words("lane_results", lang)
+    col = words("lane_results.col", lang)
+    st.subheader(w["table"], divider="gray")
+    st.dataframe(results_table(names, lanes, costs.price_table()[0], lang), hide_index=True, width="stretch",
+                 key=f"{P}_table", column_config={
+        "lane": st.column_config.TextColumn(col["lane"], pinned=True),
+        "ended": st.column_config.TextColumn(col["ended"]),
+        "llm_calls": st.column_config.NumberColumn(col["llm_calls"]),
+        "max_llm_calls": st.column_config.NumberColumn(col["bound"], help=col["bound_help"]),
+        "by_role": st.column_config.TextColumn(col["by_role"]),
+        "prompt_tokens": st.column_config.NumberColumn(col["prompt"]),
+        "completion_tokens": st.column_config.NumberColumn(col["completion"]),
+        "total_tokens": st.column_config.NumberColumn(col["total"]),
+        "latency_ms": st.column_config.NumberColumn(col["model_ms"], format="%.0f", help=col["model_ms_help"]),
+        "elapsed_s": st.column_config.NumberColumn(col["seconds"], format="%.1f", help=col["seconds_help"]),
+        "tool_calls": st.column_config.NumberColumn(col["tool_calls"]),
+        "tool_errors": st.column_config.NumberColumn(col["tool_errors"]),
+        "verdict_counts": st.column_config.TextColumn(col["verdicts"]),
+        "drafts": st.column_config.NumberColumn(col["drafts"]),
+        "limits": st.column_config.TextColumn(col["limits"]),
         "cost_usd": st.column_config.NumberColumn(costs.words(lang)["cost"], format="$%.4f",
                                                   help=costs.words(lang)["cost_help"]),
     })
     if any(c.usage_estimated for events in lanes for c in events if isinstance(c, ev.LlmCall)):
-        st.caption("Token counts are estimates where the server sent no usage (always, on the offline model).")
-    cost, timelines = st.tabs(["Cost per lane", "Timelines"])
+        st.caption(w["estimated"])
+    cost, timelines = st.tabs([w["cost_tab"], w["timelines_tab"]])
     with cost:
         summaries = {name: metrics.summary(events) for name, events in zip(names, lanes, strict=True)}
         st.plotly_chart(metrics.cost_figure(summaries, lang), key=f"{P}_cost", width="stretch")
@@ -82,51 +95,47 @@ def results(comparison: Comparison, *, lang: str) -> None:
         for i, (name, events) in enumerate(zip(names, lanes, strict=True)):
             st.markdown(f"**{text.inline(name, 80)}**")
             st.plotly_chart(metrics.timeline_figure(events, lang), key=f"{P}_timeline{i}", width="stretch")
-    answer_diff(names, lanes)
-    exports(comparison)
+    answer_diff(names, lanes, lang)
+    exports(comparison, lang)
 
 
-def answer_diff(names: Sequence[str], lanes: Sequence[list[ev.Event]]) -> None:
+def answer_diff(names: Sequence[str], lanes: Sequence[list[ev.Event]], lang: str | None = None) -> None:
     """Pick two lanes and see how their answers differ, word by word or line by line."""
     state = st.session_state
-    st.subheader("How the answers differ", divider="gray")
+    w = words("lane_results", lang)
+    st.subheader(w["diff"], divider="gray")
     options = list(range(len(names)))
     for key, default in ((f"{P}_diff_a", 0), (f"{P}_diff_b", 1)):
         if state.get(key) not in options:
             state[key] = default
     pick_a, pick_b = st.columns(2)
-    a = pick_a.selectbox("Lane", options, key=f"{P}_diff_a", format_func=names.__getitem__, persist_state="session")
-    b = pick_b.selectbox("against lane", options, key=f"{P}_diff_b", format_func=names.__getitem__,
+    a = pick_a.selectbox(w["lane_a"], options, key=f"{P}_diff_a", format_func=names.__getitem__, persist_state="session")
+    b = pick_b.selectbox(w["lane_b"], options, key=f"{P}_diff_b", format_func=names.__getitem__,
                          persist_state="session")
-    (old, old_from), (new, new_from) = final_text(lanes[a]), final_text(lanes[b])
+    (old, old_from), (new, new_from) = final_text(lanes[a], lang), final_text(lanes[b], lang)
     with st.container(key=f"{P}_answer_diff"):
         if a == b:
-            st.caption("Pick two different lanes.")
+            st.caption(w["same_lane"])
             return
         budget = Budget()  # model answers: the same cost bound as a run's drafts (agent_core.diffing)
         stats = diff_stats(old, new, budget)
-        st.caption(f"{text.inline(names[a])}: {old_from} · {text.inline(names[b])}: {new_from} · "
-                   f"{stats.changed_ratio:.0%} of the text differs "
-                   f"(+{stats.added_lines} / −{stats.removed_lines} lines)")
-        sides, inline, lines = st.tabs(["Side by side", "Inline", "Lines"])
+        st.caption(w["diff_line"].format(a=text.inline(names[a]), a_from=old_from, b=text.inline(names[b]),
+                                         b_from=new_from, ratio=f"{stats.changed_ratio:.0%}",
+                                         added=stats.added_lines, removed=stats.removed_lines))
+        sides, inline, lines = st.tabs([w["sides"], w["inline"], w["lines"]])
+        code = diff_view.looks_like_code(old, new)  # struck / underlined, wrapped (diff_view)
         with sides:
-            left, right = st.columns(2, gap="medium")
-            old_md, new_md = text.word_diff_sides(old, new, budget)
-            with left.container(border=True):
-                st.caption(text.inline(names[a]))
-                st.markdown(old_md or "_no answer_")
-            with right.container(border=True):
-                st.caption(text.inline(names[b]))
-                st.markdown(new_md or "_no answer_")
+            diff_view.word_diff_block(old, new, code=code, layout="side by side", budget=budget,
+                                      names=(text.inline(names[a]), text.inline(names[b])))
         with inline:
-            st.markdown(text.word_diff_inline(old, new, budget) or "_no answer in either lane_")
+            diff_view.word_diff_block(old, new, code=code, budget=budget)
         with lines:
-            diff = line_diff(old, new, budget=budget, names=(names[a], names[b]))
-            st.code(diff or "(the answers are the same)", language="diff")
+            if old != new:
+                diff_view.line_diff_block(old, new, budget=budget, names=(names[a], names[b]))
+            else:
+                st.caption(w["same_answers"])
         if budget.exhausted:
-            st.caption(":material/speed: These answers were too costly to align word by word (they repeat the same "
-                       "text many times), so part of the diff is shown as one replaced block. · "
-                       "两个答案重复内容过多，部分差异以整段替换显示。")
+            st.caption(w["too_costly"])
 
 
 # --- export ---------------------------------------------------------------------------------------
@@ -141,15 +150,17 @@ def export_json(comparison: Comparison, secrets: Iterable[str] = ()) -> str:
     return exports_format.comparison_json(comparison.task, lanes, secrets)
 
 
-def exports(comparison: Comparison) -> None:
+def exports(comparison: Comparison, lang: str | None = None) -> None:
+    w = words("lane_results", lang)
     secrets = sidebar.secrets_to_redact()
     subject = comparison.lanes[0].config.get("scenario") or "task"
-    st.subheader("Take it with you", divider="gray")
-    st.download_button("Download every lane (one JSON file)", lambda: export_json(comparison, secrets),
-                       f"compare-{subject}-{comparison.run_id}.json", "application/json", key=f"{P}_export",
+    st.subheader(w["take"], divider="gray")
+    st.download_button(w["export"], lambda: export_json(comparison, secrets),
+                       file_name=f"compare-{subject}-{comparison.run_id}.json", mime="application/json",
+                       key=f"{P}_export",
                        icon=":material/data_object:", on_click="ignore", type="primary")
-    st.caption("Open it on the Replay page to watch any lane again, with no model.")
-    with st.expander("Each lane's own trace and report"):
+    st.caption(w["export_note"])
+    with st.expander(w["each"]):
         for i, (name, record) in enumerate(zip(comparison.names, comparison.lanes, strict=True)):
             st.markdown(f"**{text.inline(name, 80)}**")
             summary.downloads(record, key=f"{P}_dl{i}", secrets=secrets)

@@ -16,6 +16,8 @@ from agent_core.scenarios import SCENARIOS
 
 from . import controls, setup_state, sidebar, text
 from .catalogue import SWITCHES, VARIANTS
+from .i18n import lang as i18n_lang
+from .i18n import t, words
 from .lane_presets import PRESETS
 from .lane_state import (K_COUNT, K_FREE_TASK, K_SCENARIO, K_TOOLS, LETTERS, P, Comparison, _scenario_changed,
                          _variant_changed, apply_preset, auto_name, lane_prefix, start, stop, view_key)
@@ -28,29 +30,31 @@ def task_picker(lang: str, *, disabled: bool) -> None:
     state = st.session_state
     left, right = st.columns([3, 2], gap="large")
     with left:
-        st.selectbox("Task", [*SCENARIOS, FREE], key=K_SCENARIO, disabled=disabled, persist_state="session",
-                     on_change=_scenario_changed, format_func=lambda s: (
-                         "Free task — type your own" if s == FREE else SCENARIOS[s].title.get(lang, s)))
+        titles = {s: SCENARIOS[s].title.get(lang, s) for s in SCENARIOS} | {FREE: t("lanes_view.free", lang)}
+        st.selectbox(t("lanes_view.task", lang), [*SCENARIOS, FREE], key=K_SCENARIO, disabled=disabled,
+                     persist_state="session", on_change=_scenario_changed, format_func=titles.__getitem__)
         sid = state[K_SCENARIO]
         if sid == FREE:
-            st.text_area("Task", key=K_FREE_TASK, height=90, disabled=disabled, persist_state="session",
-                         placeholder="What should every lane do?", label_visibility="collapsed")
-            st.multiselect("Tools (mock)", list(TOOLS), key=K_TOOLS, disabled=disabled, persist_state="session",
-                           help="For the ReAct and Plan-and-Execute lanes; Reflection uses no tools.")
+            st.text_area(t("lanes_view.task", lang), key=K_FREE_TASK, height=90, disabled=disabled,
+                         persist_state="session", placeholder=t("lanes_view.free_placeholder", lang),
+                         label_visibility="collapsed")
+            st.multiselect(t("lanes_view.tools", lang), list(TOOLS), key=K_TOOLS, disabled=disabled,
+                           persist_state="session", help=t("lanes_view.tools_help", lang))
         else:
             scenario = SCENARIOS[sid]
             with st.container(border=True, key=f"{P}_task_box"):
-                st.markdown(f"**Task** · {text.escape(scenario.task_text(lang))}")
+                st.markdown(t("lanes_view.task_line", lang, task=text.escape(scenario.task_text(lang))))
                 if scenario.tools:
-                    st.caption("Tools: " + ", ".join(text.code_span(t) for t in scenario.tools))
+                    st.caption(t("lanes_view.tools_line", lang,
+                                 tools=", ".join(text.code_span(tool) for tool in scenario.tools)))
                 st.caption(f":material/visibility: {text.escape(scenario.watch.get(lang) or scenario.watch['en'])}")
     with right:
-        st.markdown("**One-click comparisons**")
+        st.markdown(t("lanes_view.presets", lang))
         for name, preset in PRESETS.items():
             st.button(preset.label(lang), key=f"{P}_preset_{name}", icon=preset.icon, help=preset.help(lang), disabled=disabled,
                       on_click=apply_preset, args=(name,), width="stretch")
-        st.segmented_control("Lanes", [2, 3, 4], key=K_COUNT, required=True, disabled=disabled,
-                             persist_state="session", help="How many runs to put side by side.")
+        st.segmented_control(t("lanes_view.count", lang), [2, 3, 4], key=K_COUNT, required=True, disabled=disabled,
+                             persist_state="session", help=t("lanes_view.count_help", lang))
 
 
 def lane_cards(setups: Sequence[setup_state.Setup], lang: str, *, disabled: bool) -> None:
@@ -63,28 +67,30 @@ def lane_cards(setups: Sequence[setup_state.Setup], lang: str, *, disabled: bool
 def _lane_card(i: int, setup: setup_state.Setup, lang: str, *, disabled: bool) -> None:
     p = lane_prefix(i)
     state = st.session_state
-    st.markdown(f"##### Lane {LETTERS[i]}")
-    st.text_input("Name", key=k(p, "name"), placeholder=auto_name(i), disabled=disabled, persist_state="session")
-    st.selectbox("Pattern", list(VARIANTS), format_func=lambda v: VARIANTS[v].label_in(lang), key=k(p, "variant"),
+    w = words("lanes_view", lang)
+    st.markdown(w["lane"].format(letter=LETTERS[i]))
+    st.text_input(w["name"], key=k(p, "name"), placeholder=auto_name(i), disabled=disabled, persist_state="session")
+    variants = {v: VARIANTS[v].label_in(lang) for v in VARIANTS}
+    st.selectbox(w["pattern"], list(VARIANTS), format_func=variants.__getitem__, key=k(p, "variant"),
                  disabled=disabled, on_change=_variant_changed, args=(i,), persist_state="session")
     if not sidebar.is_offline():
-        st.text_input("Model", key=k(p, "model"), disabled=disabled, persist_state="session",
-                      placeholder=f"{sidebar.model_router().names()['default']} (from the sidebar)",
-                      help="Another model on the sidebar's endpoint answers every role of this lane.")
+        st.text_input(w["model"], key=k(p, "model"), disabled=disabled, persist_state="session",
+                      placeholder=w["model_placeholder"].format(model=sidebar.model_router().names()['default']),
+                      help=w["model_help"])
     pattern = setup.variant.pattern
     edited = sum(1 for key, spec in specs_for(pattern).items()
                  if state.get(prompt_key(p, pattern, key)) != spec.default(lang))
     traits = [SWITCHES[n][0].label(lang) for n in setup_state.switches_of(setup.variant) if state.get(k(p, f"opt_{n}"))]
     if edited:
-        traits.append(f"{edited} prompt{'s' if edited != 1 else ''} edited")
+        traits.append((w["edited_one"] if edited == 1 else w["edited"]).format(n=edited))
     if setup.bound is not None:
-        traits.insert(0, f"≤ {setup.bound} LLM calls")
+        traits.insert(0, w["bound"].format(bound=setup.bound))
     st.caption(" · ".join(traits))
     if edited and sidebar.is_offline():
-        st.caption(":material/info: The offline model's replies are scripted: they do not read the prompts.")
-    with st.expander("Limits & switches", icon=":material/tune:"):
+        st.caption(w["scripted"])
+    with st.expander(w["limits"], icon=":material/tune:"):
         controls.limit_controls(p, setup, disabled=disabled)
-    with st.expander("Prompts", icon=":material/edit_note:"):
+    with st.expander(w["prompts"], icon=":material/edit_note:"):
         controls.prompt_editor(p, setup, lang, disabled=disabled)
     for problem in setup.problems:
         st.error(problem, icon=":material/block:")
@@ -92,31 +98,34 @@ def _lane_card(i: int, setup: setup_state.Setup, lang: str, *, disabled: bool) -
 
 def run_buttons(setups: Sequence[setup_state.Setup], *, running: bool) -> None:
     """Run (all lanes at once) and Stop (every lane), with why Run is disabled when it is."""
-    blocked = [f"Lane {LETTERS[i]}: {p}" for i, s in enumerate(setups) for p in s.problems]
+    w = words("lanes_view")
+    blocked = [p for s in setups for p in s.problems]
     model = sidebar.model_problem()
     row = st.container(horizontal=True, vertical_alignment="center", gap="small")
-    row.button("Run all lanes", key=f"{P}_run", type="primary", icon=":material/play_arrow:", on_click=start,
+    row.button(w["run"], key=f"{P}_run", type="primary", icon=":material/play_arrow:", on_click=start,
                disabled=running or bool(blocked) or model is not None)
-    row.button("Stop", key=f"{P}_stop", icon=":material/stop_circle:", on_click=stop, disabled=not running)
+    row.button(w["stop"], key=f"{P}_stop", icon=":material/stop_circle:", on_click=stop, disabled=not running)
     bounds = [s.bound for s in setups if s.bound is not None]
-    row.caption(f"{len(setups)} lanes run at the same time · ≤ **{sum(bounds)}** LLM calls in all")
+    row.caption(w["run_line"].format(n=len(setups), calls=sum(bounds)))
     if model:
         st.error(model, icon=":material/block:")
     elif blocked:
-        st.caption(":material/block: Fix the lanes marked in red first.")
+        st.caption(w["blocked"])
 
 
 # --- drawing the runs -----------------------------------------------------------------------------
 
-def lane_columns(comparison: Comparison) -> list[Any]:
+def lane_columns(comparison: Comparison, lang: str | None = None) -> list[Any]:
     """A column per lane with its name and models; returns the containers the views draw into."""
+    lang = lang or i18n_lang()
     holders = []
     for i, column in enumerate(st.columns(len(comparison.lanes), gap="small")):
         record = comparison.lanes[i]
         name = comparison.names[i]
-        variant = VARIANTS[setup_state.variant_of(record.config)].label
-        models = ", ".join(text.code_span(m) if role == "default" else f"{text.inline(role)}: {text.code_span(m)}"
-                           for role, m in record.models.items())
+        variant = VARIANTS[setup_state.variant_of(record.config)].label_in(lang)
+        roles = words("roles", lang)
+        models = ", ".join(text.code_span(m) if role == "default" else f"{text.inline(roles.get(role, role))}: "
+                           f"{text.code_span(m)}" for role, m in record.models.items())
         with column:
             st.markdown(f"##### {text.inline(name, 80)}")
             st.caption(models if name.endswith(f" · {variant}") else f"{text.inline(variant)} · {models}")

@@ -218,7 +218,7 @@ def render(*, locked: bool = False) -> None:
         providers = [OFFLINE, *PRESETS]
         # the labels are bound now: AppTest calls format_func again outside the script run
         labels = {p: provider_label(p) for p in providers}
-        st.selectbox(t("sidebar.provider"), providers, format_func=labels.get, key=K_PROVIDER, disabled=locked,
+        st.selectbox(t("sidebar.provider"), providers, format_func=labels.__getitem__, key=K_PROVIDER, disabled=locked,
                      on_change=_provider_changed, persist_state="session")
         if is_offline():
             _offline_settings(locked)
@@ -249,7 +249,7 @@ def _offline_settings(locked: bool) -> None:
     st.badge(t("sidebar.offline_badge"), icon=":material/smart_toy:", color="violet")
     st.caption(t("sidebar.offline_caption"))
     speeds = words("sidebar.speeds")
-    st.select_slider(t("sidebar.speed"), list(SPEEDS), format_func=speeds.get, key=K_SPEED,
+    st.select_slider(t("sidebar.speed"), list(SPEEDS), format_func=speeds.__getitem__, key=K_SPEED,
                      disabled=locked, help=t("sidebar.speed_help"), persist_state="session")
 
 

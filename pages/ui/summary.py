@@ -44,14 +44,14 @@ def downloads(record: RunRecord, *, key: str, secrets: Iterable[str] = ()) -> No
     """Download buttons for the trace and the report; the files are built only when clicked."""
     keys = list(secrets)
     row = st.container(horizontal=True, gap="small", key=f"{key}-downloads")
-    row.download_button(t("summary.trace"), lambda: trace_json(record, keys), f"trace-{file_stem(record)}.json",
-                        "application/json", key=f"{key}-trace", icon=":material/data_object:", on_click="ignore",
+    row.download_button(t("summary.trace"), lambda: trace_json(record, keys), file_name=f"trace-{file_stem(record)}.json",
+                        mime="application/json", key=f"{key}-trace", icon=":material/data_object:", on_click="ignore",
                         help=t("summary.trace_help"))
     row.download_button(t("summary.report"), lambda: report_markdown(record, keys),
-                        f"report-{file_stem(record)}.md", "text/markdown", key=f"{key}-report",
+                        file_name=f"report-{file_stem(record)}.md", mime="text/markdown", key=f"{key}-report",
                         icon=":material/article:", on_click="ignore")
-    row.download_button(t("summary.otlp"), lambda: otlp_json(record, keys), f"otlp-{file_stem(record)}.json",
-                        "application/json", key=f"{key}-otlp", icon=":material/conversion_path:", on_click="ignore",
+    row.download_button(t("summary.otlp"), lambda: otlp_json(record, keys), file_name=f"otlp-{file_stem(record)}.json",
+                        mime="application/json", key=f"{key}-otlp", icon=":material/conversion_path:", on_click="ignore",
                         help=t("summary.otlp_help"))
     telemetry.note(page_lang())  # live export: said once if the extra is missing or the collector failed
 
