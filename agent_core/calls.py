@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import events as ev
-from .messages import Completion, Message, ToolCall
+from .messages import Completion, Message, ToolCall, assistant
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +106,7 @@ class CallLog:
     def reply(self, completion: Completion) -> tuple[int, list[dict[str, Any]]]:
         """The id of the reply as the assistant message a pattern would send back, and its record if new."""
         new: list[dict[str, Any]] = []
-        return self._intern(Message("assistant", completion.text, completion.tool_calls), new), new
+        return self._intern(assistant(completion.text, completion.tool_calls), new), new
 
 
 class MessageTable:

@@ -43,20 +43,25 @@ class Message(NamedTuple):
         return out
 
 
+# The builders below make their tuple in C (`tuple.__new__`), skipping the Python-level `__new__` a
+# NamedTuple is given: a ReAct step builds three messages, and they are the loop's commonest objects.
+_new = tuple.__new__
+
+
 def system(text: str) -> Message:
-    return Message("system", text)
+    return _new(Message, ("system", text, (), None, None))
 
 
 def user(text: str) -> Message:
-    return Message("user", text)
+    return _new(Message, ("user", text, (), None, None))
 
 
 def assistant(text: str, tool_calls: tuple[ToolCall, ...] = ()) -> Message:
-    return Message("assistant", text, tool_calls=tool_calls)
+    return _new(Message, ("assistant", text, tool_calls, None, None))
 
 
 def tool_message(call: ToolCall, output: str) -> Message:
-    return Message("tool", output, tool_call_id=call.id, name=call.name)
+    return _new(Message, ("tool", output, (), call.id, call.name))
 
 
 class Usage(NamedTuple):
@@ -153,6 +158,8 @@ class CallContext(NamedTuple):
 
 
 _CONTEXT_LABELS = CallContext._fields[:-1]
+#: each field's place in a CallContext, for building one from a run's fixed fields plus a call's labels
+CONTEXT_INDEX = {name: i for i, name in enumerate(CallContext._fields)}
 
 
 class ChatRequest(NamedTuple):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 MAX_ARGUMENT_CHARS = 2000
 MAX_OUTPUT_CHARS = 8000
@@ -34,9 +34,8 @@ class Tool:
                 "function": {"name": self.name, "description": desc, "parameters": dict(self.parameters)}}
 
 
-@dataclass(frozen=True)
-class Observation:
-    """What a tool call produced, as the model will read it."""
+class Observation(NamedTuple):
+    """What a tool call produced, as the model will read it (a NamedTuple: one per tool call)."""
 
     output: str
     is_error: bool = False
@@ -51,8 +50,8 @@ def parse_arguments(raw: str | Mapping[str, Any] | None) -> tuple[dict[str, Any]
     """Arguments as a dict, or (None, reason) when they cannot be used."""
     if raw is None or raw == "":
         return {}, None
-    if type(raw) is dict:  # already parsed (the hot path: the loop parsed it once): no ABC check
-        return dict(raw), None
+    if type(raw) is dict:  # already parsed (the hot path: the loop parsed it once): no ABC check, no copy
+        return raw, None  # (a tool gets its own copy anyway: it is called with **arguments)
     if isinstance(raw, Mapping):
         return dict(raw), None
     if len(raw) > MAX_ARGUMENT_CHARS:
@@ -115,5 +114,5 @@ class ToolRegistry:
         text = result if kind is str else str(result) if kind is int else _JSON.encode(result)
         if len(text) > MAX_OUTPUT_CHARS:
             text = text[:MAX_OUTPUT_CHARS] + f"... [truncated {len(text) - MAX_OUTPUT_CHARS} characters]"
-        is_error = isinstance(result, Mapping) and "error" in result
+        is_error = kind is not str and kind is not int and isinstance(result, Mapping) and "error" in result
         return Observation(text, is_error, args)

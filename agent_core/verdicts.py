@@ -34,7 +34,9 @@ class Verdict:
 
 def strip_think(text: str) -> str:
     """Drop reasoning blocks some models emit before their answer."""
-    return _THINK.sub("", text or "").strip()
+    if not text:
+        return ""
+    return _THINK.sub("", text).strip() if "<" in text else text.strip()
 
 
 def extract_json(text: str) -> dict[str, Any] | None:

@@ -14,13 +14,14 @@ from ..calls import CallLog
 from ..config import RunConfig
 from ..errors import AgentError, EndpointTimeoutError, ModelError, StreamCutError
 from ..messages import estimate_prompt_tokens, estimate_tokens
-from ..messages import CallContext, ChatRequest, Completion, Message, ToolCall, Usage
+from ..messages import CONTEXT_INDEX, CallContext, ChatRequest, Completion, Message, ToolCall, Usage
 from ..models import ModelRouter
 from ..prompts import PromptSet, specs_for
 from ..tools import ToolRegistry, parse_arguments
 from ..verdicts import REPAIR_REQUEST, Verdict
 
 _perf_counter = time.perf_counter
+_new = tuple.__new__
 
 #: A pattern body: yields events, returns the final answer text.
 Body = Generator[ev.Event, None, str]
@@ -72,6 +73,9 @@ class RunContext:
     def __post_init__(self) -> None:
         self.calls = CallLog(self.prompts.rendered)
         self._start = self.clock.start
+        cfg = self.config
+        self._context_base = list(CallContext(cfg.pattern, cfg.scenario, cfg.lang))
+        self._task_input = (("task", self.task),)
 
     def event(self, cls: type[ev.Event], **fields: Any) -> ev.Event:
         if "step" not in fields:
@@ -88,16 +92,21 @@ class RunContext:
         `labels` are CallContext fields (round, step_id, iteration...); `inputs` the values the prompt
         was rendered from. Both travel on the request; the labels are recorded on the `llm_call`.
         """
-        self._check_budget()
-        model = self.models.for_role(role)
         cfg = self.config
+        if cfg.max_llm_calls or cfg.max_total_tokens or cfg.max_seconds:
+            self._check_budget()
+        model = self.models.for_role(role)
         # the run's task rides along last (a call's own inputs come first and win): scripts quote the
         # task itself, never the first message, which for most roles is a rendered prompt template
-        context = CallContext(cfg.pattern, cfg.scenario, cfg.lang,
-                              inputs=(*inputs.items(), ("task", self.task)) if inputs else (("task", self.task),),
-                              **labels)
-        request = ChatRequest(tuple(messages), self._schemas() if tools else (), role, context, cfg.temperature,
-                              max_tokens=cfg.output_cap(role), timeout=self._time_left())
+        # (the context is built in C from the run's fixed fields: CallContext(...) with keywords costs more)
+        values = self._context_base.copy()
+        for name, value in labels.items():
+            values[CONTEXT_INDEX[name]] = value
+        values[-1] = (*inputs.items(), ("task", self.task)) if inputs else self._task_input
+        context = _new(CallContext, values)
+        # built in C (see messages.py's builders): every field given, in ChatRequest's order
+        request = _new(ChatRequest, (tuple(messages), self._schemas() if tools else (), role, context, cfg.temperature,
+                                     cfg.output_cap(role), self._time_left() if cfg.max_seconds else None))
         self.llm_calls += 1
         reply = None
         if self.models.gate is not None:  # step mode: a person may pause, edit or answer this call

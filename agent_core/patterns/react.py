@@ -15,6 +15,7 @@ check), where r is 2 with the repair re-ask, else 1.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -58,12 +59,13 @@ class ConversationMemory:
 def stream(task: str, config: RunConfig, models: ModelRouter, tools: ToolRegistry | None = None,
            memory: ConversationMemory | None = None) -> Iterator[ev.Event]:
     """Run ReAct on `task`, yielding events as they happen."""
-    def body(ctx: RunContext) -> Body:
+    def remembered(ctx: RunContext) -> Body:
         answer = yield from _loop(ctx, memory)
-        if memory is not None:
-            memory.add_turn(task, answer)
+        memory.add_turn(task, answer)  # type: ignore[union-attr]
         return answer
 
+    # without memory the loop is the body itself: one generator fewer for every event to pass through
+    body = remembered if memory is not None else functools.partial(_loop, memory=None)
     return run_pattern(task, config, models, tools, body, call_bound(config))
 
 
