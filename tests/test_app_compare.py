@@ -107,7 +107,7 @@ def test_every_pattern_and_the_baseline_on_order_99999_run_to_the_end_and_are_co
     diff = at.session_state["cmp_diff_a"], at.session_state["cmp_diff_b"]
     assert diff == (0, 1)
     assert answer_diff(at).startswith("--- A · ReAct + reflection advisor\n+++ B · Plan-and-Execute + Reflector")
-    assert any(":green-background[" in m.value for m in within(at.main, "cmp_answer_diff").markdown)
+    assert any("<ins " in h.proto.body for h in within(at.main, "cmp_answer_diff").get("html"))  # word diff
     assert not at.button(key="cmp_run").disabled and at.button(key="cmp_stop").disabled
 
 

@@ -254,7 +254,7 @@ def test_reflection_turns_trial_division_into_a_sieve():
     assert [label for _c, label in badges(at) if label.startswith("Draft")] == ["Draft 0", "Draft 1"]
     line_diffs = [c.value for c in at.code if c.language == "diff"]
     assert line_diffs and "--- draft 0" in line_diffs[0] and "+++ draft 1" in line_diffs[0]
-    assert any(":green-background[" in m.value for m in at.markdown)  # the word-level diff
+    assert any("<ins " in h.proto.body for h in at.get("html"))  # the word-level diff (pages/ui/diff_view.py)
     assert ("green", "Ended · passed") in badges(at)
     _assert_finished_page(at)
 
@@ -264,8 +264,9 @@ def test_side_by_side_diffs_show_both_drafts():
     choose(at, "reflection")
     run(at)
     at.segmented_control(key=f"{P}_diff_layout").set_value("side by side").run()
-    assert any(":red-background[" in m.value for m in at.markdown)
-    assert any(":green-background[" in m.value and ":red-background[" not in m.value for m in at.markdown)
+    diffs = [h.proto.body for h in at.get("html") if "apg-diff" in h.proto.body]
+    assert any("<del " in d and "<ins " not in d for d in diffs)  # the old draft, deletions struck through
+    assert any("<ins " in d and "<del " not in d for d in diffs)  # the new one, insertions underlined
     assert [c.value for c in at.caption if c.value in ("Draft 0", "Draft 1")] == ["Draft 0", "Draft 1"]
 
 

@@ -10,7 +10,8 @@
 - live.py     — Run / Stop buttons and `drive()`, which follows a run's RunHandle thread to the renderer
 - runs.py     — the runs kept in session_state (`RunRecord`), safe against overlapping reruns
 - summary.py  — after a run: downloads (trace, report) and costs (by role, timeline, per step)
-- text.py     — model text made safe for markdown; word diffs as coloured markdown
+- text.py     — model text made safe for markdown
+- diff_view.py — word diffs (struck through / underlined, wrapped, code in monospace) and line diffs
 - shell.py    — keeps every page inside app.py's shell (page config, navigation, sidebar)
 - lanes_view.py — Compare's lane widgets: task, presets, lane cards, Run/Stop, lane columns
 - lane_state.py — Compare's state scheme, `Comparison`, and `drive()` running the lanes concurrently

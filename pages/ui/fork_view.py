@@ -23,7 +23,7 @@ from agent_core.errors import AgentError
 from agent_core.fork import ForkError, fork_inputs, read_reply, recorded_reply, reply_from_text, reply_text
 from agent_core.prompts import check_overrides, specs_for
 
-from . import call_views, handoff, i18n, runs, sidebar, text
+from . import call_views, diff_view, handoff, i18n, runs, sidebar, text
 from .catalogue import limit_help, limit_label
 
 TARGET = "fork_target"
@@ -234,8 +234,6 @@ def pair_view(lang: str) -> bool:
     """Compare's "original vs fork" lane pair, when a fork asked for it; True when it was drawn."""
     import pandas as pd
 
-    from agent_core.diffing import line_diff
-
     from .render import draw_run
     from .render import ending as render_ending
 
@@ -266,8 +264,9 @@ def pair_view(lang: str) -> bool:
     if old == new:
         st.caption(w["same"])
     else:
-        st.markdown(text.word_diff_inline(old, new))
-        st.code(line_diff(old, new, names=(w["original_short"], w["fork_short"])), language="diff", wrap_lines=True)
+        code = diff_view.looks_like_code(old, new)  # struck / underlined, wrapped (diff_view)
+        diff_view.word_diff_block(old, new, code=code)
+        diff_view.line_diff_block(old, new, names=(w["original_short"], w["fork_short"]))
     columns = st.columns(2, gap="medium")
     for i, ((side, label), events, column) in enumerate(zip(sides, typed, columns, strict=True)):
         with column:

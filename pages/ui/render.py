@@ -22,11 +22,11 @@ import pandas as pd
 import streamlit as st
 
 from agent_core import events as ev
-from agent_core.diffing import MAX_DIFF_WORK, Budget, diff_stats, line_diff
+from agent_core.diffing import MAX_DIFF_WORK, Budget, diff_stats
 
 from agent_core.calls import MessageTable
 
-from . import call_views, graphs, i18n, text
+from . import call_views, diff_view, graphs, i18n, text
 from .blocks import Block, Blocks, final_looks
 
 VERDICT_LOOK = {"PASS": ("green", ":material/check_circle:"), "REVISE": ("orange", ":material/edit_note:"),
@@ -383,18 +383,11 @@ class RunView:
         w = self.w
         labels = [w["diff_words"], w["diff_lines"], w["draft"].format(version=v_new)]
         words_tab, lines, full = st.tabs(labels, default=labels[1] if self.code else labels[0])
-        with words_tab:
-            if self.diff_layout == "side by side":
-                left, right = st.columns(2, gap="medium")
-                left.caption(w["draft"].format(version=v_old))
-                right.caption(w["draft"].format(version=v_new))
-                old_md, new_md = text.word_diff_sides(old, new, budget)
-                left.markdown(old_md)
-                right.markdown(new_md)
-            else:
-                st.markdown(text.word_diff_inline(old, new, budget))
+        with words_tab:  # struck / underlined, wrapped, code in monospace (diff_view)
+            diff_view.word_diff_block(old, new, code=self.code, layout=self.diff_layout, budget=budget,
+                                      names=(w["draft"].format(version=v_old), w["draft"].format(version=v_new)))
         with lines:
-            st.code(line_diff(old, new, v_old, budget=budget) or w["no_line_changed"], language="diff")
+            diff_view.line_diff_block(old, new, version=v_old, budget=budget)
         if budget.exhausted:
             st.caption(f":material/speed: {w['rough']}")
         with full:

@@ -1,4 +1,5 @@
-"""Model and user text made safe for Streamlit markdown, and word diffs as coloured markdown.
+"""Model and user text made safe for Streamlit markdown, and highlighted spans as coloured markdown
+(word diffs are drawn by diff_view.py).
 
 Model output is never trusted as markup: every markdown character is backslash-escaped (so a `$`
 is not LaTeX, a `:red[` is not a directive, `![x](url)` fetches nothing, `<b>` is text), and line
@@ -10,8 +11,6 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
-
-from agent_core.diffing import Budget, word_diff
 
 # Every ASCII punctuation mark Streamlit's markdown could read as syntax (CommonMark lets any of
 # them be backslash-escaped), plus ":" for emoji shortcodes and colour directives.
@@ -77,13 +76,13 @@ def looks_like_json(text: str) -> bool:
     return stripped[:1] in ("{", "[")
 
 
-# --- word diffs -----------------------------------------------------------------------------------
+# --- highlighted spans ----------------------------------------------------------------------------------
 
-_MARK = {"delete": "red-background", "insert": "green-background", "fill": "blue-background"}
+_MARK = {"fill": "blue-background"}
 
 
 def _mark(tag: str, text: str) -> str:
-    """One diff segment: escaped, coloured line by line (a directive cannot span a line break)."""
+    """One highlighted segment: escaped, coloured line by line (a directive cannot span a line break)."""
     if tag == "equal":
         return escape(text)
     pieces = []
@@ -102,19 +101,6 @@ def _edges_kept(text: str) -> str:
     core = text.strip(" ")
     head, tail = len(text) - len(text.lstrip(" ")), len(text) - len(text.rstrip(" "))
     return NBSP * head + core + NBSP * tail
-
-
-def word_diff_inline(old: str, new: str, budget: Budget | None = None) -> str:
-    """Both drafts in one text: deletions on red, insertions on green."""
-    return "".join(_mark(tag, text) for tag, text in word_diff(old, new, budget))
-
-
-def word_diff_sides(old: str, new: str, budget: Budget | None = None) -> tuple[str, str]:
-    """The old draft with its deletions on red, and the new one with its insertions on green."""
-    segments = word_diff(old, new, budget)
-    left = "".join(_mark(tag, text) for tag, text in segments if tag != "insert")
-    right = "".join(_mark(tag, text) for tag, text in segments if tag != "delete")
-    return left, right
 
 
 def highlighted(body: str, spans: list[tuple[str, int, int]]) -> str:
