@@ -71,6 +71,8 @@ class CallLog:
         self.provenance: Mapping[str, Provenance] = provenance if provenance is not None else {}
         self._last: tuple[Message, ...] = ()
         self._last_ranges: tuple[tuple[int, int], ...] = ()
+        #: the latest reply and its id: a pattern sends it back next, and comparing it costs less than hashing
+        self._reply: tuple[Message | None, int] = (None, -1)
 
     def _intern(self, message: Message, new: list[dict[str, Any]]) -> int:
         mid = self._ids.get(message)
@@ -94,8 +96,9 @@ class CallLog:
             tail = messages[n:]
         else:
             pairs, tail = [], messages
+        reply, reply_id = self._reply
         for m in tail:
-            i = self._intern(m, new)
+            i = reply_id if m == reply else self._intern(m, new)
             if pairs and pairs[-1][1] + 1 == i:
                 pairs[-1] = (pairs[-1][0], i)
             else:
@@ -106,7 +109,10 @@ class CallLog:
     def reply(self, completion: Completion) -> tuple[int, list[dict[str, Any]]]:
         """The id of the reply as the assistant message a pattern would send back, and its record if new."""
         new: list[dict[str, Any]] = []
-        return self._intern(assistant(completion.text, completion.tool_calls), new), new
+        message = assistant(completion.text, completion.tool_calls)
+        mid = self._intern(message, new)
+        self._reply = (message, mid)
+        return mid, new
 
 
 class MessageTable:
