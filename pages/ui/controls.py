@@ -12,9 +12,12 @@ from agent_core.mock_tools import TOOLS
 from agent_core.prompts import specs_for
 from agent_core.scenarios import SCENARIOS
 
-from . import text
+from . import call_views, text
 from .catalogue import SWITCHES, VARIANTS, limit_help, limit_label
-from .setup_state import (FREE, Setup, _as_free_task, _reset_prompt, _variant_changed, apply_scenario, k, limits_of,
+from .i18n import lang as page_lang
+from .i18n import t
+from .setup_state import (FREE, Setup, _as_free_task, _reset_prompt, _variant_changed, apply_scenario,
+                          free_task_changed, k, limits_of,
                           prompt_key, scenario_id, scenarios_of, switches_of)
 
 
@@ -29,29 +32,32 @@ def pattern_picker(prefix: str, lang: str, *, disabled: bool) -> None:
 
 def _pattern_picker(prefix: str, lang: str, disabled: bool) -> None:
     state = st.session_state
-    st.selectbox("Pattern", list(VARIANTS), format_func=lambda v: VARIANTS[v].label_in(lang), key=k(prefix, "variant"),
-                 disabled=disabled, on_change=_variant_changed, args=(prefix,), persist_state="session")
+    st.selectbox(t("controls.pattern", lang), list(VARIANTS), format_func=lambda v: VARIANTS[v].label_in(lang),
+                 key=k(prefix, "variant"), disabled=disabled, on_change=_variant_changed, args=(prefix,),
+                 persist_state="session")
     variant = VARIANTS[state[k(prefix, "variant")]]
     st.caption(variant.blurb_in(lang))
     options = [*scenarios_of(variant), FREE]
-    st.selectbox("Scenario", options, key=k(prefix, "scenario"), disabled=disabled, persist_state="session",
-                 format_func=lambda s: "Free task — type your own" if s == FREE else SCENARIOS[s].title.get(lang, s),
-                 on_change=apply_scenario, args=(prefix,))
+    free = t("controls.free", lang)
+    st.selectbox(t("controls.scenario", lang), options, key=k(prefix, "scenario"), disabled=disabled,
+                 persist_state="session", on_change=apply_scenario, args=(prefix,),
+                 format_func=lambda s: free if s == FREE else SCENARIOS[s].title.get(lang, s))
     sid = scenario_id(prefix)
     if sid == FREE:
-        st.text_area("Task", key=k(prefix, "free_task"), height=110, disabled=disabled, persist_state="session",
-                     placeholder="What should the agent do?")
+        st.text_area(t("controls.task", lang), key=k(prefix, "free_task"), height=110, disabled=disabled,
+                     persist_state="session", placeholder=t("controls.task_placeholder", lang),
+                     on_change=free_task_changed, args=(prefix,))
         if variant.pattern_spec.uses_tools:
-            st.multiselect("Tools (mock)", list(TOOLS), key=k(prefix, "tools"), disabled=disabled,
-                           persist_state="session", help="Deterministic mock tools from the scenarios.")
+            st.multiselect(t("controls.tools", lang), list(TOOLS), key=k(prefix, "tools"), disabled=disabled,
+                           persist_state="session", help=t("controls.tools_help", lang))
         return
     scenario = SCENARIOS[sid]
     with st.container(border=True, key=k(prefix, "task_box")):
-        st.markdown(f"**Task** · {text.escape(scenario.task_text(lang))}")
+        st.markdown(t("controls.task_line", lang, task=text.escape(scenario.task_text(lang))))
         if scenario.tools:
-            st.caption("Tools: " + ", ".join(text.code_span(t) for t in scenario.tools))
+            st.caption(t("controls.tools_line", lang, tools=", ".join(text.code_span(name) for name in scenario.tools)))
         st.caption(f":material/visibility: {text.escape(scenario.watch.get(lang) or scenario.watch.get('en', ''))}")
-    st.button("Edit as a free task", key=k(prefix, "to_free"), icon=":material/edit:", disabled=disabled,
+    st.button(t("controls.to_free", lang), key=k(prefix, "to_free"), icon=":material/edit:", disabled=disabled,
               on_click=_as_free_task, args=(prefix,), type="tertiary")
 
 
@@ -62,28 +68,28 @@ def prompt_editor(prefix: str, setup: Setup, lang: str, *, disabled: bool) -> No
     specs = specs_for(pattern)
     edited = sum(1 for key, spec in specs.items()
                  if st.session_state.get(prompt_key(prefix, pattern, key)) != spec.default(lang))
-    st.caption(f"{len(specs)} prompts · {edited} edited. `{{placeholders}}` are filled in by the pattern; "
-               "write a literal brace as `{{` or `}}`.")
+    st.caption(t("controls.prompts_line", lang, n=len(specs), edited=edited))
     for key, spec in specs.items():
         name = prompt_key(prefix, pattern, key)
         default = spec.default(lang)
         body = st.session_state.get(name, default)
         error = setup.prompt_errors.get(key)
         icon = ":material/error:" if error else ":material/edit_note:" if body != default else ":material/description:"
-        with st.expander(f"{key} · {spec.role}", icon=icon):
-            st.caption(spec.purpose)
-            holders = [f"`{{{p}}}` (required)" for p in sorted(spec.required)]
+        with st.expander(f"{key} · {call_views.role_name(spec.role, lang)}", icon=icon):
+            st.caption(spec.purpose(lang))
+            holders = [t("controls.required", lang, name=f"`{{{p}}}`") for p in sorted(spec.required)]
             holders += [f"`{{{p}}}`" for p in sorted(spec.optional)]
             if holders:
-                st.caption("Placeholders: " + " · ".join(holders))
-            st.text_area("Template", key=name, height=240, disabled=disabled, label_visibility="collapsed",
+                st.caption(t("controls.placeholders", lang, names=" · ".join(holders)))
+            st.text_area(t("controls.template", lang), key=name, height=240, disabled=disabled, label_visibility="collapsed",
                          persist_state="session")
             if error:
                 st.error(text.escape(error), icon=":material/error:")
             if body != default:
-                st.button("Reset to default", key=f"{name}__reset", icon=":material/restart_alt:",
+                st.button(t("controls.reset", lang), key=f"{name}__reset", icon=":material/restart_alt:",
                           on_click=_reset_prompt, args=(name, default), disabled=disabled)
-                diff = "\n".join(difflib.unified_diff(default.splitlines(), body.splitlines(), "default", "edited",
+                diff = "\n".join(difflib.unified_diff(default.splitlines(), body.splitlines(),
+                                                      t("controls.default", lang), t("controls.edited", lang),
                                                       lineterm=""))
                 st.code(diff, language="diff")
 
@@ -91,10 +97,9 @@ def prompt_editor(prefix: str, setup: Setup, lang: str, *, disabled: bool) -> No
 def limit_controls(prefix: str, setup: Setup, *, disabled: bool) -> None:
     """Every limit of the pattern (ranges enforced by the inputs) and its switches, with the bound."""
     variant = setup.variant
+    lang = page_lang()
     if setup.bound is not None:
-        st.metric("Most LLM calls this configuration can make", setup.bound,
-                  help="agent_core.call_bound(config): the pattern's formula of its limits, capped by the budget.")
-    lang = setup.config.lang if setup.config is not None else "en"
+        st.metric(t("controls.bound", lang), setup.bound, help=t("controls.bound_help", lang))
     names = limits_of(variant)
     cols = st.columns(2)
     for i, name in enumerate(names):

@@ -5,6 +5,7 @@ validated RunConfig without drawing anything (the Run button's callback uses it 
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -14,12 +15,14 @@ import streamlit as st
 import agent_core as ac
 from agent_core.config import LIMITS, RunConfig
 from agent_core.config import validate as validate_config
+from agent_core.diffing import tokens
 from agent_core.errors import AgentError, TemplateError
 from agent_core.patterns import registry
 from agent_core.prompts import specs_for, validate
 from agent_core.scenarios import SCENARIOS
 
 from .catalogue import SWITCHES, VARIANTS, Variant
+from .i18n import t
 
 FREE = "__free__"
 
@@ -102,21 +105,51 @@ def apply_scenario(prefix: str, lang: str | None = None) -> None:
     lang = lang or state.get("sb_lang", "en")
     variant = VARIANTS[state[k(prefix, "variant")]]
     sid = scenario_id(prefix)
+    state.pop(k(prefix, "free_from"), None)
     if sid == FREE:
         base = RunConfig(pattern=variant.pattern)
     else:
         base, _task = ac.for_scenario(sid, lang)
     for name in LIMITS:
         state[k(prefix, f"limit_{name}")] = getattr(base, name)
+    _apply_options(prefix, base)
+    for name, floor in variant.floors.items():
+        if state[k(prefix, f"limit_{name}")] < floor:
+            # e.g. the advisor on a scenario written without it: seed 01's two judge rounds
+            state[k(prefix, f"limit_{name}")] = max(floor, 2)
+
+
+def _apply_options(prefix: str, base: RunConfig) -> None:
+    """The switches and free-text options (code task, unit tests, criteria...) of `base`: they belong
+    to a scenario, so they follow it."""
+    state = st.session_state
     for name in SWITCHES:
         state[k(prefix, f"opt_{name}")] = bool(getattr(base, name))
     for spec in registry.specs().values():
         for name in spec.fields:
             state[k(prefix, name)] = getattr(base, name)
-    for name, floor in variant.floors.items():
-        if state[k(prefix, f"limit_{name}")] < floor:
-            # e.g. the advisor on a scenario written without it: seed 01's two judge rounds
-            state[k(prefix, f"limit_{name}")] = max(floor, 2)
+
+
+#: how much of the copied scenario task a free task must keep to still be "that task, edited"
+_KEPT = 0.5
+
+
+def free_task_changed(prefix: str) -> None:
+    """A free task copied from a scenario ("Edit as a free task") keeps the scenario's switches while
+    it is that task, edited; once it is replaced by another task, they go back to the pattern's
+    defaults (issue 15: a typed task was drawn as Python because primes' Code-task switch stayed on)."""
+    state = st.session_state
+    origin = state.get(k(prefix, "free_from"))
+    if origin not in SCENARIOS:
+        return
+    # compared word by word (CJK character by character), a few hundred tokens at most: any two
+    # English texts share most of their letters, not most of their words
+    typed = tokens((state.get(k(prefix, "free_task")) or "")[:3000])[:600]
+    kept = max(difflib.SequenceMatcher(None, typed, tokens(task[:3000])[:600], autojunk=False).ratio()
+               for task in SCENARIOS[origin].task.values())
+    if kept < _KEPT:
+        state.pop(k(prefix, "free_from"), None)
+        _apply_options(prefix, RunConfig(pattern=VARIANTS[variant_key(prefix)].pattern))
 
 
 def variant_key(prefix: str) -> str:
@@ -149,6 +182,7 @@ def _as_free_task(prefix: str) -> None:
         state[k(prefix, "free_task")] = SCENARIOS[sid].task_text(state.get("sb_lang", "en"))
         state[k(prefix, "tools")] = list(SCENARIOS[sid].tools)
         state[k(prefix, "scenario")] = FREE
+        state[k(prefix, "free_from")] = sid  # its switches stay while the task is this one (free_task_changed)
 
 
 def _sync_prompts(prefix: str, lang: str) -> None:
@@ -190,7 +224,7 @@ def read_setup(prefix: str, lang: str, temperature: float | None = None) -> Setu
         task = (state.get(k(prefix, "free_task")) or "").strip()
         base = RunConfig(pattern=variant.pattern, lang=lang, tools=tuple(state.get(k(prefix, "tools")) or ()))
         if not task:
-            problems.append("Type a task to run.")
+            problems.append(t("setup_state.no_task", lang))
     else:
         base, task = ac.for_scenario(sid, lang)
 
@@ -204,7 +238,7 @@ def read_setup(prefix: str, lang: str, temperature: float | None = None) -> Setu
             validate(body, spec)
         except TemplateError as exc:
             prompt_errors[key] = str(exc)
-    problems += [f"Fix the prompt before running: {msg}" for msg in prompt_errors.values()]
+    problems += [t("setup_state.bad_prompt", lang, problem=msg) for msg in prompt_errors.values()]
 
     values: dict[str, Any] = {name: int(state[k(prefix, f"limit_{name}")]) for name in limits_of(variant)}
     values.update({name: bool(state[k(prefix, f"opt_{name}")]) for name in switches_of(variant)})
