@@ -3,8 +3,9 @@ step live; afterwards, its costs and downloads. A rerun redraws the stored run t
 
 import streamlit as st
 
-from pages.ui import controls, fork_view, graphs, handoff, honesty, live, runs, setup_state, shell, sidebar, step_view, summary, text
+from pages.ui import call_views, controls, fork_view, graphs, handoff, honesty, live, runs, setup_state, shell, sidebar, step_view, summary, text
 from pages.ui.catalogue import VARIANTS
+from pages.ui.i18n import t
 from pages.ui.render import RunView, draw_run, hide_stale
 
 shell.require("playground")
@@ -12,12 +13,14 @@ shell.require("playground")
 P = "pg"
 lang = sidebar.current_lang()
 setup_state.init_state(P, lang)
-st.session_state.setdefault(f"{P}_diff_layout", "inline")
+#: how draft diffs are laid out (labels: the catalogue's [playground.layout])
+LAYOUTS = ("inline", "side by side")
+st.session_state.setdefault(f"{P}_diff_layout", LAYOUTS[0])
 record = runs.current(P)
 running = record is not None and record.active
 setup = setup_state.read_setup(P, lang, sidebar.temperature())
 
-st.title("Playground")
+st.title(t("playground.title"))
 setup_col, run_col = st.columns([4, 8], gap="large")
 
 with setup_col:
@@ -25,7 +28,7 @@ with setup_col:
     live.run_buttons(P, setup, running=running)
     honesty.run_note(len(setup.config.prompts) if setup.config else 0, lang)
     step_view.controls(P, setup.variant.pattern, lang, disabled=running)
-    limits_tab, prompts_tab = st.tabs(["Limits & switches", "Prompts"])
+    limits_tab, prompts_tab = st.tabs([t("playground.limits_tab"), t("playground.prompts_tab")])
     with limits_tab:
         controls.limit_controls(P, setup, disabled=running)
     with prompts_tab:
@@ -41,16 +44,19 @@ with run_col, st.container(key=f"{P}_run_area"):
     # keyed, so it never inherits the children of another element drawn at this place before
     head = st.container(horizontal=True, vertical_alignment="center", key=f"{P}_head")
     if record is None:
-        head.markdown("Press **Run** to watch the agent work, step by step.")
+        head.markdown(t("playground.press_run"))
         preview = setup.config.to_dict() if setup.config else {"pattern": setup.variant.pattern}
         st.graphviz_chart(graphs.dot(preview), width="stretch")
     else:
-        head.caption(f"Run `{record.run_id}` · {VARIANTS[setup_state.variant_of(record.config)].label} · "
-                     + ", ".join(f"{role}: {text.code_span(name)}" for role, name in record.models.items()))
+        head.caption(t("playground.head", run=record.run_id,
+                       variant=VARIANTS[setup_state.variant_of(record.config)].label_in(lang),
+                       models=", ".join(f"{call_views.role_name(role, lang)}: {text.code_span(name)}"
+                                        for role, name in record.models.items())))
         with head:
             fork_view.banner(record, lang)
         if sum(1 for e in record.events if e["kind"] == "draft") > 1:  # there are diffs to lay out
-            head.segmented_control("Diffs", ["inline", "side by side"], key=f"{P}_diff_layout", required=True,
+            head.segmented_control(t("playground.diffs"), list(LAYOUTS), key=f"{P}_diff_layout",
+                                   format_func=lambda layout: t(f"playground.layout.{layout}"), required=True,
                                    disabled=running, label_visibility="collapsed", persist_state="session")
         layout = st.session_state[f"{P}_diff_layout"]
         driven = claimed if claimed is not None else record if record.active and record.handle is not None else None

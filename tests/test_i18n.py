@@ -40,7 +40,7 @@ NAMES = {
     "DeepSeek", "Qwen", "DashScope", "vLLM", "GGUF", "Python", "Streamlit", "ok", "est",
 }
 # markdown/Streamlit syntax that holds Latin letters but is not read as words
-_SYNTAX = re.compile(r":material/[a-z_]+:|:[a-z]+(?:-background)?\[|:[a-z_]+:|\{[^{}]*\}|https?://\S+")
+_SYNTAX = re.compile(r":material/[a-z_]+:|:[a-z]+(?:-background|-badge)?\[|:[a-z_]+:|\{[^{}]*\}|https?://\S+")
 _WORD = re.compile(r"[A-Za-z]{2,}")
 
 

@@ -14,15 +14,16 @@ from dataclasses import dataclass
 
 from ..calls import Provenance
 from ..errors import TemplateError
+from ..patterns.spec import Text
 
 
 @dataclass(frozen=True)
 class PromptSpec:
-    """One editable prompt: its key, what it is for, its placeholders and its default texts."""
+    """One editable prompt: its key, what it is for (en/zh), its placeholders and its default texts."""
 
     key: str
     role: str
-    purpose: str
+    purpose: Text
     required: frozenset[str]
     optional: frozenset[str]
     en: str
@@ -32,7 +33,7 @@ class PromptSpec:
         return self.zh if lang == "zh" else self.en
 
 
-def spec(key: str, role: str, purpose: str, en: str, zh: str, *, required: Iterable[str] = (),
+def spec(key: str, role: str, purpose: Text, en: str, zh: str, *, required: Iterable[str] = (),
          optional: Iterable[str] = ()) -> PromptSpec:
     return PromptSpec(key, role, purpose, frozenset(required), frozenset(optional), en.strip("\n"), zh.strip("\n"))
 

@@ -8,6 +8,7 @@ writes into prompts (progress summaries, section headings); they follow the run'
 
 from __future__ import annotations
 
+from ..patterns.spec import Text
 from . import spec
 
 _SECTIONS = {
@@ -62,7 +63,8 @@ def section(name: str, body: str, lang: str) -> str:
 
 
 PROMPTS = (
-    spec("planner", "planner", "Turns the user's request into a JSON plan that ends with a synthesis step.", """
+    spec("planner", "planner", Text("Turns the user's request into a JSON plan that ends with a synthesis step.",
+         "把用户的请求变成一份 JSON 计划，最后一步是综合步骤。"), """
 You are a task planner. Break the user's request into a short, ordered plan that an executor will
 carry out one step at a time.
 
@@ -105,7 +107,8 @@ Reply with exactly one JSON object and nothing else:
 {goal}
 """, required=["goal", "tools"], optional=["max_steps"]),
     spec("replanner", "planner",
-         "Re-plans the remaining steps from a progress summary that gives every failed step's reason.", """
+         Text("Re-plans the remaining steps from a progress summary that gives every failed step's reason.",
+         "根据进度摘要重新规划剩余步骤；摘要里写明了每个失败步骤的原因。"), """
 You are a task planner revising a plan that ran into trouble. Some steps are done and at least one
 failed; the progress below gives the reason for every failure. Plan the REMAINING steps again so the
 user still gets the best answer possible.
@@ -155,8 +158,9 @@ Reply with exactly one JSON object and nothing else:
 {{"steps": [{{"description": "……", "tool": "工具名或 null", "critical": false}}]}}
 """, required=["goal", "progress", "tools"], optional=["max_steps"]),
     spec("executor", "executor",
-         "Runs one work step in a small tool loop. Goal-blind: {goal} is filled only when the goal-aware "
-         "toggle is on; {hint} holds the Reflector's suggestion on a retry.", """
+         Text("Runs one work step in a small tool loop. Goal-blind: {goal} is filled only when the goal-aware "
+         "toggle is on; {hint} holds the Reflector's suggestion on a retry.",
+         "在一个小型工具循环里执行一个工作步骤。默认看不到目标：只有打开“执行器可见目标”开关时才会填入 {goal}；重试时 {hint} 里是反思器的建议。"), """
 You are an executor carrying out one step of a plan. Do exactly this step and nothing more: call a
 tool if the step needs one, then report the step's result clearly and concisely.
 {goal}
@@ -177,7 +181,8 @@ Available tools:
 可用工具：
 {tools}
 {hint}""", required=["step"], optional=["goal", "hint", "tools", "tool", "context"]),
-    spec("executor_final", "executor", "Sent before a step's last round, in which tools are disabled.", """
+    spec("executor_final", "executor", Text("Sent before a step's last round, in which tools are disabled.",
+         "在一个步骤的最后一轮之前发送，这一轮禁用工具。"), """
 You have used this step's tool rounds. Give the step's result now from the observations above,
 without calling any tool; if data is missing, say exactly what is missing.
 """, """
@@ -185,7 +190,8 @@ without calling any tool; if data is missing, say exactly what is missing.
 如果缺少数据，请明确说明缺少什么。
 """),
     spec("synthesizer", "synthesizer",
-         "The synthesis step: writes the final reply from the completed results and the failed steps.", """
+         Text("The synthesis step: writes the final reply from the completed results and the failed steps.",
+         "综合步骤：根据已完成的结果和失败的步骤写出最终回复。"), """
 You are a customer-facing assistant. Write one complete reply to the user from the results of the
 plan's steps below. If any step failed, tell the user honestly which parts failed and why, and still
 answer every part that succeeded. Never invent a result for a failed step.
@@ -207,7 +213,8 @@ answer every part that succeeded. Never invent a result for a failed step.
 {completed}
 {failed}{hint}""", required=["step", "completed"], optional=["failed", "hint", "goal"]),
     spec("synthesizer_all_failed", "synthesizer",
-         "The synthesis step when no earlier step succeeded: answer straight from the failure reasons.", """
+         Text("The synthesis step when no earlier step succeeded: answer straight from the failure reasons.",
+         "之前没有任何步骤成功时的综合步骤：直接根据失败原因作答。"), """
 You are a customer-facing assistant. None of the plan's earlier steps produced a usable result.
 Reply to the user directly from the failure reasons below: say plainly what could not be done and
 why, and suggest what the user can do next (check what they gave us, try again later, or contact
@@ -224,7 +231,8 @@ customer service). Do not invent any data.
 {step}
 {failed}{hint}""", required=["failed"], optional=["step", "hint", "goal"]),
     spec("reflector", "reflector",
-         "The step Reflector: PASS / RETRY / REPLAN on one step's result, judged against the user's goal.", """
+         Text("The step Reflector: PASS / RETRY / REPLAN on one step's result, judged against the user's goal.",
+         "步骤反思器：对照用户目标评判单个步骤的结果，给出 PASS / RETRY / REPLAN。"), """
 You review the quality of one step of a plan. Judge whether the step's result achieves the step's
 aim, keeping in mind the user's original request, which the executor may not have seen.
 

@@ -7,6 +7,7 @@ or as an empty string, so a template never shows an empty heading when the optio
 
 from __future__ import annotations
 
+from ..patterns.spec import Text
 from . import spec
 
 #: The report scenario's quality criteria (seed 05); `RunConfig.criteria == "default"` stands for them.
@@ -56,8 +57,9 @@ def section(name: str, body: str, lang: str) -> str:
 
 
 PROMPTS = (
-    spec("initial", "actor", "First draft of a free-text task (execution phase). As in seed 05 it sees only "
-         "the task; add {criteria} to show the writer the quality criteria too.", """
+    spec("initial", "actor", Text("First draft of a free-text task (execution phase). As in seed 05 it sees only "
+         "the task; add {criteria} to show the writer the quality criteria too.",
+         "自由文本任务的初稿（执行阶段）。与种子文章 05 一样，它只看到任务；加入 {criteria} 可让写作者也看到质量标准。"), """
 Complete the task below. Write a complete first version: it will be reviewed and you will be able
 to revise it.
 
@@ -73,8 +75,9 @@ Output only the result itself, with no preamble and no comments about it.
 
 只输出结果本身，不要写开场白，也不要对结果做任何评论。
 """, required=["task"], optional=["criteria"]),
-    spec("initial_code", "actor", "First draft of a code task (seed 04's execution prompt); {criteria} may be "
-         "added.", """
+    spec("initial_code", "actor", Text("First draft of a code task (seed 04's execution prompt); {criteria} may be "
+         "added.",
+         "代码任务的初稿（种子文章 04 的执行提示词）；可以加入 {criteria}。"), """
 You are a senior Python programmer. Write Python code for the requirement below. Your code must have
 a complete function signature and a docstring, and follow PEP 8.
 
@@ -89,7 +92,8 @@ Output only the code, with no explanation.
 
 请直接输出代码，不要包含任何额外的解释。
 """, required=["task"], optional=["criteria"]),
-    spec("critic", "critic", "Reviews the latest draft and returns a PASS/REVISE verdict (reflection phase).", """
+    spec("critic", "critic", Text("Reviews the latest draft and returns a PASS/REVISE verdict (reflection phase).",
+         "审阅最新草稿，返回 PASS/REVISE 结论（反思阶段）。"), """
 You are an exacting reviewer. Review the DRAFT below against the task and find what most needs to
 change.
 
@@ -135,7 +139,8 @@ feedback.
 
 只有在没有任何重要的改进空间时才能给出 PASS，并在 feedback 中写明“无需改进”。
 """, required=["task", "draft"], optional=["criteria", "tests", "trajectory"]),
-    spec("refiner", "refiner", "Writes the next draft from the last one and the feedback (refinement phase).", """
+    spec("refiner", "refiner", Text("Writes the next draft from the last one and the feedback (refinement phase).",
+         "根据上一版草稿和反馈写出下一版（优化阶段）。"), """
 You are revising your own work using a reviewer's feedback.
 
 ## Task
@@ -167,7 +172,8 @@ Write a new, complete version that addresses every point of the feedback.
 - 如果是代码：只输出代码，包含完整的函数签名和文档字符串，遵循 PEP 8，不要任何额外解释。
 - 如果是文本：只输出修改后的文本。
 """, required=["task", "draft", "feedback"], optional=["criteria", "trajectory"]),
-    spec("generator", "actor", "Graph style (seed 02): system prompt of the generator node.", """
+    spec("generator", "actor", Text("Graph style (seed 02): system prompt of the generator node.",
+         "图式风格（种子文章 02）：生成器节点的系统提示词。"), """
 You are a senior software engineer who writes high-quality, maintainable code. Write clear code that
 meets the user's request. When you receive code review comments, improve your latest version based
 on them and return the complete new version. Pay attention to readability, performance, security and
@@ -179,7 +185,8 @@ your text the same care and return only the text.
 关注代码的可读性、性能、安全性和错误处理。只返回代码和必要的注释。
 如果需求不是代码，请以同样的标准对待文字，只返回正文。
 {criteria}""", optional=["criteria"]),
-    spec("reviewer", "critic", "Graph style (seed 02): system prompt of the reviewer node.", """
+    spec("reviewer", "critic", Text("Graph style (seed 02): system prompt of the reviewer node.",
+         "图式风格（种子文章 02）：评审节点的系统提示词。"), """
 You are a senior code reviewer. Review the latest version in this conversation against the user's
 request, looking at:
 - readability and naming

@@ -22,6 +22,7 @@ from agent_core.pricing import worst_case
 from agent_core.stepping import RunHandle
 
 from . import costs, poll, runs, setup_state, sidebar, step_view
+from .i18n import t
 from .render import RunView
 
 #: the longest a script run following a run waits before it looks again (the run wakes it sooner)
@@ -49,16 +50,16 @@ def run_buttons(prefix: str, setup: setup_state.Setup, *, running: bool) -> None
 
 def _buttons(prefix: str, setup: setup_state.Setup, running: bool, blocked: list[str]) -> None:
     row = st.container(horizontal=True, vertical_alignment="center", gap="small")
-    row.button("Run", key=f"{prefix}_run", type="primary", icon=":material/play_arrow:", on_click=_start,
+    row.button(t("live.run"), key=f"{prefix}_run", type="primary", icon=":material/play_arrow:", on_click=_start,
                args=(prefix,), disabled=running or bool(blocked))
-    row.button("Stop", key=f"{prefix}_stop", icon=":material/stop_circle:", on_click=runs.stop, args=(prefix,),
+    row.button(t("live.stop"), key=f"{prefix}_stop", icon=":material/stop_circle:", on_click=runs.stop, args=(prefix,),
                disabled=not running)
     if setup.bound is not None:
         worst = ""
         if setup.config is not None:
             worst = " · " + costs.worst_case_text(worst_case(setup.config, setup.task, setup.bound),
                                                   sidebar.model_router(), sidebar.current_lang())
-        row.caption(f"≤ **{setup.bound}** LLM calls{worst}")
+        row.caption(t("live.bound", bound=setup.bound) + worst)
     for problem in blocked:
         st.error(problem, icon=":material/block:")
 

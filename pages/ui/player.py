@@ -25,7 +25,7 @@ from agent_core.errors import AgentError, TraceFormatError
 from agent_core.otel import importing as otlp
 from agent_core.scenarios import SCENARIOS
 
-from . import call_views, fork_view, i18n, setup_state, text
+from . import call_views, fork_view, i18n, setup_state, text, trace_problems
 from .catalogue import VARIANTS
 from .blocks import final_looks
 from .i18n import t
@@ -39,6 +39,8 @@ K_SOURCE, K_EXAMPLE, K_UPLOAD, K_FILE, K_LANE = (f"{P}_{n}" for n in ("source", 
 K_POS, K_SEEK, K_PLAYING, K_PLAYED, K_SPEED, K_LOADED = (f"{P}_{n}" for n in ("pos", "seek", "playing", "played",
                                                                               "speed", "loaded"))
 SPEEDS = (1, 2, 4)
+#: where a trace comes from (labels: the catalogue's [player.source])
+SOURCES = ("example", "upload")
 #: The longest pause played between two events, in run seconds: a slow endpoint's wait is not worth watching.
 MAX_GAP_S = 3.0
 #: Blocks drawn before the first played event when Play starts in the middle of a run.
@@ -98,7 +100,7 @@ def open_file(data: bytes) -> list[tuple[str, trace.Trace]]:
         try:
             out.append((name, _checked(trace.loads(json.dumps(item)))))  # unnamed: "Lane n" when shown
         except TraceFormatError as exc:
-            raise TraceFormatError(f"lane {i + 1}: {exc}") from None
+            raise TraceFormatError(f"lane {i + 1}: {exc}", exc.reason) from None
     return out
 
 
@@ -107,7 +109,7 @@ def _checked(loaded: trace.Trace) -> trace.Trace:
     try:
         RunConfig.from_dict(loaded.config)
     except (AgentError, TypeError, ValueError) as exc:
-        raise TraceFormatError(f"the run configuration in it is not valid: {exc}") from None
+        raise TraceFormatError(f"the run configuration in it is not valid: {exc}", "config") from None
     return loaded
 
 
@@ -130,7 +132,7 @@ def example_label(option: str) -> str:
 def pick_trace(lang: str) -> Loaded | None:
     """Where the trace comes from: a bundled example or a file. Shows why a file cannot be opened."""
     state = st.session_state
-    source = st.segmented_control(t("player.open"), ["example", "upload"], key=K_SOURCE, required=True,
+    source = st.segmented_control(t("player.open"), list(SOURCES), key=K_SOURCE, required=True,
                                   default="example", format_func=lambda s: t(f"player.source.{s}"),
                                   persist_state="session")
     if source == "example":
@@ -152,8 +154,8 @@ def pick_trace(lang: str) -> Loaded | None:
         return None
     file_id, file_name, parsed = opened
     st.caption(":material/description: " + t("player.opened", name=text.inline(file_name, 80)))
-    if isinstance(parsed, str):
-        st.error(t("player.cannot", name=text.inline(file_name, 80), reason=text.escape(parsed)),
+    if isinstance(parsed, TraceFormatError):
+        st.error(t("player.cannot", name=text.inline(file_name, 80), reason=text.escape(trace_problems.say(parsed))),
                  icon=":material/error:")
         return None
     index = 0
@@ -192,7 +194,7 @@ def _uploaded() -> None:
     try:
         parsed: list[tuple[str, trace.Trace]] | str = open_file(upload.getvalue())
     except TraceFormatError as exc:
-        parsed = str(exc)
+        parsed = exc  # said in the reader's language when drawn (pages.ui.trace_problems)
     state[K_FILE] = (upload.file_id, upload.name, parsed)
     state[K_LANE] = 0
 
