@@ -97,10 +97,20 @@ class CriticalStepFailed(AgentError):
     code = "critical_step_failed"
 
 
+#: Why a file is not a trace we can load, as `TraceFormatError.reason`: pages name each in the reader's
+#: language and keep the message as the technical detail.
+TRACE_PROBLEMS = ("too_large", "not_json", "too_deep", "not_trace", "version", "bad_event", "no_run", "not_otlp",
+                  "config", "invalid")
+
+
 class TraceFormatError(AgentError):
-    """A trace file is not one we can load."""
+    """A trace file is not one we can load; `reason` is one of TRACE_PROBLEMS."""
 
     code = "trace_format"
+
+    def __init__(self, message: str, reason: str = "invalid") -> None:
+        super().__init__(message)
+        self.reason = reason if reason in TRACE_PROBLEMS else "invalid"
 
 
 class TaskSetError(AgentError):

@@ -32,14 +32,14 @@ def lane_items(raw: Any) -> list[Any] | None:
     if isinstance(raw, dict) and "lanes" in raw and "events" not in raw:
         if raw.get("version") != trace_format.VERSION:
             raise TraceFormatError(f"export version {raw.get('version')!r} is not supported (this app reads "
-                                   f"version {trace_format.VERSION})")
+                                   f"version {trace_format.VERSION})", reason="version")
         items = raw["lanes"]
     elif isinstance(raw, list):
         items = raw
     else:
         return None
     if not isinstance(items, list) or not items:
-        raise TraceFormatError("the file holds no run to replay")
+        raise TraceFormatError("the file holds no run to replay", reason="no_run")
     return items
 
 

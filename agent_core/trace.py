@@ -119,41 +119,43 @@ def loads(data: str | bytes) -> Trace:
     """Parse and validate a trace; raises TraceFormatError with a message a user can act on."""
     size = len(data.encode() if isinstance(data, str) else data)
     if size > MAX_BYTES:
-        raise TraceFormatError(f"the file is {size / 1e6:.1f} MB; traces are limited to {MAX_BYTES // 1024 // 1024} MB")
+        raise TraceFormatError(f"the file is {size / 1e6:.1f} MB; traces are limited to {MAX_BYTES // 1024 // 1024} MB",
+                               reason="too_large")
     try:
         raw = json.loads(data)
     except RecursionError:
-        raise TraceFormatError("the JSON is nested too deeply to be a trace") from None
+        raise TraceFormatError("the JSON is nested too deeply to be a trace", reason="too_deep") from None
     except (ValueError, UnicodeDecodeError) as exc:
-        raise TraceFormatError(f"not a JSON file ({exc})") from None
+        raise TraceFormatError(f"not a JSON file ({exc})", reason="not_json") from None
     if not isinstance(raw, dict):
-        raise TraceFormatError("a trace is a JSON object with version, config, events and result")
+        raise TraceFormatError("a trace is a JSON object with version, config, events and result", reason="not_trace")
     if _depth(raw, MAX_DEPTH) > MAX_DEPTH:
-        raise TraceFormatError(f"the JSON is nested more than {MAX_DEPTH} levels deep; not a trace")
+        raise TraceFormatError(f"the JSON is nested more than {MAX_DEPTH} levels deep; not a trace", reason="too_deep")
     missing = [k for k in ("version", "config", "events") if k not in raw]
     if missing:
-        raise TraceFormatError(f"not a trace: missing field(s) {', '.join(missing)}")
+        raise TraceFormatError(f"not a trace: missing field(s) {', '.join(missing)}", reason="not_trace")
     if raw["version"] not in SUPPORTED_VERSIONS or isinstance(raw["version"], bool):
         raise TraceFormatError(f"trace version {raw['version']!r} is not supported (this app reads versions "
-                               f"{', '.join(map(str, SUPPORTED_VERSIONS))})")
+                               f"{', '.join(map(str, SUPPORTED_VERSIONS))})", reason="version")
     run_id = raw.get("run_id", "")
     fork = raw.get("fork")
     if not isinstance(run_id, str) or (fork is not None and not (
             isinstance(fork, dict) and isinstance(fork.get("run_id"), str) and isinstance(fork.get("at"), int))):
-        raise TraceFormatError("not a trace: run_id must be a string and fork an object with run_id and at")
+        raise TraceFormatError("not a trace: run_id must be a string and fork an object with run_id and at",
+                               reason="not_trace")
     if not isinstance(raw["config"], dict) or not isinstance(raw["events"], list):
-        raise TraceFormatError("not a trace: config must be an object and events a list")
+        raise TraceFormatError("not a trace: config must be an object and events a list", reason="not_trace")
     result = raw.get("result") or {}
     if not isinstance(result, dict):
-        raise TraceFormatError("not a trace: result must be an object")
+        raise TraceFormatError("not a trace: result must be an object", reason="not_trace")
     models = raw["config"].get("models")
     if models is not None and not (isinstance(models, dict) and all(isinstance(v, str) for v in models.values())):
-        raise TraceFormatError("not a trace: config.models must map roles to model names")
+        raise TraceFormatError("not a trace: config.models must map roles to model names", reason="not_trace")
     events = []
     for i, item in enumerate(raw["events"]):
         try:
             _check_nested(item)
             events.append(ev.event_from_dict(item))
         except ev.EventFormatError as exc:
-            raise TraceFormatError(f"event {i}: {exc}") from None
+            raise TraceFormatError(f"event {i}: {exc}", reason="bad_event") from None
     return Trace(raw["config"], events, result, raw["version"], run_id, fork)

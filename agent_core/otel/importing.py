@@ -48,25 +48,27 @@ def loads(data: str | bytes) -> list[tuple[str, ImportedTrace]]:
     """Parse an OTLP/JSON file: (name, trace) per trace id in it; raises TraceFormatError saying why not."""
     size = len(data.encode() if isinstance(data, str) else data)
     if size > trace.MAX_BYTES:
-        raise TraceFormatError(f"the file is {size / 1e6:.1f} MB; files are limited to {trace.MAX_BYTES // 1024 // 1024} MB")
+        raise TraceFormatError(f"the file is {size / 1e6:.1f} MB; files are limited to "
+                               f"{trace.MAX_BYTES // 1024 // 1024} MB", reason="too_large")
     try:
         raw = json.loads(data)
     except RecursionError:
-        raise TraceFormatError("the JSON is nested too deeply to be OTLP/JSON") from None
+        raise TraceFormatError("the JSON is nested too deeply to be OTLP/JSON", reason="too_deep") from None
     except (ValueError, UnicodeDecodeError) as exc:
-        raise TraceFormatError(f"not a JSON file ({exc})") from None
+        raise TraceFormatError(f"not a JSON file ({exc})", reason="not_json") from None
     return from_request(raw)
 
 
 def from_request(raw: Any) -> list[tuple[str, ImportedTrace]]:
     """The traces in a parsed ExportTraceServiceRequest."""
     if not is_otlp(raw):
-        raise TraceFormatError("not OTLP/JSON: expected an object with resourceSpans")
+        raise TraceFormatError("not OTLP/JSON: expected an object with resourceSpans", reason="not_otlp")
     if trace._depth(raw, trace.MAX_DEPTH) > trace.MAX_DEPTH:
-        raise TraceFormatError(f"the JSON is nested more than {trace.MAX_DEPTH} levels deep; not OTLP/JSON")
+        raise TraceFormatError(f"the JSON is nested more than {trace.MAX_DEPTH} levels deep; not OTLP/JSON",
+                               reason="too_deep")
     spans = list(_spans(raw))
     if not spans:
-        raise TraceFormatError("the OTLP/JSON file holds no spans")
+        raise TraceFormatError("the OTLP/JSON file holds no spans", reason="no_run")
     by_trace: dict[str, list[_Span]] = {}
     for span in spans:
         by_trace.setdefault(span.trace_id, []).append(span)
@@ -97,13 +99,15 @@ def _list(value: Any, where: str) -> list[Any]:
     if value is None:
         return []
     if not isinstance(value, list):
-        raise TraceFormatError(f"not OTLP/JSON: {where} should be a list, got {type(value).__name__}")
+        raise TraceFormatError(f"not OTLP/JSON: {where} should be a list, got {type(value).__name__}",
+                               reason="not_otlp")
     return value
 
 
 def _object(value: Any, where: str) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise TraceFormatError(f"not OTLP/JSON: {where} should be an object, got {type(value).__name__}")
+        raise TraceFormatError(f"not OTLP/JSON: {where} should be an object, got {type(value).__name__}",
+                               reason="not_otlp")
     return value
 
 
@@ -113,7 +117,8 @@ def _time(value: Any, where: str) -> int:
     except (TypeError, ValueError):
         out = None
     if out is None or out < 0:
-        raise TraceFormatError(f"not OTLP/JSON: {where} should be a time in nanoseconds, got {str(value)[:40]!r}")
+        raise TraceFormatError(f"not OTLP/JSON: {where} should be a time in nanoseconds, got {str(value)[:40]!r}",
+                               reason="not_otlp")
     return out
 
 
@@ -128,7 +133,8 @@ def _spans(raw: dict[str, Any]):
                 sp = _object(sp, where)
                 trace_id, span_id = sp.get("traceId"), sp.get("spanId")
                 if not isinstance(trace_id, str) or not isinstance(span_id, str):
-                    raise TraceFormatError(f"not OTLP/JSON: {where} needs traceId and spanId strings")
+                    raise TraceFormatError(f"not OTLP/JSON: {where} needs traceId and spanId strings",
+                                           reason="not_otlp")
                 parent = sp.get("parentSpanId")
                 status = sp.get("status") if isinstance(sp.get("status"), dict) else {}
                 events = []
@@ -194,7 +200,7 @@ def _event(kind: str, attributes: dict[str, Any], t: float, base: dict[str, Any]
             try:
                 value = json.loads(value)
             except ValueError:
-                raise TraceFormatError(f"{kind}.{f.name} should hold JSON") from None
+                raise TraceFormatError(f"{kind}.{f.name} should hold JSON", reason="bad_event") from None
         data[f.name] = value
     return data
 
@@ -362,7 +368,7 @@ def _rebuild(trace_id: str, spans: list[_Span]) -> ImportedTrace:
             trace._check_nested(data)
             events.append(ev.event_from_dict(data))
         except ev.EventFormatError as exc:
-            raise TraceFormatError(f"span data {i}: {exc}") from None
+            raise TraceFormatError(f"span data {i}: {exc}", reason="bad_event") from None
     from ..runner import result_of
 
     result = result_of(events)
