@@ -118,6 +118,23 @@ def test_direct_runs_one_tool_turn_then_one_call_with_tools_off():
     assert (first.context.prompt, last.context.prompt, last.context.forced) == ("system", "final", True)
 
 
+def test_direct_lights_its_final_call_node_after_the_tool_turn():
+    """The graph walks task → one call → tools → final call → end, as the run did."""
+    from pages.ui import graphs
+
+    config, task = ac.for_scenario("umbrella-one-call")
+    result = ac.run(task, config, ac.OfflineModel())
+    shown = config.to_dict()
+    trail, active = [], None
+    for event in result.events:
+        node = graphs.node_for(event, shown, active)
+        if node is not None and node != active:
+            trail.append(node)
+            active = node
+    assert trail == ["actor", "tools", "final", "end"]
+    assert set(trail) <= {n for edge in registry.get("direct").edges(shown) for n in edge[:2]}
+
+
 def test_direct_never_loops_even_when_the_model_asks_for_tools_again():
     # a model that would go on calling tools: the second call has none to call, and its reply is the answer
     model = ScriptedModel([say("", tool("weather", city="Shanghai")), say("Take one.")])

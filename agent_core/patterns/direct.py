@@ -94,8 +94,9 @@ def _edges(config: Mapping[str, Any]) -> list[Edge]:
     return [("task", "actor", None), ("actor", "end", None)]
 
 
-def _role_node(role: str, config: Mapping[str, Any]) -> str:
-    return "actor"
+def _role_node(role: str, config: Mapping[str, Any], after: str | None) -> str:
+    # the call after the tool turn is the final one (tools off): it has its own node
+    return "final" if after in ("tools", "final") else "actor"
 
 
 def _block_title(ident: tuple[Any, ...], config: Mapping[str, Any], lang: str) -> str | None:

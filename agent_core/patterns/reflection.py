@@ -302,7 +302,7 @@ def _edges(config: Mapping[str, Any]) -> list[Edge]:
     return edges
 
 
-def _role_node(role: str, config: Mapping[str, Any]) -> str:
+def _role_node(role: str, config: Mapping[str, Any], after: str | None) -> str:
     if config.get("graph_style"):
         return "reviewer" if role == "critic" else "generator"
     return "draft" if role == "actor" else role

@@ -156,7 +156,8 @@ class PatternSpec:
     #: graph: its edges for a config, the label of every node, and the node of a role
     edges: Callable[[Mapping[str, Any]], list[Edge]] = lambda config: []
     nodes: Mapping[str, Text] = field(default_factory=dict)
-    role_node: Callable[[str, Mapping[str, Any]], str] = lambda role, config: role
+    #: the graph node a model call of `role` lights, given the node the run is in before it (`after`)
+    role_node: Callable[[str, Mapping[str, Any], str | None], str] = lambda role, config, after: role
     #: the node a final answer lands in
     answer_node: str = "end"
     #: step blocks: the block a model call of `role` at `step` goes in, and a block's title

@@ -40,11 +40,11 @@ def dot(config: Mapping[str, Any], active: str | None = None, visited: Iterable[
     return "\n".join(lines)
 
 
-def node_for(event: ev.Event, config: Mapping[str, Any]) -> str | None:
-    """The graph node an event belongs to, or None when it moves nothing."""
+def node_for(event: ev.Event, config: Mapping[str, Any], after: str | None = None) -> str | None:
+    """The graph node an event belongs to, or None when it moves nothing; `after` is the node the run is in."""
     spec = _spec(config)
     if isinstance(event, (ev.Token, ev.LlmCall)):
-        return spec.role_node(event.role, config)
+        return spec.role_node(event.role, config, after)
     if isinstance(event, (ev.ToolCallEvent, ev.ToolResult)):
         return "tests" if event.name == "unit_tests" else "tools"
     if isinstance(event, ev.PlanEvent):
