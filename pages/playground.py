@@ -81,4 +81,4 @@ with run_col, st.container(key=f"{P}_run_area"):
         fork_view.compare_button(record, lang, key=f"{P}_fork_compare")
         st.divider()
         summary.downloads(record, key=f"{P}_dl", secrets=sidebar.secrets_to_redact())
-        summary.costs(events, key=f"{P}_costs", lang=record.config.get("lang", "en"))
+        summary.costs(events, key=f"{P}_costs", lang=lang)  # in the page's language, like the run view

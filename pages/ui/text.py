@@ -54,7 +54,11 @@ def badge(text: str, limit: int = 60) -> str:
 
 def clip(text: str, limit: int) -> str:
     """Cut `text` at `limit` characters, saying how much was left out."""
-    return text if len(text) <= limit else f"{text[:limit]}\n… ({len(text) - limit:,} more characters)"
+    if len(text) <= limit:
+        return text
+    from .i18n import t  # here, not at the top: the rest of this module needs no Streamlit
+
+    return f"{text[:limit]}\n… " + t("text.more", n=f"{len(text) - limit:,}")
 
 
 def code_span(text: str) -> str:
