@@ -266,7 +266,7 @@ _TEXT = {
            "empty": "no calls yet", "calls": "LLM calls", "tokens": "tokens", "tokens_est": "tokens (estimated)",
            "seconds": "seconds"},
     "zh": {"llm": "LLM 调用", "tool": "工具调用", "error": "工具出错", "x": "自运行开始的秒数",
-           "empty": "暂无调用", "calls": "LLM 调用次数", "tokens": "tokens", "tokens_est": "tokens（估算）",
+           "empty": "暂无调用", "calls": "LLM 调用次数", "tokens": "token 数", "tokens_est": "token 数（估算）",
            "seconds": "耗时（秒）"},
 }
 _COLORS = {"llm": "#4C78A8", "tool": "#F58518", "error": "#E45756"}

@@ -131,7 +131,7 @@ REFERENCE_POINTS = (
 _TEXT = {
     "en": {"x": "LLM calls per task", "y": "pass rate (%)", "tokens": "tokens per task", "tasks": "tasks",
            "empty": "no results yet", "tests": "* the refiner saw the tasks' tests"},
-    "zh": {"x": "每个任务的 LLM 调用次数", "y": "通过率（%）", "tokens": "每个任务的 tokens", "tasks": "任务数",
+    "zh": {"x": "每个任务的 LLM 调用次数", "y": "通过率（%）", "tokens": "每个任务的 token 数", "tasks": "任务数",
            "empty": "暂无结果", "tests": "* 修订者看到了任务的测试"},
 }
 #: one colour per eval entry, from the patterns' specs
