@@ -60,9 +60,12 @@ with run_col, st.container(key=f"{P}_run_area"):
                                    disabled=running, label_visibility="collapsed", persist_state="session")
         layout = st.session_state[f"{P}_diff_layout"]
         driven = claimed if claimed is not None else record if record.active and record.handle is not None else None
+        # drawn whether the run is live or redrawn, so both draw the same element tree: an element
+        # more in one of them shifted every later one, and the finished run's redraw blanked the run
+        # area for a moment (issue 15)
+        pause_slot = st.container()
         if driven is not None:
             # the run lives in its handle's thread; this script run follows it until it pauses or ends
-            pause_slot = st.container()
             view = RunView(driven.config, bound=driven.bound, key=f"{P}_view", task=driven.task, diff_layout=layout,
                            recorded=fork_view.prefix_calls(driven))
             view.catch_up(driven.typed_events())

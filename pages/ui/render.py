@@ -144,7 +144,7 @@ class RunView:
     def add(self, event: ev.Event) -> None:
         """Draw one event."""
         self.elapsed = max(self.elapsed, event.t)
-        node = graphs.node_for(event, self.config)
+        node = graphs.node_for(event, self.config, self.active)
         moved = node is not None and node != self.active
         if moved:
             self.active = node
@@ -172,7 +172,7 @@ class RunView:
 
     def point_at(self, event: ev.Event) -> None:
         """Light the graph node `event` belongs to: in step mode, the node about to run."""
-        node = graphs.node_for(event, self.config)
+        node = graphs.node_for(event, self.config, self.active)
         if node is not None and node != self.active:
             self.active = node
             self._refresh(graph=True)
@@ -595,11 +595,17 @@ def hide_stale(area_key: str, live: bool) -> None:
     empty style in the same place, so the rule is gone as soon as the next run starts. Our own
     constant CSS: no model text goes near st.html.
     """
-    area = f".st-key-{area_key}"
+    area, mark = f".st-key-{area_key}", f"ap-live-{area_key}"
     boxes = ", ".join(f"[data-testid={name}]" for name in ("stExpander", "stVerticalBlock", "stTabs"))
-    rule = (f"{area} [data-stale='true'], {area} :is({boxes}):not(:has([data-stale='false'])) "
-            "{ display: none; }") if live else ""
-    st.html(f"<style>{rule}</style>")
+    # The rule holds only while this script run's own mark is fresh. The next script run marks every
+    # element stale as it starts, the mark too, so the rule lets go at once; a rule that lived until
+    # the next script run replaced it hid the whole run area while the finished run was redrawn
+    # (issue 15: the area vanished for 0.3-0.5 s at the end of every run, and the page jumped up).
+    scope = f"{area}:has([data-stale='false'] .{mark})"
+    rule = f"{scope} [data-stale='true'], {scope} :is({boxes}):not(:has([data-stale='false'])) {{ display: none; }}"
+    # the mark's element is drawn live or not, so a live view and a redraw have the same element tree
+    st.html(f"<style>{rule if live else ''} {area} [data-testid=stElementContainer]:has(.ap-mark) "
+            f"{{ display: none; }}</style><span class='ap-mark {mark if live else ''}'></span>")
 
 
 def draw_run(config: Mapping[str, Any], events: Iterable[ev.Event], *, bound: int, key: str, task: str = "",
