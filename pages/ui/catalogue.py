@@ -27,10 +27,6 @@ class Variant:
     def pattern(self) -> str:
         return self.pattern_spec.name
 
-    @property
-    def label(self) -> str:
-        return self.spec.label.en
-
     def label_in(self, lang: str) -> str:
         return self.spec.label(lang)
 
