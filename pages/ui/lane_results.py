@@ -13,13 +13,14 @@ from agent_core import events as ev
 from agent_core import exports as exports_format
 from agent_core import metrics
 from agent_core.diffing import Budget, diff_stats
+from agent_core.offline import placeholder
 from agent_core.pricing import PriceTable, spend
 
 from . import costs, diff_view, sidebar, summary, text
 from .i18n import lang as page_lang
-from .i18n import words
+from .i18n import t, words
 from .lane_state import P, Comparison
-from .render import ending, words as run_words
+from .render import ENDING_COLORS, ending, words as run_words
 
 
 # --- the table, the charts, the diff --------------------------------------------------------------
@@ -38,8 +39,10 @@ def final_text(events: Iterable[ev.Event], lang: str | None = None) -> tuple[str
 
 
 def results_table(names: Sequence[str], lanes: Sequence[list[ev.Event]],
-                  prices: PriceTable | None = None, lang: str | None = None) -> pd.DataFrame:
-    """One row per lane: how it ended, LLM calls (in all and by role), tokens, cost, time, verdicts."""
+                  prices: PriceTable | None = None, lang: str | None = None,
+                  placeholders: Sequence[bool] = ()) -> pd.DataFrame:
+    """One row per lane: how it ended, LLM calls (in all and by role), tokens, cost, time, verdicts;
+    a lane in `placeholders` (offline, no script for it) ends as a placeholder, never as passed."""
     lang = lang or page_lang()
     roles = words("roles", lang)
     summaries = {name: metrics.summary(events) for name, events in zip(names, lanes, strict=True)}
@@ -48,6 +51,10 @@ def results_table(names: Sequence[str], lanes: Sequence[list[ev.Event]],
     table["cost_usd"] = [s.usd if s.known else None for s in spent]  # None: a model without a price
     table["ended"] = [ending(s.end_reason, lang)[0] if s.end_reason else run_words(lang)["running"]
                       for s in summaries.values()]
+    for i, stand_in in enumerate(placeholders):
+        # a placeholder lane that "answered" or "passed" did neither; stopped, failed or capped it did
+        if stand_in and ENDING_COLORS.get(summaries[names[i]].end_reason) == "green":
+            table.loc[i, "ended"] = t("lane_presets.placeholder_end", lang)
     table["by_role"] = [", ".join(f"{roles.get(u.role, u.role)} {u.calls}" for u in metrics.role_usage(events)) or "—"
                         for events in lanes]
     table["verdict_counts"] = [" · ".join(f"{v} {n}" for v, n in s.verdicts.items()) or "—"
@@ -65,7 +72,9 @@ def results(comparison: Comparison, *, lang: str) -> None:
     w = words("lane_results", lang)
     col = words("lane_results.col", lang)
     st.subheader(w["table"], divider="gray")
-    st.dataframe(results_table(names, lanes, costs.price_table()[0], lang), hide_index=True, width="stretch",
+    stand_ins = [placeholder(r.config.get("scenario"), r.config.get("pattern", ""), r.models.values())
+                 for r in comparison.lanes]
+    st.dataframe(results_table(names, lanes, costs.price_table()[0], lang, stand_ins), hide_index=True, width="stretch",
                  key=f"{P}_table", column_config={
         "lane": st.column_config.TextColumn(col["lane"], pinned=True),
         "ended": st.column_config.TextColumn(col["ended"]),
@@ -87,6 +96,8 @@ def results(comparison: Comparison, *, lang: str) -> None:
     })
     if any(c.usage_estimated for events in lanes for c in events if isinstance(c, ev.LlmCall)):
         st.caption(w["estimated"])
+    if any(stand_ins):
+        st.caption(t("lane_presets.placeholder_table", lang))
     cost, timelines = st.tabs([w["cost_tab"], w["timelines_tab"]])
     with cost:
         summaries = {name: metrics.summary(events) for name, events in zip(names, lanes, strict=True)}
@@ -94,7 +105,7 @@ def results(comparison: Comparison, *, lang: str) -> None:
     with timelines:
         for i, (name, events) in enumerate(zip(names, lanes, strict=True)):
             st.markdown(f"**{text.inline(name, 80)}**")
-            st.plotly_chart(metrics.timeline_figure(events, lang), key=f"{P}_timeline{i}", width="stretch")
+            st.plotly_chart(summary.timeline(events, lang), key=f"{P}_timeline{i}", width="stretch")
     answer_diff(names, lanes, lang)
     exports(comparison, lang)
 

@@ -56,6 +56,20 @@ def downloads(record: RunRecord, *, key: str, secrets: Iterable[str] = ()) -> No
     telemetry.note(page_lang())  # live export: said once if the extra is missing or the collector failed
 
 
+def timeline(events: Iterable[ev.Event], lang: str | None = None) -> go.Figure:
+    """The core's timeline of calls, its roles named in `lang` (tools keep their own names)."""
+    lang = lang or page_lang()
+    fig = metrics.timeline_figure(events, lang)
+    roles = words("roles", lang)
+    for trace in fig.data:
+        if trace.y is not None:
+            trace.y = [roles.get(name, name) for name in trace.y]
+    order = fig.layout.yaxis.categoryarray
+    if order is not None:
+        fig.layout.yaxis.categoryarray = [roles.get(name, name) for name in order]
+    return fig
+
+
 def costs(events: list[ev.Event], *, key: str, lang: str | None = None) -> None:
     """Metrics by role, the timeline of calls, and tokens per step."""
     lang = lang or page_lang()
@@ -82,7 +96,7 @@ def costs(events: list[ev.Event], *, key: str, lang: str | None = None) -> None:
                 "estimated": st.column_config.CheckboxColumn(w["col_est"], help=w["col_est_help"]),
             })
     with timeline:
-        st.plotly_chart(metrics.timeline_figure(events, lang), key=f"{key}-timeline", width="stretch")
+        st.plotly_chart(timeline(events, lang), key=f"{key}-timeline", width="stretch")
     with per_step:
         frame = metrics.tokens_per_step(events)
         if frame.empty:
