@@ -67,3 +67,30 @@ def test_the_english_run_has_no_chinese_label():
     at = _primes_in("en")
     shown = _shown(at)
     assert not [label for label in shown if any("\u4e00" <= ch <= "\u9fff" for ch in label)], shown
+
+
+def _limit_view(lang):  # AppTest runs this function's source alone: imports inside, no annotations
+    import streamlit as st
+
+    from agent_core import events as ev
+    from pages.ui.render import draw_run
+
+    st.session_state["sb_lang"] = lang
+    events = [ev.RunStarted(pattern="react", task="Weather?", max_llm_calls=9),
+              ev.LimitReached(t=1.0, limit="max_rounds", value=8,
+                              message="8 rounds used; forcing a final answer with tools disabled"),
+              ev.FinalAnswer(t=1.1, text="Sunny."),
+              ev.RunFinished(t=1.1, reason="cap", llm_calls=9, total_tokens=900, elapsed_ms=1100.0)]
+    draw_run({"pattern": "react", "lang": "en"}, events, bound=9, key="t")
+
+
+def test_a_limit_says_why_in_the_pages_language():
+    """The core words its limit messages in English; a Chinese page says why in Chinese instead."""
+    shown = {}
+    for lang in ("en", "zh"):
+        at = AppTest.from_function(_limit_view, args=(lang,), default_timeout=30).run()
+        assert not at.exception, [e.message for e in at.exception]
+        shown[lang] = [w.value for w in at.warning]
+    assert shown["en"] == ["**Limit reached · max\\_rounds = 8** · 8 rounds used; forcing a final answer with tools "
+                           "disabled"]
+    assert shown["zh"] == ["**达到上限 · max\\_rounds = 8** · 轮次已用完，禁用工具后强制给出最终答案。"]

@@ -423,8 +423,12 @@ class RunView:
         target = self._end if block is None else block.box
         if target is None:
             return
-        target.warning(self.w["limit"].format(limit=text.inline(e.limit), value=e.value,
-                                              message=text.escape(e.message)), icon=":material/block:")
+        # the core words a limit's message in English, with the run's specifics; another language gets
+        # the catalogue's line for that limit (a limit this app does not know keeps the core's message)
+        why = self.w.get(f"limit_why.{e.limit}") if self.lang != "en" else None
+        message = why.format(value=e.value) if why else text.escape(e.message)
+        target.warning(self.w["limit"].format(limit=text.inline(e.limit), value=e.value, message=message),
+                       icon=":material/block:")
 
     def _on_final_answer(self, e: ev.FinalAnswer, _block: None) -> None:
         self.final = e.text
