@@ -45,3 +45,54 @@ def test_primes_edited_as_a_free_task_keeps_its_switches_until_the_task_is_repla
     assert not at.exception
     final = next(e["text"] for e in at.session_state[f"{P}_runs"][-1].events if e["kind"] == "final_answer")
     assert not [c for c in at.code if c.language == "python" and c.value == final], "prose is not drawn as Python"
+
+
+# --- (c) Compare's presets and placeholder lanes ------------------------------------------------------
+
+open_compare = functools.partial(open_page, "pages/compare.py")
+
+
+def _block(at: AppTest, key: str):  # noqa: ANN202 - an AppTest block
+    def find(node):  # noqa: ANN001, ANN202
+        for child in getattr(node, "children", {}).values():
+            if getattr(child, "key", None) == key:
+                return child
+            found = find(child)
+            if found is not None:
+                return found
+        return None
+    return find(at.main)
+
+
+def test_offline_the_presets_say_which_lanes_would_play_placeholder_text():
+    at = open_compare()
+    at.selectbox(key="cmp_scenario").set_value("order-99999").run()
+    note = _block(at, "cmp_preset_patterns_offline")
+    assert note is not None, "every pattern on order 99999: only Plan-and-Execute has a script for it"
+    said = " ".join(c.value for c in note.caption)
+    assert "placeholder" in said and "ReAct" in said and "Reflection" in said and "Plan-and-Execute" not in said
+    assert "placeholder" in at.button(key="cmp_preset_patterns").help
+    # a preset on its own scripted task has nothing to warn about
+    assert _block(at, "cmp_preset_executor_offline") is None and _block(at, "cmp_preset_critic_offline") is None
+
+
+def test_the_presets_notes_speak_chinese():
+    at = open_page("pages/compare.py", sb_lang="zh")
+    at.selectbox(key="cmp_scenario").set_value("order-99999").run()
+    said = " ".join(c.value for c in _block(at, "cmp_preset_patterns_offline").caption)
+    assert "占位" in said
+
+
+def test_placeholder_lanes_are_never_called_passed():
+    at = open_compare()
+    at.button(key="cmp_preset_patterns").click().run()
+    assert _block(at, "cmp0_placeholder") is not None and _block(at, "cmp1_placeholder") is None
+    at.button(key="cmp_run").click().run()
+    assert not at.exception
+    shown = next(d for d in at.dataframe if "lane" in d.value.columns).value
+    ended = dict(zip(shown["lane"], shown["ended"], strict=True))
+    assert [name for name, end in ended.items() if end == "passed"] == ["B · Plan-and-Execute + Reflector"]
+    assert any("placeholder" in c.value and "passed" in c.value for c in at.caption), "the table says why"
+    # each placeholder lane says so in its card and above its own run
+    notes = [c.value for c in at.caption if "no script plays this pattern" in c.value]
+    assert len(notes) == 2 * 3

@@ -94,7 +94,10 @@ def test_every_pattern_and_the_baseline_on_order_99999_run_to_the_end_and_are_co
     assert list(shown["lane"]) == ["A · ReAct + reflection advisor", "B · Plan-and-Execute + Reflector",
                                    "C · Reflection", "D · Direct — one call (baseline)"]
     assert list(shown["llm_calls"]) == [calls(r) for r in (react, plan, reflection, direct)]
-    assert list(shown["ended"])[:3] == ["passed", "passed", "passed"]
+    # offline, only Plan-and-Execute has a script for order 99999: the others play placeholder text that
+    # their judges pass, and the table does not call that passed (issue 15)
+    assert list(shown["ended"]) == ["placeholder (no script)", "passed", "placeholder (no script)",
+                                    "placeholder (no script)"]
     assert shown["by_role"][1] == "planner 2, executor 2, reflector 3, synthesizer 2"
     assert shown["verdict_counts"][1] == "REPLAN 1 · RETRY 1 · PASS 1"
 

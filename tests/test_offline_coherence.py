@@ -109,3 +109,16 @@ def _strings(value):
     elif isinstance(value, list):
         for v in value:
             yield from _strings(v)
+
+
+@pytest.mark.parametrize("scenario", list(ac.SCENARIOS))
+def test_covers_says_which_runs_the_scripts_play_and_which_are_placeholders(scenario):
+    from agent_core.offline import covers
+
+    for pattern in ac.PATTERNS:
+        config, task = ac.for_scenario(scenario)
+        config = ac.RunConfig(pattern=pattern, lang="en", scenario=scenario, tools=config.tools)
+        answer = next((e.text for e in ac.run(task, config, ac.OfflineModel()).events
+                       if isinstance(e, ev.FinalAnswer)), "")
+        assert covers(scenario, pattern) == (not answer.startswith(LABEL["en"])), (scenario, pattern, answer[:80])
+    assert not covers(None, "react")

@@ -1,5 +1,5 @@
 """The embedded offline model and its scripts (see model.py)."""
 
-from .model import MODEL_NAME, OfflineModel
+from .model import MODEL_NAME, OfflineModel, covers, placeholder
 
-__all__ = ["MODEL_NAME", "OfflineModel"]
+__all__ = ["MODEL_NAME", "OfflineModel", "covers", "placeholder"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import time
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from ..messages import ChatRequest, Completion, Message, ToolCall, Usage, estimate_prompt_tokens, estimate_tokens
@@ -141,6 +141,23 @@ class OfflineModel:
         if scenario in SCENARIOS and pattern and SCENARIOS[scenario].pattern != pattern:
             scenario = None
         return _SCRIPTS.get(scenario or "", _SCRIPTS["generic"])
+
+
+def covers(scenario: str | None, pattern: str) -> bool:
+    """Whether the scripts play `scenario` under `pattern` as its documented run. Anything else — a
+    free task, or a scenario under another pattern — gets the generic run: placeholder text, labelled
+    as scripted, whose judges pass it because there is nothing real to judge."""
+    from ..scenarios import SCENARIOS
+    from . import scripts  # noqa: F401  (registers every scenario's script)
+
+    return scenario in _SCRIPTS and scenario in SCENARIOS and SCENARIOS[scenario].pattern == pattern
+
+
+def placeholder(scenario: str | None, pattern: str, models: Iterable[str]) -> bool:
+    """Whether a run on these models (by name) plays only the generic placeholder run: every model
+    is the scripted one, and no script covers the scenario under this pattern."""
+    names = list(models)
+    return bool(names) and all(name == MODEL_NAME for name in names) and not covers(scenario, pattern)
 
 
 def _capped(reply: Reply, max_tokens: int | None) -> tuple[Reply, bool]:

@@ -1,10 +1,15 @@
 """Compare's one-click comparisons: "every pattern and the baseline", then the presets the patterns
-define in their specs (agent_core/patterns/registry.py)."""
+define in their specs (agent_core/patterns/registry.py); and which of their lanes the offline scripts
+cover on a task (agent_core.offline.covers), so a placeholder lane is named before and after it runs."""
 
 from __future__ import annotations
 
+from agent_core.offline import covers
 from agent_core.patterns import registry
 from agent_core.patterns.spec import LaneSpec, Preset, Text
+
+from .catalogue import VARIANTS
+from .i18n import t
 
 
 def _every_pattern() -> Preset:
@@ -23,3 +28,21 @@ def _every_pattern() -> Preset:
 
 
 PRESETS: dict[str, Preset] = {"patterns": _every_pattern(), **registry.presets()}
+
+
+def uncovered(preset: Preset, scenario: str | None) -> list[LaneSpec]:
+    """The preset's lanes the offline scripts do not play on `scenario` (its own task, if it has one):
+    offline, those lanes show placeholder text."""
+    task = preset.scenario or scenario
+    return [lane for lane in preset.lanes if not covers(task, VARIANTS[lane.variant].pattern)]
+
+
+def offline_note(preset: Preset, scenario: str | None, lang: str) -> str:
+    """What the preset plays on the offline model here: "" when every lane is a scripted run."""
+    missing = uncovered(preset, scenario)
+    if not missing:
+        return ""
+    if len(missing) == len(preset.lanes):
+        return t("lane_presets.none_covered", lang)
+    names = t("lane_presets.and", lang).join(lane.name(lang) for lane in missing)
+    return t("lane_presets.some_covered", lang, lanes=names)

@@ -11,6 +11,7 @@ from typing import Any
 import streamlit as st
 
 from agent_core.mock_tools import TOOLS
+from agent_core.offline import placeholder
 from agent_core.prompts import specs_for
 from agent_core.scenarios import SCENARIOS
 
@@ -18,7 +19,7 @@ from . import controls, setup_state, sidebar, text
 from .catalogue import SWITCHES, VARIANTS
 from .i18n import lang as i18n_lang
 from .i18n import t, words
-from .lane_presets import PRESETS
+from .lane_presets import PRESETS, offline_note
 from .lane_state import (K_COUNT, K_FREE_TASK, K_SCENARIO, K_TOOLS, LETTERS, P, Comparison, _scenario_changed,
                          _variant_changed, apply_preset, auto_name, lane_prefix, start, stop, view_key)
 from .setup_state import FREE, k, prompt_key
@@ -51,8 +52,14 @@ def task_picker(lang: str, *, disabled: bool) -> None:
     with right:
         st.markdown(t("lanes_view.presets", lang))
         for name, preset in PRESETS.items():
-            st.button(preset.label(lang), key=f"{P}_preset_{name}", icon=preset.icon, help=preset.help(lang), disabled=disabled,
+            # offline, a lane no script covers on this task plays placeholder text: say so before the click
+            note = offline_note(preset, state[K_SCENARIO], lang) if sidebar.is_offline() else ""
+            st.button(preset.label(lang), key=f"{P}_preset_{name}", icon=preset.icon, disabled=disabled,
+                      help=f"{preset.help(lang)}\n\n{note}" if note else preset.help(lang),
                       on_click=apply_preset, args=(name,), width="stretch")
+            if note:
+                with st.container(key=f"{P}_preset_{name}_offline"):
+                    st.caption(f":material/smart_toy: {note}")
         st.segmented_control(t("lanes_view.count", lang), [2, 3, 4], key=K_COUNT, required=True, disabled=disabled,
                              persist_state="session", help=t("lanes_view.count_help", lang))
 
@@ -88,6 +95,9 @@ def _lane_card(i: int, setup: setup_state.Setup, lang: str, *, disabled: bool) -
     st.caption(" · ".join(traits))
     if edited and sidebar.is_offline():
         st.caption(w["scripted"])
+    if setup.config is not None and placeholder(setup.scenario, pattern, sidebar.model_router().names().values()):
+        with st.container(key=f"{p}_placeholder"):
+            st.caption(t("lane_presets.placeholder_lane", lang))
     with st.expander(w["limits"], icon=":material/tune:"):
         controls.limit_controls(p, setup, disabled=disabled)
     with st.expander(w["prompts"], icon=":material/edit_note:"):
@@ -129,5 +139,7 @@ def lane_columns(comparison: Comparison, lang: str | None = None) -> list[Any]:
         with column:
             st.markdown(f"##### {text.inline(name, 80)}")
             st.caption(models if name.endswith(f" · {variant}") else f"{text.inline(variant)} · {models}")
+            if placeholder(record.config.get("scenario"), record.config.get("pattern", ""), record.models.values()):
+                st.caption(t("lane_presets.placeholder_lane", lang))
             holders.append(st.container(key=f"{view_key(i)}-column"))
     return holders
