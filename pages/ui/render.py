@@ -449,7 +449,9 @@ class RunView:
         block.stream, block.streamed = None, ""
 
     def _on_run_failed(self, e: ev.RunFailed, block: Block | None) -> None:
-        message = f"**{text.inline(e.error_type)}** · {text.escape(e.message)}"
+        # the kind of failure in the page's language; the message itself is the endpoint's or the core's
+        kind = self.w.get(f"error.{e.error_type}") or text.inline(e.error_type)
+        message = f"**{kind}** · {text.escape(e.message)}"
         if block is not None and block.box is not None:
             self._cut_stream(block)
             block.box.error(message, icon=":material/error:")
