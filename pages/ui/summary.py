@@ -75,7 +75,7 @@ def costs(events: list[ev.Event], *, key: str, lang: str | None = None) -> None:
     lang = lang or page_lang()
     w = words("summary", lang)
     roles = words("roles", lang)
-    by_role, timeline, per_step = st.tabs([w["by_role"], w["timeline"], w["per_step"]])
+    by_role, timeline_tab, per_step = st.tabs([w["by_role"], w["timeline"], w["per_step"]])
     with by_role:
         table = metrics.by_role(events)
         if table.empty:
@@ -95,7 +95,7 @@ def costs(events: list[ev.Event], *, key: str, lang: str | None = None) -> None:
                 "latency_ms_total": st.column_config.NumberColumn(w["col_total_ms"], format="%.0f"),
                 "estimated": st.column_config.CheckboxColumn(w["col_est"], help=w["col_est_help"]),
             })
-    with timeline:
+    with timeline_tab:
         st.plotly_chart(timeline(events, lang), key=f"{key}-timeline", width="stretch")
     with per_step:
         frame = metrics.tokens_per_step(events)
