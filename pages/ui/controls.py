@@ -75,7 +75,8 @@ def prompt_editor(prefix: str, setup: Setup, lang: str, *, disabled: bool) -> No
         body = st.session_state.get(name, default)
         error = setup.prompt_errors.get(key)
         icon = ":material/error:" if error else ":material/edit_note:" if body != default else ":material/description:"
-        with st.expander(f"{key} · {call_views.role_name(spec.role, lang)}", icon=icon):
+        # the prompt's key is an identifier: shown as code, beside its role in words
+        with st.expander(f"{text.code_span(key)} · {call_views.role_name(spec.role, lang)}", icon=icon):
             st.caption(spec.purpose(lang))
             holders = [t("controls.required", lang, name=f"`{{{p}}}`") for p in sorted(spec.required)]
             holders += [f"`{{{p}}}`" for p in sorted(spec.optional)]
