@@ -28,15 +28,25 @@ def role_name(role: str, lang: str | None = None) -> str:
     return i18n.words("roles", lang).get(role) or text.inline(role, 40)
 
 
-def call_views(container: Any, table: MessageTable, call: ev.LlmCall, lang: str) -> Any:
-    """The Prompt and Reply popovers of one recorded call, in a row the caller may add to."""
+def call_views(container: Any, table: MessageTable, call: ev.LlmCall, lang: str, key: str) -> Any:
+    """The Prompt and Reply popovers of one recorded call, in a row the caller may add to.
+
+    A popover's body is drawn only while it is open (opening one reruns the page): a 300-event run
+    has some thirty calls, and drawing every prompt and reply up front doubled the elements of its
+    redraw (issue 12's 1 s target). `key` names the call's popovers, so an open one stays open.
+    """
     w = words(lang)
     row = container.container(horizontal=True, vertical_alignment="center", gap="small")
     sent = table.request(call)
-    with row.popover(f"{w['prompt']} · {w['messages'].format(n=len(sent))}", icon=":material/input:", type="tertiary"):
-        draw_prompt(sent, call, lang)
-    with row.popover(w["reply"], icon=":material/output:", type="tertiary"):
-        draw_reply(table.reply(call), call, lang)
+    prompt = row.popover(f"{w['prompt']} · {w['messages'].format(n=len(sent))}", icon=":material/input:",
+                         type="tertiary", key=f"{key}-prompt", on_change="rerun")
+    if prompt.open:
+        with prompt:
+            draw_prompt(sent, call, lang)
+    reply = row.popover(w["reply"], icon=":material/output:", type="tertiary", key=f"{key}-reply", on_change="rerun")
+    if reply.open:
+        with reply:
+            draw_reply(table.reply(call), call, lang)
     return row
 
 

@@ -28,9 +28,10 @@ from agent_core.calls import MessageTable
 
 from . import call_views, diff_view, graphs, i18n, text
 from .blocks import Block, Blocks, final_looks
+from .headline import Headline
 
 VERDICT_LOOK = {"PASS": ("green", ":material/check_circle:"), "REVISE": ("orange", ":material/edit_note:"),
-                "RETRY": ("orange", ":material/replay:"), "REPLAN": ("red", ":material/alt_route:")}
+                "RETRY": ("orange", ":material/replay:"), "REPLAN": ("orange", ":material/alt_route:")}
 #: how a run ended -> its badge colour (the words are the catalogue's [render.end] and [render.end_line])
 ENDING_COLORS = {"answer": "green", "pass": "green", "cap": "orange", "budget": "orange", "stop": "gray",
                  "error": "red"}
@@ -38,7 +39,10 @@ STEP_ICONS = {"pending": ":material/schedule:", "running": ":material/play_circl
               "failed": ":material/cancel:", "retried": ":material/replay:", "replanned": ":material/alt_route:",
               "skipped": ":material/skip_next:"}
 #: the icons st.status shows per state, for redrawn blocks
-STATE_ICONS = {"running": ":material/progress_activity:", "complete": ":material/check:", "error": ":material/error:"}
+STATE_ICONS = {"running": ":material/progress_activity:", "complete": ":material/check:", "error": ":material/error:",
+               "sent_back": ":material/alt_route:"}
+#: st.status knows no amber state: a step sent back shows as complete while live, its label says REPLAN
+LIVE_STATES = {"sent_back": "complete"}
 TOOL_OUTPUT_CHARS = 1500
 STEP_RESULT_CHARS = 800
 #: A redraw draws this many blocks at most (a page); the others are counted but not drawn, so a
@@ -124,6 +128,8 @@ class RunView:
 
         if task:
             st.markdown(self.w["task"].format(task=text.inline(task, 400)))
+        # verdict first: the trail and the latest diff lead, counters and graph come after (issue 15)
+        self.head = Headline(key, lang=self.lang, code=self.code, diff_layout=diff_layout, diff=not compact)
         self._counters = st.empty()
         self._graph = st.empty()
         self._side = st.empty()
@@ -169,6 +175,7 @@ class RunView:
                 self._sync(self.blocks.current)  # the ending settles the last block
             if event.kind != "token" or moved:
                 self._refresh_soon(graph=moved)
+            self.head.paint()
 
     def point_at(self, event: ev.Event) -> None:
         """Light the graph node `event` belongs to: in step mode, the node about to run."""
@@ -193,6 +200,7 @@ class RunView:
         self.looks, self.live = None, True
         self._static = {b.index for b in self.blocks.items}
         self._refresh(graph=True)
+        self.head.paint()
 
     def close(self) -> None:
         """Finish the drawing: settle the last block, unfinished tools, counters, graph, side table."""
@@ -210,13 +218,14 @@ class RunView:
                 st.markdown(self.w["latest_draft"].format(version=version))
                 self._text_block(self.drafts[version])
         self._refresh(graph=True)
+        self.head.paint()
 
     # --- blocks -----------------------------------------------------------------------------------
     def _create(self, block: Block) -> None:
         if block.index < self.hide_before or (self.window is not None and block.index not in self.window):
             return  # off the page: block.box stays None
         if self.live:
-            block.box = self._flow.status(block.label, expanded=True, state="running")
+            block.box = self._flow.status(block.label, expanded=True, state=LIVE_STATES.get(block.state, block.state))
             self.shown[block.index] = (block.label, "running")
         else:
             label, state = self.looks[block.index] if block.index < len(self.looks) else (block.label, "complete")
@@ -227,7 +236,7 @@ class RunView:
         look = (block.label, block.state)
         if self.live and block.box is not None and self.shown.get(block.index) != look \
                 and block.index not in self._static:
-            block.box.update(label=look[0], state=look[1], expanded=True)
+            block.box.update(label=look[0], state=LIVE_STATES.get(look[1], look[1]), expanded=True)
             self.shown[block.index] = look
 
     # --- events -----------------------------------------------------------------------------------
@@ -266,7 +275,7 @@ class RunView:
             _call_marks(e, self.w)
             if e.reply_message is None:  # a format-1 trace: no call record to show
                 return
-            row = call_views.call_views(st, self.table, e, self.lang)
+            row = call_views.call_views(st, self.table, e, self.lang, f"{self.key}-call-{self.calls}")
             if self.calls <= self.recorded:
                 row.badge(self.w["recorded"], color="gray", icon=":material/history:", help=self.w["recorded_help"])
             if self.call_actions is not None:
@@ -321,8 +330,8 @@ class RunView:
 
     def _on_step_finished(self, e: ev.StepFinished, block: Block) -> None:
         shown = text.escape(text.clip(e.result, STEP_RESULT_CHARS)) if e.result else ""
-        if e.status == "failed":
-            block.box.error(self.w["step_failed"].format(step=e.step_id, result=shown), icon=":material/cancel:")
+        if e.status == "failed":  # a verdict sent it back: amber, for red is kept for real errors
+            block.box.warning(self.w["step_failed"].format(step=e.step_id, result=shown), icon=":material/alt_route:")
         else:
             icon = STEP_ICONS.get(e.status, ":material/circle:")
             status = self.w.get(f"step_is.{e.status}") or text.inline(e.status)
@@ -350,6 +359,7 @@ class RunView:
         if self.draft_rows and e.role == "critic":
             self.draft_rows[-1]["verdict"] = e.verdict
             self._side_dirty = True
+        self.head.note_verdict(e, max(self.drafts) if self.drafts and e.role == "critic" else None)
 
     def _on_draft(self, e: ev.Draft, block: Block) -> None:
         earlier = [v for v in self.drafts if v < e.version]
@@ -365,6 +375,7 @@ class RunView:
             if previous is None:
                 self._text_block(e.text)
                 return
+            self.head.note_draft(max(earlier), e.version, previous, e.text)
             with st.container(key=f"{self.key}-diff-{e.version}"):
                 self._diff(previous, e.text, max(earlier), e.version, budget)
 
@@ -506,9 +517,12 @@ class RunView:
             self.n += 1
             if self.draft_rows and e.role == "critic":
                 self.draft_rows[-1]["verdict"] = e.verdict
+            self.head.note_verdict(e, max(self.drafts) if self.drafts and e.role == "critic" else None)
         elif isinstance(e, ev.Draft):
             earlier = [v for v in self.drafts if v < e.version]
             self._draft_row(e, self.drafts[max(earlier)] if earlier else None, self._rough)
+            if earlier:
+                self.head.note_draft(max(earlier), e.version, self.drafts[max(earlier)], e.text)
         elif isinstance(e, ev.RunFailed):
             self._on_run_failed(e, block)  # the ending's message is drawn whatever the page
 
@@ -544,7 +558,10 @@ class RunView:
             else:
                 a, b, c, d = st.columns(4, vertical_alignment="center")
             w = self.w
-            a.metric(w["calls"], f"{self.calls} / {self.bound}", help=w["calls_help"])
+            # the count is the figure; the bound is its worst case, said in words (issue 15: "9 / 174" read
+            # as nine out of a budget of 174)
+            a.metric(w["calls"], self.calls, help=w["calls_help"])
+            a.caption(i18n.t("fits.worst_case", self.lang, bound=self.bound))
             b.metric(w["tokens_estimated" if self.estimated else "tokens"], f"{self.tokens:,}")
             c.metric(w["elapsed"], w["seconds"].format(s=f"{self.elapsed:.1f}"))
             if self.reason in ENDING_COLORS:
