@@ -32,7 +32,9 @@ class Block:
     ident: tuple[Any, ...]
     title: str
     suffix: str = ""
-    state: str = "running"  # running | complete | error, as st.status has them
+    #: running | complete | error, as st.status has them, or sent_back: a step a verdict sent back
+    #: (REPLAN) — the pattern at work, drawn amber; red is kept for real errors (issue 15)
+    state: str = "running"
     tools: list[str] = field(default_factory=list)
     #: the current LLM call has streamed text that no llm_call has closed yet
     streaming: bool = False
@@ -145,12 +147,12 @@ class Blocks:
             block.suffix = self.w["steps_one" if len(e.steps) == 1 else "steps"].format(n=len(e.steps))
         elif isinstance(e, ev.StepFinished) and block is not None and block.ident[0] == "step":
             if e.status == "failed":
-                block.state = "error"
+                block.state = "sent_back"
             block.suffix = block.suffix or self.w.get(f"status.{e.status}") or text.inline(e.status)
         elif isinstance(e, ev.VerdictEvent) and block is not None:
             block.suffix = text.inline(e.verdict) + ("" if e.parsed else self.w["fallback"])
             if e.verdict == "REPLAN":
-                block.state = "error"
+                block.state = "sent_back"
         elif isinstance(e, ev.RunFailed) and block is not None:
             block.state, block.suffix, block.streaming = "error", self.w["status.failed"], False
             self.settle(block)

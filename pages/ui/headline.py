@@ -1,0 +1,128 @@
+"""The head of a run view: the verdict trail and the latest draft diff, above counters and graph.
+
+A room watching a run wants to know what the reviewer said and what changed, not how many tokens
+went by. So every verdict is a large badge in one row (its feedback in the badge's tooltip), the
+newest verdict's feedback is spelled out under it, and the latest draft's word diff follows in a
+box of bounded height. Amber marks a verdict that sends the work back (REVISE, RETRY, REPLAN):
+a re-plan is the pattern working, not the app failing, and red is kept for real errors.
+
+The trail is drawn with st.html from a fixed template; every piece of run text is html.escape'd.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+import streamlit as st
+
+from agent_core import events as ev
+from agent_core.diffing import MAX_DIFF_WORK, Budget
+
+from . import call_views, diff_view, i18n, text
+
+#: verdict -> (text colour, background, glyph): green passes, amber sends back; anything else grey
+LOOKS = {"PASS": ("#14532d", "#bbf7d0", "✓"), "REVISE": ("#78350f", "#fde68a", "✎"),
+         "RETRY": ("#78350f", "#fde68a", "↻"), "REPLAN": ("#78350f", "#fde68a", "⤳")}
+OTHER = ("#1f2937", "#e5e7eb", "•")
+#: the class of the trail's HTML, for the browser tests and the presenter's style
+TRAIL_CLASS = "apg-trail"
+_PILL = ("display: inline-flex; align-items: center; gap: 0.35em; padding: 0.2em 0.7em; border-radius: 999px; "
+         "font-weight: 700; font-size: 1.15em; letter-spacing: 0.02em; border: 2px solid {fg};")
+_WHERE = "font-weight: 400; font-size: 0.8em; opacity: 0.8;"
+#: the word diff in the head costs at most one diff's work, whatever the drafts
+HEAD_DIFF_WORK = MAX_DIFF_WORK
+
+
+def words(lang: str | None = None) -> dict[str, str]:
+    """The head's texts (locales/*.toml, table [headline])."""
+    return i18n.words("headline", lang)
+
+
+@dataclass(frozen=True)
+class Seen:
+    """One verdict as the trail shows it: the event, and where in the run it fell (a label)."""
+
+    verdict: ev.VerdictEvent
+    where: str
+
+
+class Headline:
+    """The verdict trail and the latest diff of one run view. `note_*` record, `paint` draws."""
+
+    def __init__(self, key: str, *, lang: str, code: bool, diff_layout: str, diff: bool = True) -> None:
+        """`diff=False` leaves the latest diff out (Compare's narrow lanes have their answer diff)."""
+        self.key, self.lang, self.code, self.layout, self.with_diff = key, lang, code, diff_layout, diff
+        self.w = words(lang)
+        self.seen: list[Seen] = []
+        #: (old version, new version, old text, new text) of the latest draft that has a predecessor
+        self.diff: tuple[int, int, str, str] | None = None
+        self.dirty = False
+        # keyed boxes made once (a key may appear once per script run); their slots are redrawn
+        with st.container(key=f"{key}-headline"):
+            self._verdict_slot = st.empty()
+            self._diff_slot = st.container(key=f"{key}-latest-diff").empty()
+        st.html(f"<style>.st-key-{key}-latest-diff {{ max-height: 45vh; overflow-y: auto; }}</style>")
+
+    def note_verdict(self, e: ev.VerdictEvent, draft: int | None) -> None:
+        """A verdict arrived; `draft` is the version a critic judged (None for other roles)."""
+        if e.role == "reflector":
+            where = self.w["at_step"].format(step=e.step)
+        elif draft is not None:
+            where = self.w["at_draft"].format(version=draft)
+        else:
+            where = self.w["at_answer"].format(n=sum(1 for s in self.seen if s.verdict.role == e.role) + 1)
+        self.seen.append(Seen(e, where))
+        self.dirty = True
+
+    def note_draft(self, old_version: int, new_version: int, old: str, new: str) -> None:
+        if self.with_diff:
+            self.diff = (old_version, new_version, old, new)
+            self.dirty = True
+
+    def paint(self) -> None:
+        """Draw the head again if something arrived since it was last drawn."""
+        if not self.dirty:
+            return
+        self.dirty = False
+        if self.seen:
+            with self._verdict_slot.container():
+                self._trail()
+                self._latest(self.seen[-1])
+        if self.diff is not None:
+            with self._diff_slot.container(border=True):
+                self._diff(*self.diff)
+
+    def _trail(self) -> None:
+        pills = []
+        for n, seen in enumerate(self.seen, 1):
+            e = seen.verdict
+            fg, bg, glyph = LOOKS.get(e.verdict, OTHER)
+            tip = " · ".join(v for v in (e.feedback, e.analysis, e.suggestion) if v) or self.w["no_feedback"]
+            name = html.escape(" ".join(e.verdict.split())[:30])
+            pills.append(
+                f'<span class="apg-verdict" data-verdict="{html.escape(e.verdict if e.verdict in LOOKS else "other")}" '
+                f'title="{html.escape(text.clip(tip, 600))}" style="{_PILL.format(fg=fg)} color: {fg}; background: {bg};">'
+                f'{glyph} {name} <span style="{_WHERE}">{html.escape(seen.where)}</span></span>')
+        head = html.escape(self.w["trail"])
+        st.html(f'<div class="{TRAIL_CLASS}" style="display: flex; flex-wrap: wrap; align-items: center; gap: 0.5em;">'
+                f'<span style="font-weight: 600; margin-right: 0.25em;">{head}</span>{" ".join(pills)}</div>')
+
+    def _latest(self, seen: Seen) -> None:
+        e, w = seen.verdict, self.w
+        role = call_views.role_name(e.role, self.lang)
+        with st.container(border=True):
+            st.markdown(f"**{w['latest'].format(verdict=text.inline(e.verdict, 30), role=role, where=seen.where)}**"
+                        + ("" if e.parsed else f" · _{w['fallback']}_"))
+            shown = False
+            for name, value in (("feedback", e.feedback), ("analysis", e.analysis), ("suggestion", e.suggestion)):
+                if value and (name == "feedback" or value != e.feedback):  # a reflector often repeats itself
+                    st.markdown(f"**{w[name]}** · {text.escape(text.clip(value, 1200))}")
+                    shown = True
+            if not shown:
+                st.caption(w["no_feedback"])
+
+    def _diff(self, v_old: int, v_new: int, old: str, new: str) -> None:
+        names = (i18n.t("render.draft", self.lang, version=v_old), i18n.t("render.draft", self.lang, version=v_new))
+        st.markdown(f"**{self.w['diff'].format(old=names[0], new=names[1])}**")
+        diff_view.word_diff_block(old, new, code=self.code, layout=self.layout, budget=Budget(HEAD_DIFF_WORK),
+                                  names=names)
