@@ -22,23 +22,24 @@ setup = setup_state.read_setup(P, lang, sidebar.temperature())
 
 st.title(t("playground.title"))
 setup_col, run_col = st.columns([4, 8], gap="large")
+# the prompt editor gets the wide column, beside the run, so a template and its diff are not cut off
+run_tab, prompts_tab = run_col.tabs([t("fits.run_tab"), t("playground.prompts_tab")])
 
 with setup_col:
     controls.pattern_picker(P, lang, disabled=running)
     live.run_buttons(P, setup, running=running)
     honesty.run_note(len(setup.config.prompts) if setup.config else 0, lang)
     step_view.controls(P, setup.variant.pattern, lang, disabled=running)
-    limits_tab, prompts_tab = st.tabs([t("playground.limits_tab"), t("playground.prompts_tab")])
-    with limits_tab:
+    with st.expander(t("playground.limits_tab"), icon=":material/tune:", expanded=True):
         controls.limit_controls(P, setup, disabled=running)
-    with prompts_tab:
-        honesty.prompts_note(lang)
-        controls.prompt_editor(P, setup, lang, disabled=running)
 
-with run_col:
+with prompts_tab:
+    honesty.prompts_note(lang)
+    controls.prompt_editor(P, setup, lang, disabled=running)
+with run_tab:
     handoff.arrived()  # a fork started here needs no page switch
     fork_view.open_editor(lang)
-with run_col, st.container(key=f"{P}_run_area"):
+with run_tab, st.container(key=f"{P}_run_area"):
     claimed = runs.claim(P)
     hide_stale(f"{P}_run_area", live=claimed is not None)
     # keyed, so it never inherits the children of another element drawn at this place before

@@ -94,7 +94,7 @@ def test_every_control_of_every_pattern_is_there(variant):
     for key in specs_for(v.pattern):
         assert at.text_area(key=setup_state.prompt_key(P, v.pattern, key)).value
     assert not at.button(key=f"{P}_run").disabled and at.button(key=f"{P}_stop").disabled
-    bound = next(m for m in at.metric if m.label.startswith("Most LLM calls"))
+    bound = next(m for m in at.metric if m.label == i18n.t("fits.bound_label", "en"))
     config, _task = ac.for_scenario(setup_state.default_scenario(v))
     config = config.replace(**{**{n: at.number_input(key=f"{P}_limit_{n}").value for n in setup_state.limits_of(v)},
                                **{n: at.toggle(key=f"{P}_opt_{n}").value for n in setup_state.switches_of(v)},
@@ -113,9 +113,9 @@ def test_the_hidden_limits_are_the_ones_a_variant_cannot_use():
 def test_the_limits_shown_change_the_bound_shown():
     at = open_playground()
     choose(at, "reflection")
-    before = next(m for m in at.metric if m.label.startswith("Most LLM calls")).value
+    before = next(m for m in at.metric if m.label == i18n.t("fits.bound_label", "en")).value
     at.number_input(key=f"{P}_limit_max_iterations").set_value(5).run()
-    after = next(m for m in at.metric if m.label.startswith("Most LLM calls")).value
+    after = next(m for m in at.metric if m.label == i18n.t("fits.bound_label", "en")).value
     assert (int(before), int(after)) == (1 + 2 * 3, 1 + 5 * 3)
 
 
@@ -303,7 +303,8 @@ def _assert_finished_page(at: AppTest) -> None:
     lang = at.session_state["sb_lang"]  # the run view speaks the page's language
     assert any(m.value == f"#### {i18n.t('render.final', lang)}" for m in at.markdown)
     calls = next(m for m in at.metric if m.label == i18n.t("render.calls", lang)).value
-    assert calls == f"{kinds(at).count('llm_call')} / {rec.bound}"
+    assert calls == str(kinds(at).count("llm_call"))  # the count is the figure, the bound its worst case
+    assert i18n.t("fits.worst_case", lang, bound=rec.bound) in [c.value for c in at.caption]
     by_role = at.dataframe[-1].value
     # one row per role that was called (named in the page's language)
     assert len(set(by_role.iloc[:, 0])) == len({e["role"] for e in rec.events if e["kind"] == "llm_call"})

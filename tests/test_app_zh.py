@@ -43,7 +43,8 @@ def test_a_reflection_run_in_chinese_reads_chinese():
     assert ("green", "已结束 · 已通过") in badges(at)
     assert at.button(key=f"{P}_run").label == "运行" and at.button(key=f"{P}_stop").label == "停止"
     assert at.button(key=f"{P}_view-fork-1").label == "从这里分叉"
-    assert {"改动 · 按词", "改动 · 按行", "上限与开关", "提示词"} <= {tab.label for tab in at.tabs}
+    assert {"改动 · 按词", "改动 · 按行", "提示词"} <= {tab.label for tab in at.tabs}
+    assert "上限与开关" in {e.label for e in at.expander}  # the prompts moved to a wide tab (issue 15)
     assert [m.label for m in at.metric][1:] == ["LLM 调用", "Token 数（估算）", "用时"]
     # "token" stays as it is: Chinese materials on LLMs write it so (词元 is rare outside papers)
     english = {label: words for label in _shown(at) if (words := [w for w in _latin_words(label)

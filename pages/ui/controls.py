@@ -92,15 +92,16 @@ def prompt_editor(prefix: str, setup: Setup, lang: str, *, disabled: bool) -> No
                 diff = "\n".join(difflib.unified_diff(default.splitlines(), body.splitlines(),
                                                       t("controls.default", lang), t("controls.edited", lang),
                                                       lineterm=""))
-                st.code(diff, language="diff")
+                st.code(diff, language="diff", wrap_lines=True)  # an edited long line wraps, never cut off
 
 
 def limit_controls(prefix: str, setup: Setup, *, disabled: bool) -> None:
     """Every limit of the pattern (ranges enforced by the inputs) and its switches, with the bound."""
     variant = setup.variant
     lang = page_lang()
-    if setup.bound is not None:
-        st.metric(t("controls.bound", lang), setup.bound, help=t("controls.bound_help", lang))
+    if setup.bound is not None:  # a worst case, said in plain words (issue 15)
+        st.metric(t("fits.bound_label", lang), setup.bound, help=t("controls.bound_help", lang))
+        st.caption(t("fits.bound_line", lang))
     names = limits_of(variant)
     cols = st.columns(2)
     for i, name in enumerate(names):
