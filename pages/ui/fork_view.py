@@ -177,6 +177,7 @@ def _changes(target: dict[str, Any], base: RunConfig, lang: str, nonce: str) -> 
         keys = list(specs)
         chosen = target.get("prompt_key") if target.get("prompt_key") in keys else keys[0]
         st.selectbox(w["prompt_key"], keys, index=keys.index(chosen), key=f"fork_pkey_{nonce}",
+                     format_func=lambda key: f"{call_views.role_name(specs[key].role, lang)} · {key}",
                      on_change=_keep, args=(f"fork_pkey_{nonce}", "prompt_key"))
         current = (target.get("prompts") or {}).get(chosen, base.prompts.get(chosen, specs[chosen].default(base.lang)))
         st.text_area(chosen, value=current, key=f"fork_prompt_{chosen}_{nonce}", height=200,
