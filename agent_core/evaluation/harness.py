@@ -61,7 +61,7 @@ TEST_FEEDBACK_NOTE = {
     "en": "reflection+tests gives the refiner the task's own tests, the same ones that judge the answer. "
           "Reflexion (Shinn et al. 2023) writes internal tests of its own and keeps the hidden tests for "
           "scoring, so this pass rate is optimistic next to the paper's setting.",
-    "zh": "reflection+tests 把任务自带的测试（也就是最终判分的测试）交给修订者。Reflexion（Shinn 等，2023）"
+    "zh": "“反思 + 测试”把任务自带的测试（也就是最终判分的测试）交给修订者。Reflexion（Shinn 等，2023）"
           "使用自己生成的内部测试，隐藏测试只用于判分；因此与论文的设定相比，这里的通过率偏乐观。",
 }
 

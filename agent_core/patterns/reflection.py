@@ -385,7 +385,7 @@ SPEC = PatternSpec(
          LaneSpec("reflection", Text("Lenient critic", "宽松的评审员"), prompt_tails={"critic": _LENIENT})),
         scenario="report-criteria"),),
     lesson=Lesson(
-        "reflection", "primes", Text("Reflection", "反思（Reflection）"),
+        "reflection", "primes", Text("Reflection", "反思"),
         Text("**Execute → reflect → refine**, in a loop. An actor writes a draft; a critic reviews it from "
              "several angles (facts, logic, efficiency, omissions); a refiner rewrites it from the task, the "
              "last draft and the feedback. The loop stops when the critic passes the draft (or says \"no "
