@@ -17,9 +17,13 @@ from ..errors import TemplateError
 from ..patterns.spec import Text
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class PromptSpec:
-    """One editable prompt: its key, what it is for (en/zh), its placeholders and its default texts."""
+    """One editable prompt: its key, what it is for (en/zh), its placeholders and its default texts.
+
+    Compared and hashed by identity (each is a module-level constant): a run looks its templates up
+    in a cache keyed by (text, spec), and hashing a spec field by field cost more than the lookup saved.
+    """
 
     key: str
     role: str
