@@ -64,7 +64,7 @@ notLabels => {
     const keyed = el.closest("[class*='st-key-']");
     const key = keyed ? [...keyed.classList].find(c => c.startsWith('st-key-')) : '';
     const id = el.closest('[data-testid]');
-    out.push([text, key || (id ? id.dataset.testid : '')]);
+    out.push([text, [key, id ? id.dataset.testid : '', el.tagName.toLowerCase()].filter(Boolean).join(' ')]);
   }
   return out;
 }
