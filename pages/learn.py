@@ -37,9 +37,11 @@ for tab, lesson in zip(st.tabs([lesson.title(lang) for lesson in LESSONS]), LESS
                           bound=ac.call_bound(config)))
         with right:
             st.graphviz_chart(graphs.dot(config.to_dict(), lang=lang), width="stretch")
-            st.button(t("learn.open", scenario=scenario.title.get(lang, lesson.scenario)),
-                      key=f"learn_open_{lesson.variant}", type="primary", icon=":material/play_circle:",
-                      disabled=busy, on_click=handoff.load_into_playground, args=(config.to_dict(),))
+            # a short label that fits the column at 1280×720, and the scenario on its own line below
+            st.button(t("fits.open_playground"), key=f"learn_open_{lesson.variant}", type="primary",
+                      icon=":material/play_circle:", width="stretch", disabled=busy,
+                      on_click=handoff.load_into_playground, args=(config.to_dict(),))
+            st.caption(t("fits.open_scenario", scenario=text.escape(scenario.title.get(lang, lesson.scenario))))
 
 st.divider()
 st.subheader(t("learn.failures"))

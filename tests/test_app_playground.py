@@ -23,6 +23,7 @@ from agent_core.prompts import specs_for
 from agent_core.scenarios import SCENARIOS
 from pages.ui import i18n, setup_state, text
 from pages.ui.catalogue import VARIANTS
+from pages.ui.controls import short_title
 from pages.ui.blocks import final_looks
 from pages.ui.summary import report_markdown, trace_json
 from tests.app_pages import badges, open_page
@@ -35,9 +36,13 @@ open_playground = functools.partial(open_page, "pages/playground.py")
 
 
 def choose(at: AppTest, variant: str, scenario: str | None = None) -> None:
+    """Pick a variant, and a scenario by its (full) title or the free task's label."""
     at.selectbox(key=f"{P}_variant").select(variant).run()
     if scenario is not None:
-        at.selectbox(key=f"{P}_scenario").select(scenario).run()
+        # the box shows short titles (controls.short_title): pick by id
+        sid = next((s.id for s in SCENARIOS.values() if scenario in s.title.values()), None)
+        box = at.selectbox(key=f"{P}_scenario")
+        (box.set_value(sid) if sid else box.select(scenario)).run()
     assert not at.exception
 
 
@@ -84,7 +89,7 @@ def test_every_control_of_every_pattern_is_there(variant):
     at = open_playground()
     choose(at, variant)
     v = VARIANTS[variant]
-    assert at.selectbox(key=f"{P}_scenario").options == [SCENARIOS[s].title["en"] for s in setup_state.scenarios_of(v)] \
+    assert at.selectbox(key=f"{P}_scenario").options == [short_title(s, "en") for s in setup_state.scenarios_of(v)] \
         + ["Free task — type your own"]
     for name in setup_state.limits_of(v):
         box = at.number_input(key=f"{P}_limit_{name}")
@@ -296,6 +301,13 @@ def test_edit_as_a_free_task_copies_the_scenario_task_and_tools():
     assert at.multiselect(key=f"{P}_tools").value == ["weather", "search"]
 
 
+def _keyed(node, key: str):  # noqa: ANN001, ANN202 - an AppTest block
+    """The block with widget/container key `key` under `node`, or None."""
+    if getattr(node, "key", None) == key:
+        return node
+    return next((found for c in getattr(node, "children", {}).values() if (found := _keyed(c, key)) is not None), None)
+
+
 def _assert_finished_page(at: AppTest) -> None:
     """What every finished run shows: answer, end, metrics, charts, unlocked inputs, valid exports."""
     rec = record(at)
@@ -305,7 +317,8 @@ def _assert_finished_page(at: AppTest) -> None:
     calls = next(m for m in at.metric if m.label == i18n.t("render.calls", lang)).value
     assert calls == str(kinds(at).count("llm_call"))  # the count is the figure, the bound its worst case
     assert i18n.t("fits.worst_case", lang, bound=rec.bound) in [c.value for c in at.caption]
-    by_role = at.dataframe[-1].value
+    # an HTML table that wraps at 1280×720 (issue 15), in its keyed container
+    by_role = _keyed(at.main, f"{P}_costs-by-role").table[0].value
     # one row per role that was called (named in the page's language)
     assert len(set(by_role.iloc[:, 0])) == len({e["role"] for e in rec.events if e["kind"] == "llm_call"})
     assert len(at.get("plotly_chart")) == 2

@@ -4,6 +4,7 @@ switch — drawn under a page's key prefix; the state they edit is setup_state.p
 from __future__ import annotations
 
 import difflib
+import re
 
 import streamlit as st
 
@@ -41,7 +42,7 @@ def _pattern_picker(prefix: str, lang: str, disabled: bool) -> None:
     free = t("controls.free", lang)
     st.selectbox(t("controls.scenario", lang), options, key=k(prefix, "scenario"), disabled=disabled,
                  persist_state="session", on_change=apply_scenario, args=(prefix,),
-                 format_func=lambda s: free if s == FREE else SCENARIOS[s].title.get(lang, s))
+                 format_func=lambda s: free if s == FREE else short_title(s, lang))
     sid = scenario_id(prefix)
     if sid == FREE:
         st.text_area(t("controls.task", lang), key=k(prefix, "free_task"), height=110, disabled=disabled,
@@ -59,6 +60,13 @@ def _pattern_picker(prefix: str, lang: str, disabled: bool) -> None:
         st.caption(f":material/visibility: {text.escape(scenario.watch.get(lang) or scenario.watch.get('en', ''))}")
     st.button(t("controls.to_free", lang), key=k(prefix, "to_free"), icon=":material/edit:", disabled=disabled,
               on_click=_as_free_task, args=(prefix,), type="tertiary")
+
+
+def short_title(scenario_id: str, lang: str) -> str:
+    """A scenario's title without its parenthesised pattern note, which the pattern box above already
+    says: the full title is cut off in the narrow setup column at 1280×720 (issue 15)."""
+    title = SCENARIOS[scenario_id].title.get(lang) or SCENARIOS[scenario_id].title["en"]
+    return re.split(r" \(|（", title, maxsplit=1)[0]
 
 
 def prompt_editor(prefix: str, setup: Setup, lang: str, *, disabled: bool) -> None:

@@ -581,13 +581,15 @@ class RunView:
         if self.summary == "plan" and self.plan:
             rows = [{"status": _status(s.get("status", "pending"), w), "step": s.get("id"),
                      "description": s.get("description", ""), "tool": s.get("tool") or "",
-                     "critical": bool(s.get("critical"))} for s in self.plan]
-            self._side.dataframe(self._headed(rows), hide_index=True, width="stretch")
+                     "critical": "✓" if s.get("critical") else ""} for s in self.plan]
+            # st.table, not a data grid: its cells wrap, so no word is cut at a column's edge at
+            # 1280×720 ("replannec", "query_or": issue 15)
+            self._side.table(self._headed(rows), hide_index=True)
         elif self.summary == "drafts" and self.draft_rows:
-            self._side.dataframe(self._headed(self.draft_rows), hide_index=True, width="stretch")
+            self._side.table(self._headed(self.draft_rows), hide_index=True)
         elif self.summary == "tools" and self.tool_rows:
             rows = [{"tool": name, "calls": n, "errors": errors} for name, (n, errors) in self.tool_rows.items()]
-            self._side.dataframe(self._headed(rows), hide_index=True, width="stretch")
+            self._side.table(self._headed(rows), hide_index=True)
 
     def _headed(self, rows: list[dict[str, Any]]) -> pd.DataFrame:
         """The side table's rows, under column headers in the page's language."""

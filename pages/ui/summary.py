@@ -82,19 +82,21 @@ def costs(events: list[ev.Event], *, key: str, lang: str | None = None) -> None:
             st.caption(w["no_calls"])
         else:
             table["role"] = [roles.get(r, r) for r in table["role"]]
-            st.dataframe(table, hide_index=True, width="stretch", key=f"{key}-by-role", column_order=(
-                "role", "model", "calls", "prompt_tokens", "completion_tokens", "total_tokens", "latency_ms_mean",
-                "latency_ms_total", "estimated"), column_config={
-                "role": st.column_config.TextColumn(w["col_role"]),
-                "model": st.column_config.TextColumn(w["col_model"]),
-                "calls": st.column_config.NumberColumn(w["col_calls"]),
-                "prompt_tokens": st.column_config.NumberColumn(w["col_prompt"]),
-                "completion_tokens": st.column_config.NumberColumn(w["col_completion"]),
-                "total_tokens": st.column_config.NumberColumn(w["col_total"]),
-                "latency_ms_mean": st.column_config.NumberColumn(w["col_mean_ms"], format="%.0f"),
-                "latency_ms_total": st.column_config.NumberColumn(w["col_total_ms"], format="%.0f"),
-                "estimated": st.column_config.CheckboxColumn(w["col_est"], help=w["col_est_help"]),
-            })
+            # st.table, not a data grid: headers and cells wrap, so every column, "est." included, stays
+            # in view at 1280×720 (issue 15); the full figures are in the downloads
+            shown = table[["role", "model", "calls", "prompt_tokens", "completion_tokens", "total_tokens",
+                           "latency_ms_mean", "latency_ms_total", "estimated"]].copy()
+            for column in ("latency_ms_mean", "latency_ms_total"):
+                shown[column] = shown[column].round().astype(int)
+            shown["estimated"] = ["✓" if v else "" for v in shown["estimated"]]
+            with st.container(key=f"{key}-by-role"):
+                st.table(shown.rename(columns={
+                    "role": w["col_role"], "model": w["col_model"], "calls": w["col_calls"],
+                    "prompt_tokens": w["col_prompt"], "completion_tokens": w["col_completion"],
+                    "total_tokens": w["col_total"], "latency_ms_mean": w["col_mean_ms"],
+                    "latency_ms_total": w["col_total_ms"], "estimated": w["col_est"]}), hide_index=True)
+                if shown["estimated"].any():
+                    st.caption(f"{w['col_est']} ✓ · {w['col_est_help']}")
     with timeline_tab:
         st.plotly_chart(timeline(events, lang), key=f"{key}-timeline", width="stretch")
     with per_step:
