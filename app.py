@@ -6,7 +6,7 @@ line in PAGES. The model sidebar is drawn once, here, for every page.
 
 import streamlit as st
 
-from pages.ui import poll, runs, shell, sidebar
+from pages.ui import poll, presenter, runs, shell, sidebar
 from pages.ui.i18n import t
 
 # An emoji favicon is drawn inline by the browser; a :material/…: one is fetched from
@@ -26,6 +26,7 @@ PAGES = [
 
 page = st.navigation(PAGES)
 shell.mark()
+presenter.bar()  # the presenter switch, in the header bar of every page
 runs.settle_stale()
 sidebar.render(locked=runs.any_active())
 with st.sidebar:

@@ -4,7 +4,7 @@ export file. A rerun redraws the finished lanes from their stored events."""
 
 import streamlit as st
 
-from pages.ui import fork_view, lane_results, shell, sidebar
+from pages.ui import follow, fork_view, lane_results, shell, sidebar
 from pages.ui import lane_state as ls
 from pages.ui import lanes_view as lv
 from pages.ui.i18n import t
@@ -36,11 +36,13 @@ else:
             views = []
             for i, (holder, record) in enumerate(zip(holders, comparison.lanes, strict=True)):
                 with holder:
+                    follow.mark(f"{ls.view_key(i)}-flow", live=True)  # the page follows the lowest lane
                     views.append(RunView(record.config, bound=record.bound, key=ls.view_key(i), compact=True))
             ls.drive(comparison, views, holders)
             st.rerun()  # unlock the inputs and add the results
         for i, (holder, record) in enumerate(zip(holders, comparison.lanes, strict=True)):
             with holder:
+                follow.mark(f"{ls.view_key(i)}-flow", live=False)
                 draw_run(record.config, record.typed_events(), bound=record.bound, key=ls.view_key(i), compact=True)
         if not comparison.active:
             lane_results.results(comparison, lang=lang)

@@ -3,7 +3,7 @@ step live; afterwards, its costs and downloads. A rerun redraws the stored run t
 
 import streamlit as st
 
-from pages.ui import call_views, controls, fork_view, graphs, handoff, honesty, live, runs, setup_state, shell, sidebar, step_view, summary, text
+from pages.ui import call_views, controls, fork_view, follow, graphs, handoff, honesty, live, runs, setup_state, shell, sidebar, step_view, summary, text
 from pages.ui.catalogue import VARIANTS
 from pages.ui.i18n import t
 from pages.ui.render import RunView, draw_run, hide_stale
@@ -42,6 +42,8 @@ with run_tab:
 with run_tab, st.container(key=f"{P}_run_area"):
     claimed = runs.claim(P)
     hide_stale(f"{P}_run_area", live=claimed is not None)
+    # the page follows the newest step while the run is drawn live (pages/ui/follow.py)
+    follow.mark(f"{P}_run_area", live=claimed is not None or (running and record.handle is not None))
     # keyed, so it never inherits the children of another element drawn at this place before
     head = st.container(horizontal=True, vertical_alignment="center", key=f"{P}_head")
     if record is None:

@@ -11,7 +11,7 @@ from agent_core import events as ev
 from agent_core.patterns import registry
 from agent_core.patterns.spec import PatternSpec
 
-from . import i18n
+from . import i18n, presenter
 
 _ACTIVE = 'fillcolor="#FDE68A", color="#B45309", penwidth=2.4'
 _VISITED = 'fillcolor="#E0E7FF", color="#6366F1"'
@@ -26,9 +26,11 @@ def dot(config: Mapping[str, Any], active: str | None = None, visited: Iterable[
     edges = [(a, b, label(lang) if label else "") for a, b, label in spec.edges(config)]
     nodes = list(dict.fromkeys(n for a, b, _ in edges for n in (a, b)))
     seen = set(visited)
+    # on a projector (presenter mode) labels are drawn at 14 pt and 13 pt, so at least 14 px on screen
+    node_pt, edge_pt = (14, 13) if presenter.is_on() else (11, 9)
     lines = ["digraph {", 'rankdir=LR; bgcolor="transparent"; pad=0.1; nodesep=0.3; ranksep=0.35;',
-             'node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=11, height=0.4];',
-             'edge [fontname="Helvetica", fontsize=9, color="#6B7280", fontcolor="#374151"];']
+             f'node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize={node_pt}, height=0.4];',
+             f'edge [fontname="Helvetica", fontsize={edge_pt}, color="#6B7280", fontcolor="#374151"];']
     for n in nodes:
         look = _ACTIVE if n == active else _VISITED if n in seen else _IDLE
         shape = ", shape=oval" if n in ("task", "end") else ""

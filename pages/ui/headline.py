@@ -59,8 +59,11 @@ class Headline:
         self.dirty = False
         # keyed boxes made once (a key may appear once per script run); their slots are redrawn
         with st.container(key=f"{key}-headline"):
-            self._verdict_slot = st.empty()
-            self._diff_slot = st.container(key=f"{key}-latest-diff").empty()
+            self._trail_slot = st.empty()
+            # the newest feedback and the latest diff: stacked, or side by side on a projector
+            with st.container(key=f"{key}-head-body"):
+                self._verdict_slot = st.empty()
+                self._diff_slot = st.container(key=f"{key}-latest-diff").empty()
         st.html(f"<style>.st-key-{key}-latest-diff {{ max-height: 45vh; overflow-y: auto; }}</style>")
 
     def note_verdict(self, e: ev.VerdictEvent, draft: int | None) -> None:
@@ -85,8 +88,9 @@ class Headline:
             return
         self.dirty = False
         if self.seen:
-            with self._verdict_slot.container():
+            with self._trail_slot.container():
                 self._trail()
+            with self._verdict_slot.container():
                 self._latest(self.seen[-1])
         if self.diff is not None:
             with self._diff_slot.container(border=True):

@@ -25,7 +25,7 @@ from agent_core.errors import AgentError, TraceFormatError
 from agent_core.otel import importing as otlp
 from agent_core.scenarios import SCENARIOS
 
-from . import call_views, fork_view, i18n, setup_state, text, trace_problems
+from . import call_views, follow, fork_view, i18n, setup_state, text, trace_problems
 from .catalogue import VARIANTS
 from .blocks import final_looks
 from .i18n import t
@@ -319,6 +319,7 @@ def _play_from(loaded: Loaded, start: int, speed: int) -> None:
     events = loaded.events
     n = len(events)
     progress = st.progress(start / n, text=_where(events, start))
+    follow.mark(f"{VIEW}-flow", live=True)  # the page follows the newest step while it plays
     view = RunView(loaded.config, bound=loaded.bound, key=VIEW, task=loaded.task)
     # from the middle of a long run: only the last few blocks of what is already played are drawn
     # (each live block costs Streamlit a pause; the slider's pages hold the rest)

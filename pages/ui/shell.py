@@ -19,10 +19,11 @@ def mark() -> None:
     target = st.query_params.get(_BACK)
     if target:
         del st.query_params[_BACK]
-        st.switch_page(f"pages/{target}.py")
+        st.switch_page(f"pages/{target}.py", query_params=st.query_params.to_dict())  # keeps ?present=1
 
 
 def require(page: str) -> None:
     """Called first by every page script: if app.py did not run this script run, go through it."""
     if PagesManager.uses_pages_directory:
-        st.switch_page("app.py", query_params={_BACK: page})
+        # the page's own parameters (e.g. ?present=1) come along through the detour
+        st.switch_page("app.py", query_params={**st.query_params.to_dict(), _BACK: page})

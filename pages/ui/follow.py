@@ -1,0 +1,140 @@
+"""Follow the run: while a run streams, the page scrolls to its newest step; it stops when the person
+scrolls up, and a "jump to latest" button brings it back. Playground, Compare and Replay (playing).
+
+Streamlit cannot scroll a page from Python, so a small script of our own does it in the browser
+(st.html with JavaScript: not iframed, so it reaches the page's own scroller; nothing is fetched).
+The script is installed once per page load and reads what to follow from marks the pages draw:
+`<span class="apg-follow" data-area=… data-live=…>` in an element of the run area. A mark counts
+while its element is fresh; the next script run makes it stale at once, so following ends with the
+live drawing. Only run areas are read; no run text or user text goes into the script.
+
+While a run is live the script also keeps the run area's column from shrinking (a streamed reply
+replaced by its caption, a graph redrawn): the page below never jumps, and a person reading the
+bottom of the page stays there.
+"""
+
+from __future__ import annotations
+
+import html
+
+import streamlit as st
+
+from .i18n import t
+
+#: the mark's class, read by the script and the browser tests
+MARK = "apg-follow"
+
+_SCRIPT = r"""
+<script>
+(() => {
+  if (window.__apgFollow) return;
+  const S = window.__apgFollow = {follow: true, wasLive: false, expect: -1, button: null, grip: false};
+  const main = () => document.querySelector('[data-testid=stMain]');
+  const fresh = (el) => { const box = el.closest('[data-stale]'); return !box || box.dataset.stale !== 'true'; };
+  const liveMarks = () => [...document.querySelectorAll('.%(mark)s[data-live="1"]')].filter(fresh);
+  const areaOf = (mark) => document.querySelector('.st-key-' + CSS.escape(mark.dataset.area));
+  const newest = (area) => {
+    // the lowest visible step block, or the area itself when no block is drawn yet
+    let best = null, low = -Infinity;
+    for (const el of area.querySelectorAll('[data-testid=stExpander], [class*="-final"], [class*="-end-"]')) {
+      if (!el.offsetParent) continue;
+      const r = el.getBoundingClientRect();
+      if (r.height > 0 && r.bottom > low) { low = r.bottom; best = el; }
+    }
+    return best || area;
+  };
+  const stop = () => { if (S.wasLive && S.follow) { S.follow = false; show(); } };
+  const resume = () => { S.follow = true; hide(); tick(true); };
+  const show = () => {
+    const mark = liveMarks()[0];
+    if (!mark) return;
+    if (!S.button) {
+      const b = S.button = document.createElement('button');
+      b.className = 'apg-jump';
+      b.type = 'button';
+      b.style.cssText = 'position: fixed; right: 2rem; bottom: 2rem; z-index: 999992; padding: 0.6rem 1.1rem; ' +
+        'border-radius: 999px; border: 0; background: #4F46E5; color: #fff; font: 600 1rem sans-serif; ' +
+        'box-shadow: 0 4px 14px rgba(0,0,0,0.25); cursor: pointer;';
+      b.addEventListener('click', resume);
+      document.body.appendChild(b);
+    }
+    S.button.textContent = '↓ ' + (mark.dataset.label || '');
+    S.button.style.display = 'block';
+  };
+  const hide = () => { if (S.button) S.button.style.display = 'none'; };
+  // a person's own scrolling up (wheel, keys, touch, the scrollbar) stops following; back at the
+  // bottom, it follows again
+  document.addEventListener('wheel', (e) => { if (e.deltaY < 0) stop(); }, {passive: true, capture: true});
+  document.addEventListener('keydown', (e) => {
+    if (['ArrowUp', 'PageUp', 'Home'].includes(e.key)) stop();
+  }, true);
+  document.addEventListener('touchmove', () => stop(), {passive: true, capture: true});
+  document.addEventListener('pointerdown', (e) => {
+    const m = main();
+    S.grip = !!m && e.target === m && e.clientX > m.getBoundingClientRect().left + m.clientWidth;
+  }, true);
+  document.addEventListener('pointerup', () => { S.grip = false; }, true);
+  document.addEventListener('scroll', (e) => {
+    const m = main();
+    if (!m || e.target !== m) return;
+    if (S.grip && Math.abs(m.scrollTop - S.expect) > 2) stop();
+    if (!S.follow && S.wasLive && m.scrollHeight - m.scrollTop - m.clientHeight < 8) resume();
+  }, true);
+  const tick = (now) => {
+    const m = main(), marks = liveMarks(), live = marks.length > 0;
+    if (live && !S.wasLive) { S.follow = true; hide(); }  // a new run: follow it
+    if (!live && S.wasLive) hide();
+    S.wasLive = live;
+    for (const mark of marks) {
+      const area = areaOf(mark);
+      if (!area) continue;
+      // no shrinking while live: the column keeps its tallest height until the run is drawn finished
+      const hold = area.parentElement;
+      const h = area.getBoundingClientRect().height;
+      if (hold && h > (parseFloat(hold.style.minHeight) || 0)) hold.style.minHeight = h + 'px';
+      if (hold) hold.dataset.apgHeld = '1';
+    }
+    if (!live) {
+      const app = document.querySelector('[data-testid=stApp]');
+      if (!app || app.dataset.testScriptState !== 'running') {
+        for (const held of document.querySelectorAll('[data-apg-held]')) {
+          held.style.minHeight = ''; delete held.dataset.apgHeld;
+        }
+      }
+    }
+    if (live && S.follow && m) {
+      let target = null, low = -Infinity;
+      for (const mark of marks) {
+        const area = areaOf(mark);
+        const el = area && newest(area);
+        if (el && el.getBoundingClientRect().bottom > low) { low = el.getBoundingClientRect().bottom; target = el; }
+      }
+      if (target) {
+        const view = m.getBoundingClientRect();
+        const gap = target.getBoundingClientRect().bottom - (view.top + m.clientHeight) + 24;
+        if (gap > 1) {  // only ever down: the newest step comes into view from below
+          m.scrollTop = m.scrollTop + gap;
+          S.expect = m.scrollTop;
+        }
+      }
+    }
+    if (now !== true) requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+})();
+</script>
+"""
+
+
+def mark(area_key: str, *, live: bool) -> None:
+    """Draw the mark that tells the script to follow the keyed run area `area_key` while `live`.
+
+    Call it at the same place whether the run is live or redrawn: the element is there either way,
+    so a live view and its redraw keep the same element tree.
+    """
+    label = html.escape(t("follow.jump"), quote=True)
+    area = html.escape(area_key, quote=True)
+    hide = f"<style>[data-testid=stElementContainer]:has(.{MARK}) {{ display: none; }}</style>"
+    st.html(f'{hide}<span class="{MARK}" data-area="{area}" data-live="{1 if live else 0}" '
+            f'data-label="{label}"></span>{_SCRIPT % {"mark": MARK}}', unsafe_allow_javascript=True)
+
