@@ -33,7 +33,7 @@ def test_learn_opens_a_pattern_in_the_playground_on_its_best_scenario():
     state = at.session_state
     assert (state["pg_variant"], state["pg_scenario"], state["sb_lang"]) == ("plan-execute-reflector", "order-99999", "zh")
     assert state["pg_opt_goal_aware_executor"] is False and state["pg_limit_max_step_retries"] == 1
-    assert at.title[0].value == "Playground"
+    assert at.title[0].value == "实验场"  # the Playground, in the language the lesson was read in
 
 
 # --- Eval -----------------------------------------------------------------------------------------
