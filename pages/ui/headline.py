@@ -54,8 +54,13 @@ class Headline:
         self.key, self.lang, self.code, self.layout, self.with_diff = key, lang, code, diff_layout, diff
         self.w = words(lang)
         self.seen: list[Seen] = []
-        #: (old version, new version, old text, new text) of the latest draft that has a predecessor
-        self.diff: tuple[int, int, str, str] | None = None
+        #: the latest change of the run: (old name, new name, old text, new text) — a draft against the
+        #: one before, a re-plan against the plan, a retried step's result against the first one
+        self.diff: tuple[str, str, str, str] | None = None
+        self.drafts: dict[int, str] = {}
+        self.plan: str | None = None
+        self.plans = 0
+        self.results: dict[int, list[str]] = {}
         self.dirty = False
         # keyed boxes made once (a key may appear once per script run); their slots are redrawn
         with st.container(key=f"{key}-headline"):
@@ -66,20 +71,44 @@ class Headline:
                 self._diff_slot = st.container(key=f"{key}-latest-diff").empty()
         st.html(f"<style>.st-key-{key}-latest-diff {{ max-height: 45vh; overflow-y: auto; }}</style>")
 
-    def note_verdict(self, e: ev.VerdictEvent, draft: int | None) -> None:
-        """A verdict arrived; `draft` is the version a critic judged (None for other roles)."""
+    def see(self, e: ev.Event) -> None:
+        """Take what the head shows from one event of the run (every event passes here, in order)."""
+        if isinstance(e, ev.VerdictEvent):
+            self._verdict(e)
+        elif isinstance(e, ev.Draft):
+            earlier = [v for v in self.drafts if v < e.version]
+            self.drafts[e.version] = e.text
+            if earlier:
+                draft = lambda v: i18n.t("render.draft", self.lang, version=v)  # noqa: E731
+                self._changed(draft(max(earlier)), draft(e.version), self.drafts[max(earlier)], e.text)
+        elif isinstance(e, ev.PlanEvent):
+            # a re-plan: what the plan was, and what it is now
+            now = "\n".join(f"{s.get('id')}. {s.get('description', '')}" for s in e.steps)
+            if self.plan is not None:
+                self._changed(self.w["plan"] if self.plans == 1 else self.w["replan"].format(n=self.plans - 1),
+                              self.w["replan"].format(n=self.plans), self.plan, now)
+            self.plan, self.plans = now, self.plans + 1
+        elif isinstance(e, ev.StepFinished) and e.result:
+            # a retried step: its result before and after the retry
+            tries = self.results.setdefault(e.step_id, [])
+            tries.append(e.result)
+            if len(tries) > 1:
+                attempt = lambda n: self.w["attempt"].format(step=e.step_id, n=n)  # noqa: E731
+                self._changed(attempt(len(tries) - 1), attempt(len(tries)), tries[-2], tries[-1])
+
+    def _verdict(self, e: ev.VerdictEvent) -> None:
         if e.role == "reflector":
             where = self.w["at_step"].format(step=e.step)
-        elif draft is not None:
-            where = self.w["at_draft"].format(version=draft)
+        elif e.role == "critic" and self.drafts:
+            where = self.w["at_draft"].format(version=max(self.drafts))
         else:
             where = self.w["at_answer"].format(n=sum(1 for s in self.seen if s.verdict.role == e.role) + 1)
         self.seen.append(Seen(e, where))
         self.dirty = True
 
-    def note_draft(self, old_version: int, new_version: int, old: str, new: str) -> None:
+    def _changed(self, old_name: str, new_name: str, old: str, new: str) -> None:
         if self.with_diff:
-            self.diff = (old_version, new_version, old, new)
+            self.diff = (old_name, new_name, old, new)
             self.dirty = True
 
     def paint(self) -> None:
@@ -125,8 +154,7 @@ class Headline:
             if not shown:
                 st.caption(w["no_feedback"])
 
-    def _diff(self, v_old: int, v_new: int, old: str, new: str) -> None:
-        names = (i18n.t("render.draft", self.lang, version=v_old), i18n.t("render.draft", self.lang, version=v_new))
-        st.markdown(f"**{self.w['diff'].format(old=names[0], new=names[1])}**")
+    def _diff(self, old_name: str, new_name: str, old: str, new: str) -> None:
+        st.markdown(f"**{self.w['diff'].format(old=old_name, new=new_name)}**")
         diff_view.word_diff_block(old, new, code=self.code, layout=self.layout, budget=Budget(HEAD_DIFF_WORK),
-                                  names=names)
+                                  names=(old_name, new_name))

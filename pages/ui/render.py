@@ -168,6 +168,7 @@ class RunView:
         else:
             getattr(self, "_on_" + event.kind)(event, block)
         self.blocks.note(event, block)
+        self.head.see(event)  # drawn at once when live, at close() on a redraw
         if self.live and not hidden:  # (the next drawn event refreshes the counters for them)
             if block is not None:
                 self._sync(block)
@@ -359,7 +360,6 @@ class RunView:
         if self.draft_rows and e.role == "critic":
             self.draft_rows[-1]["verdict"] = e.verdict
             self._side_dirty = True
-        self.head.note_verdict(e, max(self.drafts) if self.drafts and e.role == "critic" else None)
 
     def _on_draft(self, e: ev.Draft, block: Block) -> None:
         earlier = [v for v in self.drafts if v < e.version]
@@ -375,7 +375,6 @@ class RunView:
             if previous is None:
                 self._text_block(e.text)
                 return
-            self.head.note_draft(max(earlier), e.version, previous, e.text)
             with st.container(key=f"{self.key}-diff-{e.version}"):
                 self._diff(previous, e.text, max(earlier), e.version, budget)
 
@@ -517,12 +516,9 @@ class RunView:
             self.n += 1
             if self.draft_rows and e.role == "critic":
                 self.draft_rows[-1]["verdict"] = e.verdict
-            self.head.note_verdict(e, max(self.drafts) if self.drafts and e.role == "critic" else None)
         elif isinstance(e, ev.Draft):
             earlier = [v for v in self.drafts if v < e.version]
             self._draft_row(e, self.drafts[max(earlier)] if earlier else None, self._rough)
-            if earlier:
-                self.head.note_draft(max(earlier), e.version, self.drafts[max(earlier)], e.text)
         elif isinstance(e, ev.RunFailed):
             self._on_run_failed(e, block)  # the ending's message is drawn whatever the page
 
