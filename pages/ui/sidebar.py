@@ -9,6 +9,7 @@ shown, and is passed to exporters so it is redacted should it ever appear in a t
 from __future__ import annotations
 
 import hashlib
+import re
 import streamlit as st
 
 from agent_core import ModelRouter, OfflineModel
@@ -74,6 +75,19 @@ def _provider_changed() -> None:
         state[K_URL] = preset.base_url or state.get(K_URL, "")
         state[K_MODEL] = preset.default_model or state.get(K_MODEL, "")
     state.pop(K_TEST, None)
+
+
+#: Select boxes whose labels are in the page's language, on any page: the provider here, the pattern
+#: and scenario boxes (Playground, Compare lanes), Eval's patterns, Replay's examples, step mode's picks.
+_RELABELLED = re.compile(r"sb_provider|(pg|cmp\d?)_(variant|scenario)|ev_patterns|rp_example|pg_step_(breaks|people)")
+
+
+def _lang_changed() -> None:
+    # Set again from a callback, a select box is sent its value and shows it in the new language; left
+    # alone, the browser keeps showing the old language's label for the run that switched.
+    state = _state()
+    for key in [k for k in list(state.keys()) if isinstance(k, str) and _RELABELLED.fullmatch(k)]:
+        state[key] = state[key]
 
 
 def _clear_test() -> None:
@@ -213,7 +227,8 @@ def render(*, locked: bool = False) -> None:
     _init()
     with st.sidebar:
         st.segmented_control(t("sidebar.lang"), list(LANGS), format_func=LANGS.get,
-                             key=K_LANG, required=True, disabled=locked, persist_state="session")
+                             key=K_LANG, required=True, disabled=locked, persist_state="session",
+                             on_change=_lang_changed)
         st.subheader(t("sidebar.model_head"), divider="gray")
         providers = [OFFLINE, *PRESETS]
         # the labels are bound now: AppTest calls format_func again outside the script run

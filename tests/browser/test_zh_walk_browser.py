@@ -3,7 +3,8 @@
 comparison; Replay, on a bundled trace; Eval; Learn — and reads no Latin-script label on the way.
 
 What is read is the page's visible text: every visible text node (SVG too: graph nodes, chart text)
-outside code (`pre`, `code`, `.stCode`), outside form fields (their values are typed text), outside
+and every select box's shown choice, outside code (`pre`, `code`, `.stCode`), outside typed text
+(text fields and areas), outside
 the task and the model's own replies (user text), and outside Streamlit's own header (its chrome, not
 the app's). A word passes if it is a name shared by every language (tests/test_i18n.py NAMES: verdicts,
 formats, products) or a model's name. A screenshot of each page goes to test-artifacts/zh-walk-*.png.
@@ -65,6 +66,13 @@ notLabels => {
     const key = keyed ? [...keyed.classList].find(c => c.startsWith('st-key-')) : '';
     const id = el.closest('[data-testid]');
     out.push([text, [key, id ? id.dataset.testid : '', el.tagName.toLowerCase()].filter(Boolean).join(' ')]);
+  }
+  // a select box shows its choice as the value of its search field: a label, not typed text
+  for (const box of app.querySelectorAll('[data-testid=stSelectbox]')) {
+    const shown = box.querySelector('input');
+    const keyed = box.closest("[class*='st-key-']");
+    const key = keyed ? [...keyed.classList].find(c => c.startsWith('st-key-')) : '';
+    if (shown && shown.value && box.checkVisibility()) out.push([shown.value, `${key} stSelectbox value`]);
   }
   return out;
 }
