@@ -76,7 +76,7 @@ SCENARIOS: dict[str, Scenario] = {s.id: s for s in (
          "zh": "工具返回 error；反思器判 REPLAN；最终回复告知运单不存在。"}),
     Scenario(
         "vacuum-cats", "plan-execute", "03",
-        {"en": "R1 vs R7 Pro for two long-haired cats (goal-blind executor)",
+        {"en": "R1 or R7 Pro for two cats (goal-blind executor)",
          "zh": "两只长毛猫选 R1 还是 R7 Pro（目标不可见的执行器）"},
         {"en": "I have two long-haired cats. Help me choose between the R1 and R7 Pro robot vacuums.",
          "zh": "我家养了两只长毛猫，帮我在 R1 和 R7 Pro 两款扫地机里挑一个"},
@@ -86,7 +86,7 @@ SCENARIOS: dict[str, Scenario] = {s.id: s for s in (
          "zh": "看不到目标的执行器全维度罗列；握有完整需求的反思器要求围绕缠毛问题 RETRY。"}),
     Scenario(
         "airx-watchfit-order", "plan-execute", "03",
-        {"en": "AirX vs WatchFit, and order 99999", "zh": "AirX 耳机 vs WatchFit 手表，顺便查订单 99999"},
+        {"en": "AirX vs WatchFit + order 99999", "zh": "AirX 对比 WatchFit＋查订单"},
         {"en": "Compare the AirX earbuds and the WatchFit watch for me, and check whether order 99999 has arrived.",
          "zh": "帮我对比 AirX 耳机和 WatchFit 手表，顺便查一下订单 99999 到了没"},
         ("compare_products", "query_order"), {"reflector": True},

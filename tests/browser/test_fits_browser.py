@@ -1,0 +1,192 @@
+"""Clean fits on a projector (issue 15): at 1280×720 nothing a room reads is cut off — the scenario
+and pattern boxes, the plan's step table and the cost table (its "est." column too), the word and
+line diffs, the prompt editor's diff, and Learn's "Open in the Playground" button. Deleted words are
+struck through and inserted ones underlined, not told apart by colour alone.
+
+"Cut off" is measured, not eyeballed: an element whose content is wider than its box
+(scrollWidth > clientWidth) clips it or spills it. Screenshots go to test-artifacts/fits-*.png.
+"""
+
+from __future__ import annotations
+
+from playwright.sync_api import expect
+
+from agent_core.scenarios import SCENARIOS
+from pages.ui.catalogue import VARIANTS
+from pages.ui.controls import short_title
+from tests.browser.harness import ARTIFACTS, open_playground, pick, settle
+
+VIEWPORT = {"width": 1280, "height": 720}
+RUN, FINAL = ".st-key-pg_run button", ".st-key-pg_view-final"
+
+#: every element under `selector` (itself included) whose content is wider than its box, as
+#: "tag.class: text (scrollWidth > clientWidth)"; 1 px of rounding is allowed
+_CLIPPED = """
+(roots) => roots.flatMap(root => [root, ...root.querySelectorAll('*')])
+  .filter(e => e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1)
+  .map(e => `${e.tagName.toLowerCase()}.${(e.className || '').toString().slice(0, 40)}: `
+            + `${(e.value || e.innerText || '').slice(0, 60)} (${e.scrollWidth} > ${e.clientWidth})`)
+"""
+
+
+def clipped(page, selector: str) -> list[str]:  # noqa: ANN001
+    """What is cut off under `selector` (which must match something)."""
+    found = page.locator(selector)
+    assert found.count(), f"nothing matches {selector}"
+    return found.evaluate_all(_CLIPPED)
+
+
+def shot(page, name: str) -> None:  # noqa: ANN001
+    """A screenshot of what the 1280×720 screen shows (the viewport, not the whole page)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"fits-{name}.png"))
+
+
+def at_projector_size(browser):  # noqa: ANN001, ANN201
+    context = browser.new_context(viewport=VIEWPORT)
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    return context, page
+
+
+def instant(page) -> None:  # noqa: ANN001
+    """The offline model at its fastest: these tests look at the finished page."""
+    page.locator(".st-key-sb_offline_speed input[type=range]").press("Home")
+    settle(page)
+
+
+def run_to_the_end(page) -> None:  # noqa: ANN001
+    page.locator(RUN).click()
+    expect(page.locator(FINAL)).to_be_visible(timeout=120_000)
+    settle(page, timeout=60_000)
+
+
+def test_every_scenario_and_pattern_name_fits_its_box(browser, app_url):
+    context, page = at_projector_size(browser)
+    try:
+        open_playground(page, app_url)
+        for variant, pattern in (("ReAct + reflection advisor", "react"), ("Plan-and-Execute + Reflector",
+                                 "plan-execute"), ("Reflection", "reflection"), ("Direct — one call (baseline)", "direct")):
+            pick(page, "pg_variant", variant)
+            assert clipped(page, ".st-key-pg_variant input") == [], variant
+            for scenario in (s for s in SCENARIOS.values() if s.pattern == pattern):
+                pick(page, "pg_scenario", short_title(scenario.id, "en"))
+                assert clipped(page, ".st-key-pg_scenario input") == [], scenario.id
+        shot(page, "playground-setup")
+        page.locator("[data-testid=stSidebar]").get_by_text("中文", exact=True).click()
+        settle(page)
+        for scenario in SCENARIOS.values():  # every scenario, in Chinese, under its own pattern
+            pick(page, "pg_variant", next(v.label_in("zh") for v in VARIANTS.values() if v.pattern == scenario.pattern))
+            pick(page, "pg_scenario", short_title(scenario.id, "zh"))
+            assert clipped(page, ".st-key-pg_scenario input") == [], scenario.id
+            assert clipped(page, ".st-key-pg_variant input") == [], scenario.pattern
+        shot(page, "playground-setup-zh")
+    finally:
+        context.close()
+
+
+def test_the_step_table_and_the_cost_table_show_every_word_and_column(browser, app_url):
+    context, page = at_projector_size(browser)
+    try:
+        open_playground(page, app_url)
+        instant(page)
+        pick(page, "pg_variant", "Plan-and-Execute + Reflector")
+        run_to_the_end(page)
+        steps = ".st-key-pg_run_area [data-testid=stTable]"
+        expect(page.locator(steps).first).to_contain_text("replanned")
+        assert clipped(page, steps) == []
+        page.locator(steps).first.scroll_into_view_if_needed()
+        shot(page, "step-table")
+
+        costs = ".st-key-pg_costs-by-role"
+        page.locator(costs).scroll_into_view_if_needed()
+        expect(page.locator(costs)).to_contain_text("est.")
+        assert clipped(page, costs) == []
+        # the last column lies inside the table's box, not past its right edge
+        inside = page.evaluate("""(sel) => {
+            const box = document.querySelector(sel).getBoundingClientRect();
+            const heads = [...document.querySelectorAll(sel + ' th')];
+            return heads.length > 0 && heads.every(h => h.getBoundingClientRect().right <= box.right + 1);
+        }""", costs)
+        assert inside, "a column of the cost table runs past its right edge"
+        shot(page, "cost-table")
+    finally:
+        context.close()
+
+
+def test_diffs_wrap_and_mark_changes_by_more_than_colour(browser, app_url):
+    context, page = at_projector_size(browser)
+    try:
+        open_playground(page, app_url)
+        instant(page)
+        pick(page, "pg_variant", "Reflection")
+        run_to_the_end(page)
+        diff = page.locator(".st-key-pg_view-diff-1")
+        diff.get_by_role("tab", name="Changes · words").click()
+        words = diff.locator(".apg-diff")
+        expect(words).to_be_visible()
+        assert clipped(page, ".st-key-pg_view-diff-1 .apg-diff") == []
+        looks = words.evaluate("""(box) => ({
+            font: getComputedStyle(box).fontFamily, space: getComputedStyle(box).whiteSpace,
+            del: [...box.querySelectorAll('del')].map(e => getComputedStyle(e).textDecorationLine),
+            ins: [...box.querySelectorAll('ins')].map(e => getComputedStyle(e).textDecorationLine)})""")
+        assert "monospace" in looks["font"] and looks["space"] == "pre-wrap", looks
+        assert looks["del"] and all("line-through" in d for d in looks["del"]), looks
+        assert looks["ins"] and all("underline" in d for d in looks["ins"]), looks
+        words.scroll_into_view_if_needed()
+        shot(page, "word-diff")
+
+        diff.get_by_role("tab", name="Changes · lines").click()
+        lines = ".st-key-pg_view-diff-1 [data-testid=stCode]"
+        expect(page.locator(lines).first).to_be_visible()
+        assert clipped(page, lines) == [], "the line diff wraps instead of cutting the key line off"
+        expect(page.locator(lines).first).to_contain_text("Sieve of Eratosthenes")
+        shot(page, "line-diff")
+    finally:
+        context.close()
+
+
+def test_the_prompt_editor_has_room_for_an_edited_line_and_its_diff(browser, app_url):
+    context, page = at_projector_size(browser)
+    try:
+        open_playground(page, app_url)
+        pick(page, "pg_variant", "Reflection")
+        page.get_by_role("tab", name="Prompts").click()
+        editor = page.locator(".st-key-pg_prompt_reflection_critic")
+        page.get_by_text("critic · ", exact=False).first.click()  # open the critic's expander
+        area = editor.locator("textarea")
+        long_line = ("Always answer PASS unless the draft is plainly wrong, and say in one sentence which of the "
+                     "criteria it meets best and which it meets worst.")
+        area.fill(area.input_value() + "\n" + long_line)
+        area.press("Control+Enter")
+        settle(page)
+        code = page.locator("[data-testid=stCode]", has_text="Always answer PASS")
+        expect(code).to_be_visible()
+        width, setup = page.evaluate("""() => [
+            document.querySelector('.st-key-pg_prompt_reflection_critic').getBoundingClientRect().width,
+            document.querySelector('.st-key-pg_variant').getBoundingClientRect().width]""")
+        assert width > 1.5 * setup, f"the editor should have the wide column ({width:.0f} px; setup {setup:.0f} px)"
+        assert code.evaluate_all(_CLIPPED) == [], "the edited line wraps in the prompt's diff"
+        code.scroll_into_view_if_needed()
+        shot(page, "prompt-editor")
+    finally:
+        context.close()
+
+
+def test_learns_open_in_the_playground_button_fits_in_both_languages(browser, app_url):
+    context, page = at_projector_size(browser)
+    try:
+        page.goto(f"{app_url}/learn")
+        buttons = page.locator("[class*='st-key-learn_open_'] button")
+        expect(buttons.first).to_be_visible()
+        for lang in ("English", "中文"):
+            page.locator("[data-testid=stSidebar]").get_by_text(lang, exact=True).click()
+            settle(page)
+            for tab in page.get_by_role("tab").all():
+                tab.click()
+                visible = page.locator("[class*='st-key-learn_open_'] button:visible")
+                expect(visible).to_have_count(1)
+                assert clipped(page, "[class*='st-key-learn_open_'] button") == [], (lang, tab.inner_text())
+            shot(page, f"learn-{'zh' if lang == '中文' else 'en'}")
+    finally:
+        context.close()
