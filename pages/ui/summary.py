@@ -45,8 +45,7 @@ def downloads(record: RunRecord, *, key: str, secrets: Iterable[str] = ()) -> No
     keys = list(secrets)
     row = st.container(horizontal=True, gap="small", key=f"{key}-downloads")
     row.download_button(t("summary.trace"), lambda: trace_json(record, keys), file_name=f"trace-{file_stem(record)}.json",
-                        mime="application/json", key=f"{key}-trace", icon=":material/data_object:", on_click="ignore",
-                        help=t("summary.trace_help"))
+                        mime="application/json", key=f"{key}-trace", icon=":material/data_object:", on_click="ignore")
     row.download_button(t("summary.report"), lambda: report_markdown(record, keys),
                         file_name=f"report-{file_stem(record)}.md", mime="text/markdown", key=f"{key}-report",
                         icon=":material/article:", on_click="ignore")
