@@ -346,7 +346,8 @@ def test_an_endpoint_failing_mid_run_keeps_the_partial_run():
         run(at)
     assert kinds(at) == ["run_started", "llm_call", "thought", "tool_call", "tool_result", "run_failed", "run_finished"]
     assert blocks(at) == [("Round 1 — calls weather", ":material/check:"), ("Model call — failed", ":material/error:")]
-    assert any("the model is overloaded" in e.value and text.escape("bad_request") in e.value for e in at.error)
+    # the kind of failure named in words, the endpoint's own message kept
+    assert any("the model is overloaded" in e.value and "**Bad request**" in e.value for e in at.error)
     assert ("red", "Ended · failed") in badges(at)
     assert "Beijing" in "".join(c.value for c in at.code)  # the observation before the failure
     trace = ac.trace.loads(trace_json(record(at)))
@@ -372,7 +373,7 @@ def test_a_typed_key_never_reaches_the_page_or_the_exports():
     shown = [getattr(el, "value", "") for el in (*at.markdown, *at.error, *at.code, *at.caption)]
     assert not [s for s in shown if isinstance(s, str) and key in s]
     assert key not in trace_json(record(at), [key]) and key not in report_markdown(record(at), [key])
-    assert text.escape("auth_error") in "".join(e.value for e in at.error)
+    assert "**Authentication failed**" in "".join(e.value for e in at.error)
 
 
 def test_a_run_whose_driver_vanished_is_settled_as_stopped_and_unlocks_the_page():
