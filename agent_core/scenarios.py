@@ -76,7 +76,7 @@ SCENARIOS: dict[str, Scenario] = {s.id: s for s in (
          "zh": "工具返回 error；反思器判 REPLAN；最终回复告知运单不存在。"}),
     Scenario(
         "vacuum-cats", "plan-execute", "03",
-        {"en": "R1 or R7 Pro for two cats (goal-blind executor)",
+        {"en": "Two cats: R1 or R7 Pro (goal-blind executor)",
          "zh": "两只长毛猫选 R1 还是 R7 Pro（目标不可见的执行器）"},
         {"en": "I have two long-haired cats. Help me choose between the R1 and R7 Pro robot vacuums.",
          "zh": "我家养了两只长毛猫，帮我在 R1 和 R7 Pro 两款扫地机里挑一个"},

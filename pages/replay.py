@@ -12,7 +12,8 @@ handoff.go_if_requested()
 
 st.title(t("replay.title"))
 st.caption(t("replay.intro"))
-source_col, run_col = st.columns([4, 8], gap="large")
+# 5:7, not 4:8: an example's title and language fit its box at 1280×720 (issue 15)
+source_col, run_col = st.columns([5, 7], gap="large")
 
 with source_col:
     loaded = player.pick_trace(sidebar.current_lang())

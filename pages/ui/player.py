@@ -31,6 +31,7 @@ from .blocks import final_looks
 from .i18n import t
 from .render import RunView, draw_run, ending, fresh_area
 from .render import words as run_words
+from .controls import short_title
 from .sidebar import LANGS, current_lang
 
 P = "rp"
@@ -125,8 +126,10 @@ def example_label(option: str) -> str:
     """A bundled trace as the picker shows it: its scenario's title in the page's language, and the
     language the run was recorded in."""
     sid, code = option.rsplit(".", 1)
-    title = SCENARIOS[sid].title
-    return f"{title.get(current_lang()) or title.get(code, sid)} · {LANGS.get(code, code)}"
+    if sid not in SCENARIOS:
+        return option
+    # the short title: the full one with its pattern note is cut off in the narrow column at 1280×720
+    return f"{short_title(sid, current_lang())} · {LANGS.get(code, code)}"
 
 
 def pick_trace(lang: str) -> Loaded | None:
