@@ -96,3 +96,24 @@ def test_placeholder_lanes_are_never_called_passed():
     # each placeholder lane says so in its card and above its own run
     notes = [c.value for c in at.caption if "no script plays this pattern" in c.value]
     assert len(notes) == 2 * 3
+
+
+# --- the call bound reads as a worst case -------------------------------------------------------------
+
+def test_the_call_count_is_the_figure_and_the_bound_its_worst_case_in_both_languages():
+    from pages.ui import i18n
+
+    for lang in ("en", "zh"):
+        at = open_playground(sb_lang=lang)
+        at.selectbox(key=f"{P}_variant").select("reflection").run()
+        at.selectbox(key=f"{P}_scenario").set_value("primes").run()
+        bound = next(m for m in at.metric if m.label == i18n.t("fits.bound_label", lang))
+        assert bound.value == "7"  # 1 + 2·(2 + 1): max_iterations 2, one repair re-ask per verdict
+        assert i18n.t("fits.bound_line", lang) in [c.value for c in at.caption]
+        at.button(key=f"{P}_run").click().run()
+        calls = next(m for m in at.metric if m.label == i18n.t("render.calls", lang))
+        made = sum(1 for e in at.session_state[f"{P}_runs"][-1].events if e["kind"] == "llm_call")
+        assert calls.value == str(made) == "4", "the count alone, not '4 / 7'"  # draft, critique, refine, critique
+        worst = i18n.t("fits.worst_case", lang, bound=7)
+        assert worst in [c.value for c in at.caption] and ("worst case" in worst or "最坏情况" in worst)
+        assert "/" not in calls.value
