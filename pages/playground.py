@@ -3,6 +3,7 @@ step live; afterwards, its costs and downloads. A rerun redraws the stored run t
 
 import streamlit as st
 
+from agent_core.offline import placeholder
 from pages.ui import call_views, controls, fork_view, follow, graphs, handoff, honesty, live, runs, setup_state, shell, sidebar, step_view, summary, text
 from pages.ui.catalogue import VARIANTS
 from pages.ui.i18n import t
@@ -57,6 +58,8 @@ with run_tab, st.container(key=f"{P}_run_area"):
                                         for role, name in record.models.items())))
         with head:
             fork_view.banner(record, lang)
+        if placeholder(record.config.get("scenario"), record.config.get("pattern", ""), record.models.values()):
+            st.caption(t("fits.placeholder_run"))  # offline, no script covers it: its verdicts mean nothing
         if sum(1 for e in record.events if e["kind"] == "draft") > 1:  # there are diffs to lay out
             head.segmented_control(t("playground.diffs"), list(LAYOUTS), key=f"{P}_diff_layout",
                                    format_func=lambda layout: t(f"playground.layout.{layout}"), required=True,

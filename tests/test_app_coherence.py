@@ -117,3 +117,19 @@ def test_the_call_count_is_the_figure_and_the_bound_its_worst_case_in_both_langu
         worst = i18n.t("fits.worst_case", lang, bound=7)
         assert worst in [c.value for c in at.caption] and ("worst case" in worst or "最坏情况" in worst)
         assert "/" not in calls.value
+
+
+def test_a_free_task_run_offline_says_its_verdicts_judge_placeholder_text():
+    from pages.ui import i18n
+
+    at = open_playground()
+    at.selectbox(key=f"{P}_variant").select("reflection").run()
+    at.selectbox(key=f"{P}_scenario").set_value(FREE).run()
+    at.text_area(key=f"{P}_free_task").input("Plan a picnic for six people.").run()
+    at.button(key=f"{P}_run").click().run()
+    assert not at.exception
+    assert i18n.t("fits.placeholder_run", "en") in [c.value for c in at.caption]
+    # a scripted scenario has a real (documented) run: no such note
+    at.selectbox(key=f"{P}_scenario").set_value("primes").run()
+    at.button(key=f"{P}_run").click().run()
+    assert i18n.t("fits.placeholder_run", "en") not in [c.value for c in at.caption]
