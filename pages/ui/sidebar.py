@@ -77,9 +77,11 @@ def _provider_changed() -> None:
     state.pop(K_TEST, None)
 
 
-#: Select boxes whose labels are in the page's language, on any page: the provider here, the pattern
+#: Select boxes whose labels are in the page's language, on any page: the provider and the offline
+#: speed here (left alone, a switch to 中文 reset the speed slider to "instant"), the pattern
 #: and scenario boxes (Playground, Compare lanes), Eval's patterns, Replay's examples, step mode's picks.
-_RELABELLED = re.compile(r"sb_provider|(pg|cmp\d?)_(variant|scenario)|ev_patterns|rp_example|pg_step_(breaks|people)")
+_RELABELLED = re.compile(r"sb_provider|sb_offline_speed|(pg|cmp\d?)_(variant|scenario)|ev_patterns|rp_example|"
+                         r"pg_step_(breaks|people)")
 
 
 def _lang_changed() -> None:
