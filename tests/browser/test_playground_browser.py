@@ -75,7 +75,7 @@ def test_plan_and_execute_on_order_99999_in_chinese_replans_retries_and_passes(p
     expect(verdict(page, "REPLAN")).to_be_visible()
     assert page.locator(FINAL).count() == 0, "the run should still be going"
     expect(verdict(page, "REPLAN")).to_contain_text("同步")
-    expect(page.get_by_text("Re-plan #1")).to_be_visible()
+    expect(page.get_by_text("重新规划 #1")).to_be_visible()  # block titles follow the page's language
     shot(page, "order-1-replan-live")
 
     expect(page.locator(FINAL)).to_be_visible()
