@@ -217,7 +217,7 @@ def test_react_with_the_advisor_is_sent_back_twice_then_capped():
     run(at)
     assert verdicts(at) == ["REVISE", "REVISE"]
     assert ("orange", "REVISE") in badges(at)
-    assert any("Limit reached" in w.value and text.escape("max_reflection_rounds") in w.value for w in at.warning)
+    assert any("Limit reached · Max judge rounds = 2" in w.value for w in at.warning)  # the limit by its label
     assert ("orange", "Ended · limit reached") in badges(at)
     assert [label for label in labels(at) if label.startswith("Judge")] == [
         "Judge · the answer of round 2 — REVISE", "Judge · the answer of round 4 — REVISE"]
@@ -345,7 +345,7 @@ def test_an_endpoint_failing_mid_run_keeps_the_partial_run():
         at.multiselect(key=f"{P}_tools").set_value(["weather"]).run()
         run(at)
     assert kinds(at) == ["run_started", "llm_call", "thought", "tool_call", "tool_result", "run_failed", "run_finished"]
-    assert blocks(at) == [("Round 1 — calls weather", ":material/check:"), ("Model call — failed", ":material/error:")]
+    assert blocks(at) == [("Round 1 — calls `weather`", ":material/check:"), ("Model call — failed", ":material/error:")]
     # the kind of failure named in words, the endpoint's own message kept
     assert any("the model is overloaded" in e.value and "**Bad request**" in e.value for e in at.error)
     assert ("red", "Ended · failed") in badges(at)
@@ -440,8 +440,8 @@ def test_a_react_round_is_named_by_the_tools_it_called_or_its_answer():
     config, task = ac.for_scenario("weather-report")
     looks = final_looks(config.to_dict(), ac.stream(task, config, ac.OfflineModel()))
     assert [label for label, _state in looks] == [
-        "Round 1 — calls weather, search", "Round 2 — final answer", "Judge · the answer of round 2 — REVISE",
-        "Round 3 — calls search", "Round 4 — final answer", "Judge · the answer of round 4 — REVISE"]
+        "Round 1 — calls `weather`, `search`", "Round 2 — final answer", "Judge · the answer of round 2 — REVISE",
+        "Round 3 — calls `search`", "Round 4 — final answer", "Judge · the answer of round 4 — REVISE"]
 
 
 def test_a_stopped_run_names_the_block_it_was_cut_in():

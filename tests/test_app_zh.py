@@ -92,6 +92,6 @@ def test_a_limit_says_why_in_the_pages_language():
         at = AppTest.from_function(_limit_view, args=(lang,), default_timeout=30).run()
         assert not at.exception, [e.message for e in at.exception]
         shown[lang] = [w.value for w in at.warning]
-    assert shown["en"] == ["**Limit reached · max\\_rounds = 8** · 8 rounds used; forcing a final answer with tools "
+    assert shown["en"] == ["**Limit reached · Max rounds = 8** · 8 rounds used; forcing a final answer with tools "
                            "disabled"]
-    assert shown["zh"] == ["**达到上限 · max\\_rounds = 8** · 轮次已用完，禁用工具后强制给出最终答案。"]
+    assert shown["zh"] == ["**达到上限 · 最大轮次 = 8** · 轮次已用完，禁用工具后强制给出最终答案。"]

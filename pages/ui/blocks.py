@@ -24,6 +24,12 @@ MODEL_ERRORS = frozenset({"model_error", "auth_error", "rate_limited", "connecti
                           "server_error", "stream_cut", "malformed_response"})
 
 
+def tool_name(name: str, limit: int = 40) -> str:
+    """A tool's name in a label: code (a name, the same in every language), cut at `limit` characters."""
+    flat = " ".join(str(name).split())
+    return text.code_span(flat if len(flat) <= limit else flat[: limit - 1] + "…")
+
+
 @dataclass
 class Block:
     """One box of the run view. `box`, `stream` and `streamed` belong to the view that draws it."""
@@ -137,7 +143,7 @@ class Blocks:
         elif isinstance(e, ev.ToolCallEvent) and block is not None and e.name != "unit_tests":
             block.tools.append(e.name)
             # tool names come from the model (or a file): escaped, like every label from data
-            block.suffix = self.w["calls"].format(tools=", ".join(text.inline(name, 40)
+            block.suffix = self.w["calls"].format(tools=", ".join(tool_name(name)
                                                                  for name in dict.fromkeys(block.tools)))
         elif isinstance(e, ev.PlanEvent) and block is not None:
             self.plans += 1

@@ -26,8 +26,11 @@ from agent_core.diffing import MAX_DIFF_WORK, Budget, diff_stats
 
 from agent_core.calls import MessageTable
 
+from agent_core.config import LIMITS
+
 from . import call_views, diff_view, graphs, i18n, text
-from .blocks import Block, Blocks, final_looks
+from .catalogue import limit_label
+from .blocks import Block, Blocks, final_looks, tool_name
 from .headline import Headline
 
 VERDICT_LOOK = {"PASS": ("green", ":material/check_circle:"), "REVISE": ("orange", ":material/edit_note:"),
@@ -309,8 +312,9 @@ class RunView:
                 (st.error if e.is_error else st.success)(text.escape(head), icon=":material/science:")
                 if rest.strip():
                     st.code(rest.strip(), language=None, wrap_lines=True)
-            elif e.is_error:
-                st.error(text.escape(output), icon=":material/error:")
+            elif e.is_error:  # an observation the model reads, not a failure of the app: amber, and code
+                st.badge(self.w["tool_error"], color="orange", icon=":material/error:")
+                st.code(output, language="json" if text.looks_like_json(output) else None, wrap_lines=True)
             else:
                 st.code(output, language="json" if text.looks_like_json(output) else None, wrap_lines=True)
 
@@ -358,7 +362,7 @@ class RunView:
                 st.caption(self.w["unparsed"])
                 st.code(text.clip(raw, 1500), language=None, wrap_lines=True)
         if self.draft_rows and e.role == "critic":
-            self.draft_rows[-1]["verdict"] = e.verdict
+            self.draft_rows[-1]["verdict"] = text.inline(e.verdict, 20)  # a table cell is Markdown
             self._side_dirty = True
 
     def _on_draft(self, e: ev.Draft, block: Block) -> None:
@@ -437,8 +441,14 @@ class RunView:
         # the catalogue's line for that limit (a limit this app does not know keeps the core's message)
         why = self.w.get(f"limit_why.{e.limit}") if self.lang != "en" else None
         message = why.format(value=e.value) if why else text.escape(e.message)
-        target.warning(self.w["limit"].format(limit=text.inline(e.limit), value=e.value, message=message),
+        target.warning(self.w["limit"].format(limit=self._limit_name(e.limit), value=e.value, message=message),
                        icon=":material/block:")
+
+    def _limit_name(self, name: str) -> str:
+        """A limit as the limit controls name it; a loop guard by the catalogue; anything else as code."""
+        if name in LIMITS:
+            return text.inline(limit_label(name, self.lang), 60)
+        return self.w.get(f"limit_name.{name}") or text.code_span(name)
 
     def _on_final_answer(self, e: ev.FinalAnswer, _block: None) -> None:
         self.final = e.text
@@ -515,7 +525,7 @@ class RunView:
         elif isinstance(e, ev.VerdictEvent):
             self.n += 1
             if self.draft_rows and e.role == "critic":
-                self.draft_rows[-1]["verdict"] = e.verdict
+                self.draft_rows[-1]["verdict"] = text.inline(e.verdict, 20)  # a table cell is Markdown
         elif isinstance(e, ev.Draft):
             earlier = [v for v in self.drafts if v < e.version]
             self._draft_row(e, self.drafts[max(earlier)] if earlier else None, self._rough)
@@ -575,8 +585,10 @@ class RunView:
     def _draw_side(self) -> None:
         w = self.w
         if self.summary == "plan" and self.plan:
-            rows = [{"status": _status(s.get("status", "pending"), w), "step": s.get("id"),
-                     "description": s.get("description", ""), "tool": s.get("tool") or "",
+            # st.table draws its cells as Markdown: text from the model is escaped, names are code
+            rows = [{"status": _status(s.get("status", "pending"), w), "step": text.inline(str(s.get("id")), 40),
+                     "description": text.inline(s.get("description", ""), 300),
+                     "tool": text.code_span(str(s["tool"])) if s.get("tool") else "",
                      "critical": "✓" if s.get("critical") else ""} for s in self.plan]
             # st.table, not a data grid: its cells wrap, so no word is cut at a column's edge at
             # 1280×720 ("replannec", "query_or": issue 15)
@@ -584,7 +596,8 @@ class RunView:
         elif self.summary == "drafts" and self.draft_rows:
             self._side.table(self._headed(self.draft_rows), hide_index=True)
         elif self.summary == "tools" and self.tool_rows:
-            rows = [{"tool": name, "calls": n, "errors": errors} for name, (n, errors) in self.tool_rows.items()]
+            rows = [{"tool": text.code_span(name), "calls": n, "errors": errors}
+                    for name, (n, errors) in self.tool_rows.items()]
             self._side.table(self._headed(rows), hide_index=True)
 
     def _headed(self, rows: list[dict[str, Any]]) -> pd.DataFrame:
@@ -603,7 +616,7 @@ def _tool_line(call: ev.ToolCallEvent, w: Mapping[str, str]) -> str:
         draft = call.arguments.get("draft", "?") if isinstance(call.arguments, dict) else "?"
         return ":material/science: " + w["unit_tests"].format(draft=text.inline(str(draft)))
     args = text.arguments(call.arguments) if call.arguments not in (None, {}, "") else ""
-    return f":material/build: **{text.inline(call.name, 60)}** {text.code_span(args) if args else '()'}"
+    return f":material/build: **{tool_name(call.name, 60)}** {text.code_span(args) if args else '()'}"
 
 
 def hide_stale(area_key: str, live: bool) -> None:
