@@ -49,8 +49,11 @@ class Seen:
 class Headline:
     """The verdict trail and the latest diff of one run view. `note_*` record, `paint` draws."""
 
-    def __init__(self, key: str, *, lang: str, code: bool, diff_layout: str, diff: bool = True) -> None:
-        """`diff=False` leaves the latest diff out (Compare's narrow lanes have their answer diff)."""
+    def __init__(self, key: str, *, lang: str, code: bool, diff_layout: str, diff: bool = True,
+                 live: bool = True) -> None:
+        """`diff=False` leaves the latest diff out (Compare's narrow lanes have their answer diff);
+        `live=False` is a redraw, painted once (render.slot says why that matters)."""
+        from .render import slot  # render imports this module
         self.key, self.lang, self.code, self.layout, self.with_diff = key, lang, code, diff_layout, diff
         self.w = words(lang)
         self.seen: list[Seen] = []
@@ -64,11 +67,12 @@ class Headline:
         self.dirty = False
         # keyed boxes made once (a key may appear once per script run); their slots are redrawn
         with st.container(key=f"{key}-headline"):
-            self._trail_slot = st.empty()
+            self._trail_slot = slot(live)
             # the newest feedback and the latest diff: stacked, or side by side on a projector
             with st.container(key=f"{key}-head-body"):
-                self._verdict_slot = st.empty()
-                self._diff_slot = st.container(key=f"{key}-latest-diff").empty()
+                self._verdict_slot = slot(live)
+                with st.container(key=f"{key}-latest-diff"):
+                    self._diff_slot = slot(live)
         st.html(f"<style>.st-key-{key}-latest-diff {{ max-height: 45vh; overflow-y: auto; }}</style>")
 
     def see(self, e: ev.Event) -> None:

@@ -99,6 +99,16 @@ def drive(record: runs.RunRecord, view: RunView, router: ModelRouter) -> bool:
         handle.changed.clear()
 
 
+def spent(record: runs.RunRecord, router: ModelRouter) -> None:
+    """A finished run's spend gauge, in the place `drive` drew it live: the redraw keeps the live
+    view's element tree, so the end of a run shrinks nothing (issue 15)."""
+    calls = [e for e in record.typed_events() if isinstance(e, ev.LlmCall)]
+    gauge = st.empty()
+    if calls:
+        costs.spend_gauge(gauge, calls, worst_case(record.run_config(), record.task, record.bound), router,
+                          sidebar.current_lang())
+
+
 def _start_handle(record: runs.RunRecord, router: ModelRouter) -> None:
     """Give a claimed run its RunHandle (with the breakpoints step mode asked for) and start it."""
     run_id, prefix = record.run_id, record.fork["at"] - 1 if record.fork else 0

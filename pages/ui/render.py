@@ -132,10 +132,9 @@ class RunView:
         if task:
             st.markdown(self.w["task"].format(task=text.inline(task, 400)))
         # verdict first: the trail and the latest diff lead, counters and graph come after (issue 15)
-        self.head = Headline(key, lang=self.lang, code=self.code, diff_layout=diff_layout, diff=not compact)
-        self._counters = st.empty()
-        self._graph = st.empty()
-        self._side = st.empty()
+        self.head = Headline(key, lang=self.lang, code=self.code, diff_layout=diff_layout, diff=not compact,
+                             live=self.live)
+        self._counters, self._graph, self._side = slot(self.live), slot(self.live), slot(self.live)
         #: blocks drawn on redraw (a page of them); the others only count. `hide_before` (live views)
         #: leaves blocks below that index undrawn: Play starts a long run from its middle that way.
         self.window = self._page() if looks is not None else None
@@ -609,6 +608,18 @@ class RunView:
 def _status(status: str, w: Mapping[str, str]) -> str:
     """A plan step's status in words (pending, running, done ...)."""
     return w.get(f"status.{status}") or status
+
+
+def slot(live: bool) -> Any:
+    """A place a view fills later: redrawn often while live, once (at close) on a redraw.
+
+    Both are a container, so a live view and its redraw have the same element tree. A redraw puts
+    no empty placeholder in it first: an st.empty sent in the place of the live run's counters or
+    graph would blank them until close() drew them again, and the run area shrank for that moment
+    at the end of every run (issue 15).
+    """
+    box = st.container()
+    return box.empty() if live else box
 
 
 def _tool_line(call: ev.ToolCallEvent, w: Mapping[str, str]) -> str:
