@@ -119,3 +119,21 @@ def test_the_primes_run_draws_its_word_diff_struck_and_underlined_in_monospace()
     assert parsed.text["del"] and parsed.text["ins"]
     code = [c.value for c in at.code if c.language == "diff"]
     assert code and all(c.proto.wrap_lines for c in at.code if c.language == "diff"), "line diffs wrap"
+
+
+def test_a_hostile_trace_s_drafts_reach_the_page_as_text():
+    """Replay a trace whose drafts carry markup (tests/hostile_traces): the word diffs hold it as text."""
+    from tests.hostile_traces import ATTACKER_HOST, corpus, dumps
+
+    data, _ = corpus()["labels-primes"]
+    at = open_page("pages/replay.py")
+    at.segmented_control(key="rp_source").set_value("upload").run()
+    at.file_uploader(key="rp_upload").set_value(("labels-primes.json", dumps(data), "application/json")).run()
+    assert not at.exception
+    bodies = [h.proto.body for h in at.get("html") if diff_view.CSS_CLASS in h.proto.body]
+    assert bodies, "the drafts' word diff is on the page"
+    for body in bodies:
+        parsed = Parsed(body)
+        assert {tag for tag, _ in parsed.tags} <= {"div", "del", "ins"}, body[:300]
+        seen = parsed.text[""] + parsed.text["del"] + parsed.text["ins"]
+        assert "<b>ATTACKHTML</b>" in seen and f'<img src="http://{ATTACKER_HOST}/html.png">' in seen
