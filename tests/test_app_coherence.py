@@ -8,7 +8,6 @@ import functools
 
 from streamlit.testing.v1 import AppTest
 
-from agent_core.scenarios import SCENARIOS
 from pages.ui.setup_state import FREE
 from tests.app_pages import open_page
 

@@ -10,7 +10,6 @@ from html.parser import HTMLParser
 import pytest
 
 from agent_core.diffing import word_diff
-from agent_core.scenarios import SCENARIOS
 from pages.ui import diff_view
 from tests.app_pages import open_page
 
