@@ -491,9 +491,10 @@ def generic_synthesizer(call: Call) -> Reply:
     done = len(re.findall(r"^Step \d+", call.input("completed"), re.MULTILINE))
     failed = len(re.findall(r"^Step \d+", call.input("failed"), re.MULTILINE))
     return Reply(call.t(f"{label(call)} This is where a real model would combine the results of {done} completed "
-                        f"and {failed} failed step(s) into the reply. Pick a built-in scenario to see a documented "
-                        "run, or connect a model in the sidebar.",
-                        f"{label(call)} 这里本应由真实模型综合 {done} 个已完成步骤和 {failed} 个失败步骤的结果生成回复。"
+                        f"and {failed} failed step(s) into the reply to “{topic(call)}”. Pick a built-in scenario to "
+                        "see a documented run, or connect a model in the sidebar.",
+                        f"{label(call)} 这里本应由真实模型综合 {done} 个已完成步骤和 {failed} 个失败步骤的结果，"
+                        f"生成对“{topic(call)}”的回复。"
                         "选择内置场景可观看完整的文档化运行，或在侧边栏连接真实模型。"))
 
 
