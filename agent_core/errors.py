@@ -19,14 +19,16 @@ class ConfigError(AgentError):
 
 
 class TemplateError(ConfigError):
-    """A prompt template is broken: missing or unknown placeholder, or a stray brace."""
+    """A prompt template is broken: missing or unknown placeholder, or a stray brace. `kind` says which
+    ("missing", "unknown", "invalid", "stray"; "" otherwise), so a page can say it in its own language."""
 
     code = "template_error"
 
-    def __init__(self, message: str, *, role: str = "", placeholder: str = "") -> None:
+    def __init__(self, message: str, *, role: str = "", placeholder: str = "", kind: str = "") -> None:
         super().__init__(message)
         self.role = role
         self.placeholder = placeholder
+        self.kind = kind
 
 
 class ModelError(AgentError):

@@ -95,3 +95,18 @@ def test_a_limit_says_why_in_the_pages_language():
     assert shown["en"] == ["**Limit reached · Max rounds = 8** · 8 rounds used; forcing a final answer with tools "
                            "disabled"]
     assert shown["zh"] == ["**达到上限 · 最大轮次 = 8** · 轮次已用完，禁用工具后强制给出最终答案。"]
+
+
+def test_a_broken_prompt_is_explained_in_the_pages_language():
+    """The core's TemplateError says which kind of problem it is; the page says it in Chinese."""
+    from agent_core.prompts import specs_for
+    from pages.ui import setup_state
+
+    at = open_playground(sb_lang="zh")
+    choose(at, "reflection", SCENARIOS["primes"].title["zh"])
+    key = setup_state.prompt_key(P, "reflection", "critic")
+    at.text_area(key=key).input(specs_for("reflection")["critic"].zh.replace("{draft}", "{answr}")).run()
+    shown = [e.value for e in at.error]
+    assert any("未知的占位符" in e and "answr" in e for e in shown), shown
+    assert not any("unknown placeholder" in e for e in shown), shown
+    assert at.button(key=f"{P}_run").disabled

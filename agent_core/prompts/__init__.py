@@ -53,13 +53,13 @@ def placeholders(template: str, key: str = "") -> list[str]:
                 shown = "{" + name + "}"
                 raise TemplateError(
                     f"prompt {key!r}: {shown} is not a valid placeholder; use a name like {{task}}, "
-                    "or write literal braces as {{{{ and }}}}", role=key, placeholder=shown)
+                    "or write literal braces as {{{{ and }}}}", role=key, placeholder=shown, kind="invalid")
             names.append(name)
     except ValueError as exc:
         brace = "}" if "'}'" in str(exc) else "{"
         raise TemplateError(
             f"prompt {key!r}: stray {brace!r} ({exc}); write a literal brace as {brace * 2}",
-            role=key, placeholder=brace) from None
+            role=key, placeholder=brace, kind="stray") from None
     return names
 
 
@@ -70,11 +70,11 @@ def validate(template: str, prompt: PromptSpec) -> None:
     if unknown:
         allowed = ", ".join("{" + n + "}" for n in sorted(prompt.required | prompt.optional)) or "none"
         raise TemplateError(f"prompt {prompt.key!r}: unknown placeholder {{{unknown[0]}}}; allowed: {allowed}",
-                            role=prompt.key, placeholder=unknown[0])
+                            role=prompt.key, placeholder=unknown[0], kind="unknown")
     missing = sorted(prompt.required - found)
     if missing:
         raise TemplateError(f"prompt {prompt.key!r}: missing placeholder {{{missing[0]}}}",
-                            role=prompt.key, placeholder=missing[0])
+                            role=prompt.key, placeholder=missing[0], kind="missing")
 
 
 @functools.lru_cache(maxsize=1024)

@@ -18,7 +18,7 @@ from agent_core.config import validate as validate_config
 from agent_core.diffing import tokens
 from agent_core.errors import AgentError, TemplateError
 from agent_core.patterns import registry
-from agent_core.prompts import specs_for, validate
+from agent_core.prompts import PromptSpec, specs_for, validate
 from agent_core.scenarios import SCENARIOS
 
 from .catalogue import SWITCHES, VARIANTS, Variant
@@ -214,6 +214,17 @@ def _reset_prompt(name: str, default: str) -> None:
 
 # --- reading --------------------------------------------------------------------------------------
 
+def template_problem(exc: TemplateError, spec: PromptSpec, lang: str) -> str:
+    """What is wrong with a prompt template and how to fix it, in `lang` (the core's words for a kind of
+    problem this page does not know)."""
+    if exc.kind not in ("missing", "unknown", "invalid", "stray"):
+        return str(exc)
+    allowed = ", ".join("{" + n + "}" for n in sorted(spec.required | spec.optional)) or "—"
+    holder = exc.placeholder if exc.kind in ("invalid", "stray") else "{" + exc.placeholder + "}"
+    return t(f"setup_state.template.{exc.kind}", lang, prompt=spec.key, placeholder=holder, allowed=allowed,
+             double=exc.placeholder * 2)
+
+
 def read_setup(prefix: str, lang: str, temperature: float | None = None) -> Setup:
     """Build and check the run the page's widgets describe, without drawing anything."""
     state = st.session_state
@@ -237,7 +248,7 @@ def read_setup(prefix: str, lang: str, temperature: float | None = None) -> Setu
         try:
             validate(body, spec)
         except TemplateError as exc:
-            prompt_errors[key] = str(exc)
+            prompt_errors[key] = template_problem(exc, spec, lang)
     problems += [t("setup_state.bad_prompt", lang, problem=msg) for msg in prompt_errors.values()]
 
     values: dict[str, Any] = {name: int(state[k(prefix, f"limit_{name}")]) for name in limits_of(variant)}
