@@ -9,8 +9,8 @@ while its element is fresh; the next script run makes it stale at once, so follo
 live drawing. Only run areas are read; no run text or user text goes into the script.
 
 While a run is live the script also keeps the run area's column from shrinking (a streamed reply
-replaced by its caption, a graph redrawn): the page below never jumps, and a person reading the
-bottom of the page stays there.
+replaced by its caption, a graph redrawn), and holds that height after the run until the next one
+starts: the page never jumps, and a person reading the bottom of the page stays there.
 """
 
 from __future__ import annotations
@@ -82,25 +82,26 @@ _SCRIPT = r"""
   }, true);
   const tick = (now) => {
     const m = main(), marks = liveMarks(), live = marks.length > 0;
-    if (live && !S.wasLive) { S.follow = true; hide(); }  // a new run: follow it
+    const release = (held) => { held.style.minHeight = ''; delete held.dataset.apgHeld; };
+    if (live && !S.wasLive) {  // a new run: follow it, and let go of the last run's height
+      S.follow = true; hide();
+      document.querySelectorAll('[data-apg-held]').forEach(release);
+    }
     if (!live && S.wasLive) hide();
     S.wasLive = live;
     for (const mark of marks) {
       const area = areaOf(mark);
       if (!area) continue;
-      // no shrinking while live: the column keeps its tallest height until the run is drawn finished
+      // No shrinking while live: the column keeps its tallest height, and keeps it after the run
+      // (its redraw may be a line shorter than the last live frame) until the next run starts.
       const hold = area.parentElement;
       const h = area.getBoundingClientRect().height;
       if (hold && h > (parseFloat(hold.style.minHeight) || 0)) hold.style.minHeight = h + 'px';
-      if (hold) hold.dataset.apgHeld = '1';
+      if (hold) hold.dataset.apgHeld = mark.dataset.area;
     }
-    if (!live) {
-      const app = document.querySelector('[data-testid=stApp]');
-      if (!app || app.dataset.testScriptState !== 'running') {
-        for (const held of document.querySelectorAll('[data-apg-held]')) {
-          held.style.minHeight = ''; delete held.dataset.apgHeld;
-        }
-      }
+    // a held place that no longer holds its run area (another page, another view) is let go at once
+    for (const held of document.querySelectorAll('[data-apg-held]')) {
+      if (!held.querySelector('.st-key-' + CSS.escape(held.dataset.apgHeld))) release(held);
     }
     if (live && S.follow && m) {
       let target = null, low = -Infinity;
