@@ -112,7 +112,7 @@ class RunView:
         #: the summary beside the graph: plan, drafts or tools (from the pattern's spec)
         self.summary = self.blocks.spec.summary
         self.shown: dict[int, tuple[str, str]] = {}
-        self.calls = self.tokens = self.n = 0
+        self.calls = self.tokens = self.n = self.thoughts = 0
         self.estimated = False
         self.elapsed = 0.0
         self.reason: str | None = None
@@ -285,7 +285,10 @@ class RunView:
                 self.call_actions(row, self.calls, e)
 
     def _on_thought(self, e: ev.Thought, block: Block) -> None:
-        block.box.markdown(f":material/psychology: {text.escape(e.text)}")
+        # keyed as the model's text (like drafts and replies), so a reader can tell it from the page's labels
+        self.thoughts += 1
+        block.box.container(key=f"{self.key}-thought-{self.thoughts}").markdown(
+            f":material/psychology: {text.escape(e.text)}")
 
     def _on_tool_call(self, e: ev.ToolCallEvent, block: Block) -> None:
         slot = block.box.empty()
