@@ -132,3 +132,22 @@ def test_a_free_task_run_offline_says_its_verdicts_judge_placeholder_text():
     at.selectbox(key=f"{P}_scenario").set_value("primes").run()
     at.button(key=f"{P}_run").click().run()
     assert i18n.t("fits.placeholder_run", "en") not in [c.value for c in at.caption]
+
+
+def test_a_model_name_with_markup_stays_text_in_the_cost_table():
+    """The cost table is an HTML table (it wraps at 1280×720), and st.table draws Markdown."""
+    def page():  # noqa: ANN202 - an AppTest script
+        import agent_core as ac
+        from agent_core.testing import ScriptedModel, say
+        from pages.ui import summary
+
+        named = ScriptedModel([say("hello")], "![ATTACKIMG](http://attacker.invalid/x.png) **bold**")
+        result = ac.run("hi", ac.RunConfig(pattern="direct"), named)
+        summary.costs(list(result.events), key="t")
+
+    at = AppTest.from_function(page, default_timeout=30)
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    cells = [str(v) for v in at.table[0].value.iloc[:, 1]]
+    assert cells and all("ATTACKIMG" in c for c in cells), "the model's name is shown"
+    assert all("![ATTACKIMG](" not in c and "**bold**" not in c for c in cells), cells

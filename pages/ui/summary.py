@@ -13,7 +13,7 @@ from agent_core import events as ev
 from agent_core import metrics, otel
 from agent_core.report import markdown_report
 
-from . import telemetry
+from . import telemetry, text
 from .i18n import lang as page_lang
 from .i18n import t, words
 from .runs import RunRecord
@@ -88,6 +88,7 @@ def costs(events: list[ev.Event], *, key: str, lang: str | None = None) -> None:
             for column in ("latency_ms_mean", "latency_ms_total"):
                 shown[column] = shown[column].round().astype(int)
             shown["estimated"] = ["✓" if v else "" for v in shown["estimated"]]
+            shown["model"] = [text.inline(str(m), 80) for m in shown["model"]]  # st.table draws Markdown
             with st.container(key=f"{key}-by-role"):
                 st.table(shown.rename(columns={
                     "role": w["col_role"], "model": w["col_model"], "calls": w["col_calls"],
