@@ -264,3 +264,31 @@ def test_the_scroll_position_is_kept_at_the_end_of_a_run(projector, app_url):
     tops = [f[3] for f in _frames(page)]
     assert max(tops) - min(tops) <= 2, f"the page moved between {min(tops):.0f} and {max(tops):.0f} px"
     shot(page, "scroll-kept")
+
+
+def test_compare_follows_its_lanes_into_view_while_they_run(projector, app_url):
+    """The issue's Compare: at 1280×720 the lanes ran entirely below the fold, and the page never moved."""
+    page = projector
+    page.goto(f"{app_url}/compare")
+    page.locator(".st-key-cmp_run button").wait_for()
+    settle(page)
+    page.locator(".st-key-cmp_preset_executor button").first.click()  # offered offline: scripts play both lanes
+    settle(page)
+    page.locator(".st-key-cmp_run button").click()
+    expect(page.locator(".st-key-cmp_lane0-flow [data-testid=stExpander]").first).to_be_visible()
+    time.sleep(1.5)
+    moved = page.evaluate(f"() => document.querySelector('{MAIN}').scrollTop")
+    seen = page.evaluate("""() => [0, 1, 2, 3].map(i => {
+      const blocks = [...document.querySelectorAll(`.st-key-cmp_lane${i}-flow [data-testid=stExpander]`)]
+        .filter(b => b.offsetParent !== null);
+      if (!blocks.length) return null;
+      const r = blocks[blocks.length - 1].getBoundingClientRect();
+      return [r.top, r.bottom];
+    })""")
+    page.screenshot(path=str(ARTIFACTS / "follow-3-compare-lanes.png"))  # what the room sees, mid-run
+    drawn = [s for s in seen if s is not None]
+    assert drawn, "no lane has drawn a step yet"
+    assert any(top < H and bottom > 0 for top, bottom in drawn), f"every lane's newest step is off screen: {seen}"
+    assert moved > 0, "the page never moved"
+    page.locator(".st-key-cmp_stop button").click()
+    settle(page)
