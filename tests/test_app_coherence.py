@@ -63,16 +63,27 @@ def _block(at: AppTest, key: str):  # noqa: ANN202 - an AppTest block
     return find(at.main)
 
 
-def test_offline_the_presets_say_which_lanes_would_play_placeholder_text():
+def test_offline_a_comparison_is_offered_only_where_the_scripts_play_every_lane():
     at = open_compare()
     at.selectbox(key="cmp_scenario").set_value("order-99999").run()
     note = _block(at, "cmp_preset_patterns_offline")
     assert note is not None, "every pattern on order 99999: only Plan-and-Execute has a script for it"
     said = " ".join(c.value for c in note.caption)
-    assert "placeholder" in said and "ReAct" in said and "Reflection" in said and "Plan-and-Execute" not in said
+    assert "Not offered offline" in said and "placeholder" in said
+    assert "ReAct" in said and "Reflection" in said and "Plan-and-Execute" not in said
+    assert at.button(key="cmp_preset_patterns").disabled
     assert "placeholder" in at.button(key="cmp_preset_patterns").help
-    # a preset on its own scripted task has nothing to warn about
-    assert _block(at, "cmp_preset_executor_offline") is None and _block(at, "cmp_preset_critic_offline") is None
+    # a preset on its own scripted task is offered, with nothing to warn about
+    for name in ("executor", "critic"):
+        assert not at.button(key=f"cmp_preset_{name}").disabled
+        assert _block(at, f"cmp_preset_{name}_offline") is None
+
+
+def test_with_a_model_every_comparison_is_offered():
+    at = open_compare(sb_provider="openai")
+    at.selectbox(key="cmp_scenario").set_value("order-99999").run()
+    assert not at.button(key="cmp_preset_patterns").disabled
+    assert _block(at, "cmp_preset_patterns_offline") is None
 
 
 def test_the_presets_notes_speak_chinese():
@@ -83,8 +94,12 @@ def test_the_presets_notes_speak_chinese():
 
 
 def test_placeholder_lanes_are_never_called_passed():
+    # lanes set by hand may still leave a script's task: they run, and say what they are
     at = open_compare()
-    at.button(key="cmp_preset_patterns").click().run()
+    at.selectbox(key="cmp_scenario").set_value("order-99999").run()
+    at.segmented_control(key="cmp_count").set_value(4).run()
+    for i, variant in enumerate(["react-advisor", "plan-execute-reflector", "reflection", "direct"]):
+        at.selectbox(key=f"cmp{i}_variant").set_value(variant).run()
     assert _block(at, "cmp0_placeholder") is not None and _block(at, "cmp1_placeholder") is None
     at.button(key="cmp_run").click().run()
     assert not at.exception

@@ -1,8 +1,8 @@
 """The Compare page under AppTest: lanes set up with the Playground's controls, run at the same time on
 the offline model, then compared — a table per lane, cost charts, a diff of two answers, one export
-that Replay opens. The one-click comparisons play the seeds' stories: order 99999 through three
-patterns, and the goal-blind executor sent back on the two long-haired cats where the goal-aware one
-is not.
+that Replay opens. The seeds' stories: order 99999 through every pattern and the baseline (lanes set
+by hand: offline, that one-click comparison is offered only where scripts play every lane), and the
+goal-blind executor sent back on the two long-haired cats where the goal-aware one is not.
 
 AppTest sees only the final tree (the lanes redrawn from their stored events); the live columns are
 checked in a real browser (tests/browser/test_compare_browser.py).
@@ -68,12 +68,21 @@ def table(at: AppTest):
 
 # --- every pattern and the baseline on order 99999 ------------------------------------------------
 
+def set_lanes(at: AppTest, scenario: str, variants: list[str]) -> None:
+    """Lanes set up by hand, as a person does where no one-click comparison is offered."""
+    at.selectbox(key="cmp_scenario").set_value(scenario).run()
+    at.segmented_control(key="cmp_count").set_value(len(variants)).run()
+    for i, variant in enumerate(variants):
+        at.selectbox(key=f"cmp{i}_variant").set_value(variant).run()
+    assert not at.exception, [e.message for e in at.exception]
+
+
 def test_every_pattern_and_the_baseline_on_order_99999_run_to_the_end_and_are_compared():
     at = open_compare()
-    click(at, "cmp_preset_patterns")
-    assert at.selectbox(key="cmp_scenario").value == "order-99999"
-    assert [at.selectbox(key=f"cmp{i}_variant").value for i in range(4)] == [
-        "react-advisor", "plan-execute-reflector", "reflection", "direct"]
+    # offline the one-click "every pattern" comparison is not offered here (only Plan-and-Execute has a
+    # script for order 99999, issue 15): the same four lanes, set up by hand, play and say so
+    assert at.button(key="cmp_preset_patterns").disabled
+    set_lanes(at, "order-99999", ["react-advisor", "plan-execute-reflector", "reflection", "direct"])
     click(at, "cmp_run")
 
     react, plan, reflection, direct = lanes(at)

@@ -52,9 +52,10 @@ def task_picker(lang: str, *, disabled: bool) -> None:
     with right:
         st.markdown(t("lanes_view.presets", lang))
         for name, preset in PRESETS.items():
-            # offline, a lane no script covers on this task plays placeholder text: say so before the click
+            # offline, a comparison is offered only where the scripts play every lane (issue 15): a lane no
+            # script covers on this task would play placeholder text, so the button says why it is off
             note = offline_note(preset, state[K_SCENARIO], lang) if sidebar.is_offline() else ""
-            st.button(preset.label(lang), key=f"{P}_preset_{name}", icon=preset.icon, disabled=disabled,
+            st.button(preset.label(lang), key=f"{P}_preset_{name}", icon=preset.icon, disabled=disabled or bool(note),
                       help=f"{preset.help(lang)}\n\n{note}" if note else preset.help(lang),
                       on_click=apply_preset, args=(name,), width="stretch")
             if note:

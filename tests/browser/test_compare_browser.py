@@ -12,18 +12,26 @@ from pathlib import Path
 
 from playwright.sync_api import expect
 
-from tests.browser.harness import ARTIFACTS, settle, shot
+from tests.browser.harness import ARTIFACTS, pick, settle, shot
 
 RUN, STOP = ".st-key-cmp_run button", ".st-key-cmp_stop button"
 LANES = 3
+
+
+#: every pattern and the baseline, on order 99999 (the page's first task). Offline the one-click
+#: comparison is not offered there (only Plan-and-Execute has a script for it), so lanes are set by hand.
+VARIANTS = ("ReAct + reflection advisor", "Plan-and-Execute + Reflector", "Reflection", "Direct — one call (baseline)")
 
 
 def open_compare(page, url: str) -> None:  # noqa: ANN001 - playwright Page
     page.goto(f"{url}/compare")
     page.locator(RUN).wait_for(timeout=30_000)
     settle(page)
-    page.locator(".st-key-cmp_preset_patterns button").first.click()
+    expect(page.locator(".st-key-cmp_preset_patterns button").first).to_be_disabled()
+    page.locator(".st-key-cmp_count button", has_text=str(len(VARIANTS))).click()
     settle(page)
+    for i, variant in enumerate(VARIANTS):
+        pick(page, f"cmp{i}_variant", variant)
 
 
 def blocks(page, lane: int):  # noqa: ANN001, ANN201

@@ -29,7 +29,9 @@ PROPER = {"AirX", "WatchFit", "Pro", "SF", "AQI", "GPT", "GSM", "CommonSenseQA",
 #: Terms written in Latin letters in Chinese technical writing as well: "token" (as in Chinese providers'
 #: own price lists), "vs" in a comparison's title, and the Markdown file format.
 TERMS = {"token", "Token", "vs", "Markdown"}
-ALLOWED = NAMES | MODELS | PROPER | TERMS
+#: units of measure, written in Latin letters in Chinese text too (a tool's product data: 4000 Pa, 65 dB)
+UNITS = {"Pa", "dB", "ml", "mm", "cm", "km", "kg", "mAh", "Wh", "kWh"}
+ALLOWED = NAMES | MODELS | PROPER | TERMS | UNITS
 _WORD = re.compile(r"[A-Za-z]{2,}")
 
 #: What is not a label: code, typed values, the task and what the model wrote, Streamlit's own chrome.
@@ -111,7 +113,7 @@ def _playground(page) -> None:  # noqa: ANN001
 
 def _compare(page) -> None:  # noqa: ANN001
     visit(page, "对比", ".st-key-cmp_run button")
-    page.locator(".st-key-cmp_preset_patterns button").first.click()
+    page.locator(".st-key-cmp_preset_executor button").first.click()  # offered offline: scripts play both lanes
     settle(page)
     page.locator(".st-key-cmp_run button").click()
     expect(page.locator(".st-key-cmp_answer_diff")).to_be_visible(timeout=180_000)
