@@ -66,7 +66,8 @@ _SCRIPT = r"""
   // bottom, it follows again
   document.addEventListener('wheel', (e) => { if (e.deltaY < 0) stop(); }, {passive: true, capture: true});
   document.addEventListener('keydown', (e) => {
-    if (['ArrowUp', 'PageUp', 'Home'].includes(e.key)) stop();
+    const typing = e.target && e.target.closest && e.target.closest('input, textarea, [contenteditable]');
+    if (!typing && ['ArrowUp', 'PageUp', 'Home'].includes(e.key)) stop();
   }, true);
   document.addEventListener('touchmove', () => stop(), {passive: true, capture: true});
   document.addEventListener('pointerdown', (e) => {
