@@ -24,7 +24,9 @@ setup = setup_state.read_setup(P, lang, sidebar.temperature())
 st.title(t("playground.title"))
 setup_col, run_col = st.columns([4, 8], gap="large")
 # the prompt editor gets the wide column, beside the run, so a template and its diff are not cut off
-run_tab, prompts_tab = run_col.tabs([t("fits.run_tab"), t("playground.prompts_tab")])
+# keyed (a tab click reruns the page) so that Run can bring the run's tab forward (live._start)
+run_tab, prompts_tab = run_col.tabs([t("fits.run_tab"), t("playground.prompts_tab")], key=live.tabs_key(P),
+                                    on_change="rerun")
 
 with setup_col:
     controls.pattern_picker(P, lang, disabled=running)

@@ -38,6 +38,13 @@ def _start(prefix: str) -> None:
     router = sidebar.model_router()
     runs.begin(prefix, setup.task, setup.config.to_dict(), router.names(), setup.bound,
                step=step_view.requested(prefix, setup.config.pattern))
+    # a person who pressed Run from the prompt editor's tab is taken to the run they started
+    st.session_state[tabs_key(prefix)] = t("fits.run_tab")
+
+
+def tabs_key(prefix: str) -> str:
+    """The key of the page's tabs beside the setup (the run, the prompt editor): Run selects the run's."""
+    return f"{prefix}_tabs"
 
 
 def run_buttons(prefix: str, setup: setup_state.Setup, *, running: bool) -> None:

@@ -131,3 +131,17 @@ def test_a_second_run_starts_on_a_clean_page(page, app_url):
     expect(page.locator(FINAL)).to_be_visible()
     settle(page)
     assert page.locator(BLOCKS).count() == 4 and verdicts_in_order(page) == ["REVISE", "PASS"]
+
+
+def test_run_pressed_from_the_prompt_editor_brings_the_run_forward(page, app_url):
+    """The prompt editor is a tab beside the run: pressing Run there must not start a run out of sight."""
+    open_playground(page, app_url)
+    pick(page, "pg_variant", "Reflection")
+    page.get_by_role("tab", name="Prompts").click()
+    settle(page)
+    expect(page.get_by_role("tab", name="Prompts")).to_have_attribute("aria-selected", "true")
+    page.locator(RUN).click()
+    expect(page.get_by_role("tab", name="The run")).to_have_attribute("aria-selected", "true")
+    expect(page.locator(BLOCKS).first).to_be_visible()
+    expect(page.locator(FINAL)).to_be_visible()
+    settle(page)

@@ -158,7 +158,7 @@ def test_a_paused_run_survives_another_page_and_stop_ends_it(page, app_url):
     settle(page)
     paused_id = run_id(page)
 
-    page.get_by_role("tab", name="Prompts").click()  # a tab inside the page: no rerun, nothing lost
+    page.get_by_role("tab", name="Prompts").click()  # a tab click reruns the page: the pause holds
     page.get_by_role("tab", name="The run").click()  # (the prompt editor is a tab beside the run)
     expect(page.locator(BANNER)).to_contain_text("The critic is about to review draft 0.")
 
