@@ -292,3 +292,26 @@ def test_compare_follows_its_lanes_into_view_while_they_run(projector, app_url):
     assert moved > 0, "the page never moved"
     page.locator(".st-key-cmp_stop button").click()
     settle(page)
+
+
+def test_replay_follows_the_newest_step_while_it_plays(projector, app_url):
+    page = projector
+    page.goto(f"{app_url}/replay")
+    page.locator(".st-key-rp_play button").first.wait_for()
+    settle(page)
+    page.locator(".st-key-rp_play button").first.click()
+    expect(page.locator(".st-key-rp_pause button").first).to_be_visible()
+    expect(page.locator(".st-key-rp_view-flow [data-testid=stExpander]").nth(2)).to_be_visible(timeout=20_000)
+    time.sleep(0.5)
+    playing = page.locator(".st-key-rp_view-final").count() == 0
+    moved = page.evaluate(f"() => document.querySelector('{MAIN}').scrollTop")
+    where = page.evaluate("""() => {
+      const blocks = [...document.querySelectorAll('.st-key-rp_view-flow [data-testid=stExpander]')]
+        .filter(b => b.offsetParent !== null);
+      const r = blocks[blocks.length - 1].getBoundingClientRect();
+      return [r.top, r.bottom, innerHeight];
+    }""")
+    page.screenshot(path=str(ARTIFACTS / "follow-4-replay-playing.png"))
+    assert playing, "the replay should still be playing"
+    assert moved > 0, "the page never moved"
+    assert where[1] > 0 and where[0] < where[2] and where[1] <= where[2] + 2, f"newest step off screen: {where}"
