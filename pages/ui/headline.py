@@ -1,9 +1,10 @@
-"""The head of a run view: the verdict trail and the latest draft diff, above counters and graph.
+"""The head of a run view: the verdict trail and the run's latest change, above counters and graph.
 
 A room watching a run wants to know what the reviewer said and what changed, not how many tokens
 went by. So every verdict is a large badge in one row (its feedback in the badge's tooltip), the
-newest verdict's feedback is spelled out under it, and the latest draft's word diff follows in a
-box of bounded height. Amber marks a verdict that sends the work back (REVISE, RETRY, REPLAN):
+newest verdict's feedback is spelled out beside it, and the latest change follows as a word diff in
+a box of bounded height: a draft against the one before, a re-plan against the plan, a retried
+step's result against its first attempt. Amber marks a verdict that sends the work back (REVISE, RETRY, REPLAN):
 a re-plan is the pattern working, not the app failing, and red is kept for real errors.
 
 The trail is drawn with st.html from a fixed template; every piece of run text is html.escape'd.
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass
+
 import streamlit as st
 
 from agent_core import events as ev
@@ -47,7 +49,7 @@ class Seen:
 
 
 class Headline:
-    """The verdict trail and the latest diff of one run view. `note_*` record, `paint` draws."""
+    """The verdict trail and the latest change of one run view. `see` takes events, `paint` draws."""
 
     def __init__(self, key: str, *, lang: str, code: bool, diff_layout: str, diff: bool = True,
                  live: bool = True) -> None:
