@@ -2,7 +2,8 @@
 event as the core yields them, or all at once from stored events (redraw, Replay, Compare). Both
 paths make the same calls in the same order, so a redrawn run looks like the live one.
 
-Layout, top to bottom: counters (LLM calls against the bound, tokens, time); the pattern's graph
+Layout, top to bottom: the head (headline.py: every verdict as a badge, the newest feedback, the
+run's latest change as a diff); counters (LLM calls against the bound, tokens, time); the pattern's graph
 with the active node; a side table that changes as the run goes (the plan's step statuses, the
 drafts, or the tools used); one block per round / plan / step attempt / draft / critique holding
 what happened in it (blocks.py decides which and what they are called); the ending. A live block
