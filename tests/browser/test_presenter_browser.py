@@ -160,6 +160,25 @@ def test_presenter_mode_shows_the_replan_its_analysis_and_the_retry_diff_on_orde
     assert sizes and min(sizes) >= 14, sizes
 
 
+def test_the_newest_step_stays_in_view_at_the_watchable_speed(projector, app_url):
+    """The issue: in 18 of 20 samples the newest step was below the fold, and the page never scrolled."""
+    page = projector
+    open_playground(page, app_url)
+    pick(page, "pg_variant", "Reflection")
+    _start(page)
+    seen, shown = 0, 0
+    for _ in range(20):
+        time.sleep(0.2)
+        where = page.evaluate(NEWEST)
+        if where is None or page.locator(FINAL).count():
+            break
+        seen += 1
+        top, bottom, height = where
+        shown += int(bottom > 0 and top < height and bottom <= height + 2)
+    assert seen >= 10 and shown >= seen - 1, f"the newest step was in view in {shown} of {seen} samples"
+    _finish(page)
+
+
 def test_the_newest_step_stays_in_view_and_scrolling_up_lets_go(projector, app_url):
     page = projector
     open_playground(page, app_url)
