@@ -15,13 +15,15 @@ st.markdown(t("home.intro"))
 SPECS = list(registry.specs().values())
 lang = sidebar.current_lang()
 
-for column, spec in zip(st.columns(len(SPECS), gap="medium"), SPECS, strict=True):
+# two cards a row: four in a row left each graph 150 px wide at 1280×720, its labels 3-8 px (issue 15)
+columns = [column for _ in range(0, len(SPECS), 2) for column in st.columns(2, gap="medium")]
+for column, spec in zip(columns, SPECS):
     variant = next((v for v in spec.variants if v.id == spec.compare_variant), spec.variants[0])
     scenarios = [s.title.get(lang, s.title["en"]) for s in SCENARIOS.values() if s.pattern == spec.name]
     with column.container(border=True, height="stretch"):
         st.subheader(spec.label(lang))
-        st.graphviz_chart(graphs.dot({"pattern": spec.name, **variant.forced, **variant.floors}, lang=lang),
-                         width="stretch")
+        st.graphviz_chart(graphs.dot({"pattern": spec.name, **variant.forced, **variant.floors}, lang=lang,
+                                     vertical=True), width="content")
         st.markdown(variant.blurb(lang))
         if scenarios:
             st.caption(t("home.scenarios", names=t("home.list_sep").join(scenarios)))

@@ -25,7 +25,7 @@ for tab, lesson in zip(st.tabs([lesson.title(lang) for lesson in LESSONS]), LESS
     with tab:
         variant = VARIANTS[lesson.variant]
         config, _task = ac.for_scenario(lesson.scenario, lang, **variant.forced)
-        left, right = st.columns([3, 2], gap="large")
+        left, right = st.columns([5, 4], gap="large")  # the graph at its own size, labels 12 px and more
         with left:
             st.markdown(lesson.what(lang))
             use, avoid = st.columns(2)
@@ -36,7 +36,7 @@ for tab, lesson in zip(st.tabs([lesson.title(lang) for lesson in LESSONS]), LESS
             st.markdown(t("learn.bound", scenario=text.escape(scenario.title.get(lang, lesson.scenario)),
                           bound=ac.call_bound(config)))
         with right:
-            st.graphviz_chart(graphs.dot(config.to_dict(), lang=lang), width="stretch")
+            st.graphviz_chart(graphs.dot(config.to_dict(), lang=lang, vertical=True), width="content")
             # a short label that fits the column at 1280×720, and the scenario on its own line below
             st.button(t("fits.open_playground"), key=f"learn_open_{lesson.variant}", type="primary",
                       icon=":material/play_circle:", width="stretch", disabled=busy,

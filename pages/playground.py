@@ -52,7 +52,7 @@ with run_tab, st.container(key=f"{P}_run_area"):
     if record is None:
         head.markdown(t("playground.press_run"))
         preview = setup.config.to_dict() if setup.config else {"pattern": setup.variant.pattern}
-        st.graphviz_chart(graphs.dot(preview), width="stretch")
+        st.graphviz_chart(graphs.dot(preview, vertical=graphs.vertical_in_run(preview)), width="content")
     else:
         head.caption(t("playground.head", run=record.run_id,
                        variant=VARIANTS[setup_state.variant_of(record.config)].label_in(lang),

@@ -19,16 +19,20 @@ _IDLE = 'fillcolor="#FFFFFF", color="#9CA3AF"'
 
 
 def dot(config: Mapping[str, Any], active: str | None = None, visited: Iterable[str] = (),
-        lang: str | None = None) -> str:
-    """The pattern's graph in DOT (nodes and edges from its spec), `active` highlighted and `visited` tinted."""
+        lang: str | None = None, *, vertical: bool = False) -> str:
+    """The pattern's graph in DOT (nodes and edges from its spec), `active` highlighted and `visited` tinted.
+
+    Left to right it is 470-700 px wide at its own size; top to bottom (`vertical`, for a narrow column)
+    100-380 px. Draw it with width="content": a graph stretched or squeezed to a column changes its
+    labels' size with it (8 px on Home's four columns at 1280×720, issue 15)."""
     lang = lang if lang in i18n.LANGS else i18n.lang()  # labels in the page's language unless told
     spec = _spec(config)
     edges = [(a, b, label(lang) if label else "") for a, b, label in spec.edges(config)]
     nodes = list(dict.fromkeys(n for a, b, _ in edges for n in (a, b)))
     seen = set(visited)
     # on a projector (presenter mode) labels are drawn at 14 pt and 13 pt, so at least 14 px on screen
-    node_pt, edge_pt = (14, 13) if presenter.is_on() else (11, 9)
-    lines = ["digraph {", 'rankdir=LR; bgcolor="transparent"; pad=0.1; nodesep=0.3; ranksep=0.35;',
+    node_pt, edge_pt = (14, 13) if presenter.is_on() else (11, 10)
+    lines = ["digraph {", f'rankdir={"TB" if vertical else "LR"}; bgcolor="transparent"; pad=0.1; nodesep=0.3; ranksep=0.35;',
              f'node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize={node_pt}, height=0.4];',
              f'edge [fontname="Helvetica", fontsize={edge_pt}, color="#6B7280", fontcolor="#374151"];']
     for n in nodes:
@@ -40,6 +44,34 @@ def dot(config: Mapping[str, Any], active: str | None = None, visited: Iterable[
         lines.append(f'"{a}" -> "{b}"' + (f' [label="{label}"]' if label else "") + ";")
     lines.append("}")
     return "\n".join(lines)
+
+
+#: ranks from task to end at which a left-to-right graph outgrows a run column at 1280×720 (about
+#: 110 px a rank plus its edge labels: five ranks are 690-700 px at their own size, the column 515)
+WIDE_RANKS = 5
+
+
+def ranks(config: Mapping[str, Any]) -> int:
+    """How many ranks the graph's longest forward path spans (edges back to an earlier node are loops)."""
+    edges = [(a, b) for a, b, _ in _spec(config).edges(config)]
+    depth: dict[str, int] = {}
+
+    def visit(node: str, at: int, path: frozenset[str]) -> None:
+        if depth.get(node, -1) >= at:
+            return
+        depth[node] = at
+        for a, b in edges:
+            if a == node and b not in path:
+                visit(b, at + 1, path | {b})
+
+    visit("task", 1, frozenset({"task"}))
+    return max(depth.values(), default=1)
+
+
+def vertical_in_run(config: Mapping[str, Any], compact: bool = False) -> bool:
+    """Whether a run's graph is drawn top to bottom: in a Compare lane, or when it is wide and the run
+    shares the page with its setup (presenter mode gives the run the width, so it stays left to right)."""
+    return compact or (not presenter.is_on() and ranks(config) >= WIDE_RANKS)
 
 
 def node_for(event: ev.Event, config: Mapping[str, Any], after: str | None = None) -> str | None:

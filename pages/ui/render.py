@@ -579,8 +579,10 @@ class RunView:
             else:
                 d.badge(w["running"], color="blue", icon=":material/progress_activity:")
         if graph:
-            self._graph.graphviz_chart(graphs.dot(self.config, self.active, self.visited, self.blocks.lang),
-                                       width="stretch")
+            # at its own size (a compact lane's column is narrow: top to bottom there), never stretched
+            self._graph.graphviz_chart(graphs.dot(self.config, self.active, self.visited, self.blocks.lang,
+                                                  vertical=graphs.vertical_in_run(self.config, self.compact)),
+                                       width="content")
         if graph or self._side_dirty:
             self._side_dirty = False
             self._draw_side()

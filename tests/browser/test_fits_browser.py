@@ -237,3 +237,38 @@ def test_compare_and_replay_name_every_scenario_in_full(browser, app_url):
             assert clipped(page, ".st-key-rp_example input") == [], scenario.id
     finally:
         context.close()
+
+
+#: the smallest graph label that reads at 1280×720 outside presenter mode (which draws 14 px and more);
+#: stretched or squeezed to their columns, Home's, Learn's and a Plan-and-Execute run's were 3-8 px
+LABEL_PX = 11
+
+
+def _label_px(page) -> list[float]:  # noqa: ANN001
+    """Every visible graph label's on-screen size: its font size in the SVG times the SVG's scale."""
+    page.wait_for_function("() => document.querySelectorAll('[data-testid=stGraphVizChart] svg g.node').length")
+    return page.evaluate("""() => [...document.querySelectorAll('[data-testid=stGraphVizChart] svg')]
+      .filter(svg => svg.getBoundingClientRect().width > 0).flatMap(svg => {
+        const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+        return [...svg.querySelectorAll('text')].map(t => parseFloat(t.getAttribute('font-size')) * scale);
+      })""")
+
+
+def test_graph_labels_read_on_home_learn_and_a_plan_and_execute_run(browser, app_url):
+    context, page = at_projector_size(browser)
+    page.goto(app_url)
+    sizes = _label_px(page)
+    assert len(sizes) > 20 and min(sizes) >= LABEL_PX, ("home", sorted(sizes)[:5])
+    shot(page, "graph-home")
+    page.goto(f"{app_url}/learn")
+    sizes = _label_px(page)
+    assert sizes and min(sizes) >= LABEL_PX, ("learn", sorted(sizes)[:5])
+    open_playground(page, app_url)
+    instant(page)
+    choose(page, "pg_variant", VARIANTS["plan-execute-reflector"].label_in("en"))
+    run_to_the_end(page)
+    sizes = _label_px(page)
+    assert sizes and min(sizes) >= LABEL_PX, ("plan-and-execute run", sorted(sizes)[:5])
+    page.locator("[data-testid=stGraphVizChart]").first.scroll_into_view_if_needed()
+    shot(page, "graph-plan-execute-run")
+    context.close()
