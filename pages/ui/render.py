@@ -654,9 +654,12 @@ def hide_stale(area_key: str, live: bool) -> None:
     # (issue 15: the area vanished for 0.3-0.5 s at the end of every run, and the page jumped up).
     scope = f"{area}:has([data-stale='false'] .{mark})"
     rule = f"{scope} [data-stale='true'], {scope} :is({boxes}):not(:has([data-stale='false'])) {{ display: none; }}"
-    # the mark's element is drawn live or not, so a live view and a redraw have the same element tree
-    st.html(f"<style>{rule if live else ''} {area} [data-testid=stElementContainer]:has(.ap-mark) "
-            f"{{ display: none; }}</style><span class='ap-mark {mark if live else ''}'></span>")
+    # the mark's element is drawn live or not, so a live view and a redraw have the same element tree;
+    # it is hidden by its container's key, not by a `:has(.ap-mark)` rule on every element container
+    # of the area (the browser re-checked that on each of a redraw's hundreds of insertions)
+    with st.container(key=f"ap-mark-{area_key}"):
+        st.html(f"<style>{rule if live else ''} [class*='st-key-ap-mark-'] {{ display: none; }}</style>"
+                f"<span class='ap-mark {mark if live else ''}'></span>")
 
 
 def draw_run(config: Mapping[str, Any], events: Iterable[ev.Event], *, bound: int, key: str, task: str = "",
