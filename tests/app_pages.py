@@ -27,3 +27,14 @@ def open_page(page: str, **state: object) -> AppTest:
 def badges(at: AppTest) -> list[tuple[str, str]]:
     """(colour, label) of every badge on the page, in order."""
     return [m for md in at.markdown for m in _BADGE.findall(md.value)]
+
+
+def keyed(node, key: str):  # noqa: ANN001, ANN201 - an AppTest block
+    """The block with widget or container key `key` under `node` (e.g. `at.main`), or None."""
+    for child in getattr(node, "children", {}).values():
+        if getattr(child, "key", None) == key:
+            return child
+        found = keyed(child, key)
+        if found is not None:
+            return found
+    return None

@@ -9,7 +9,7 @@ import functools
 from streamlit.testing.v1 import AppTest
 
 from pages.ui.setup_state import FREE
-from tests.app_pages import open_page
+from tests.app_pages import keyed, open_page
 
 P = "pg"
 open_playground = functools.partial(open_page, "pages/playground.py")
@@ -52,15 +52,7 @@ open_compare = functools.partial(open_page, "pages/compare.py")
 
 
 def _block(at: AppTest, key: str):  # noqa: ANN202 - an AppTest block
-    def find(node):  # noqa: ANN001, ANN202
-        for child in getattr(node, "children", {}).values():
-            if getattr(child, "key", None) == key:
-                return child
-            found = find(child)
-            if found is not None:
-                return found
-        return None
-    return find(at.main)
+    return keyed(at.main, key)
 
 
 def test_offline_a_comparison_is_offered_only_where_the_scripts_play_every_lane():

@@ -26,7 +26,7 @@ from pages.ui.catalogue import VARIANTS
 from pages.ui.controls import short_title
 from pages.ui.blocks import final_looks
 from pages.ui.summary import report_markdown, trace_json
-from tests.app_pages import badges, open_page
+from tests.app_pages import badges, keyed, open_page
 from tests.fake_openai_server import Fail, FakeCall, FakeOpenAIServer, Reply
 
 P = "pg"
@@ -61,16 +61,7 @@ def record(at: AppTest):
 
 def blocks(at: AppTest, key: str = f"{P}_view-flow") -> list[tuple[str, str]]:
     """(label, icon) of every step block of the run view, whether live (st.status) or redrawn."""
-    def find(node):  # noqa: ANN001, ANN202
-        for child in getattr(node, "children", {}).values():
-            if getattr(child, "key", None) == key:
-                return child
-            found = find(child)
-            if found is not None:
-                return found
-        return None
-
-    flow = find(at.main)
+    flow = keyed(at.main, key)
     return [(b.label, b.icon) for b in flow.children.values()] if flow is not None else []
 
 
