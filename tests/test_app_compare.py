@@ -20,7 +20,7 @@ from agent_core.scenarios import SCENARIOS
 from agent_core.trace import VERSION as TRACE_VERSION
 from pages.ui import setup_state
 from pages.ui.player import open_file
-from tests.app_pages import open_page
+from tests.app_pages import keyed, open_page
 from tests.fake_openai_server import FakeOpenAIServer, Reply
 
 open_compare = functools.partial(open_page, "pages/compare.py")
@@ -47,19 +47,8 @@ def calls(record) -> int:
     return sum(1 for e in record.events if e["kind"] == "llm_call")
 
 
-def within(node, key: str):  # noqa: ANN001, ANN201 - an AppTest block
-    """The block with widget/container key `key` under `node`."""
-    for child in getattr(node, "children", {}).values():
-        if getattr(child, "key", None) == key:
-            return child
-        found = within(child, key)
-        if found is not None:
-            return found
-    return None
-
-
 def answer_diff(at: AppTest) -> str:
-    return next(c.value for c in within(at.main, "cmp_answer_diff").code if c.language == "diff")
+    return next(c.value for c in keyed(at.main, "cmp_answer_diff").code if c.language == "diff")
 
 
 def table(at: AppTest):
@@ -119,7 +108,7 @@ def test_every_pattern_and_the_baseline_on_order_99999_run_to_the_end_and_are_co
     diff = at.session_state["cmp_diff_a"], at.session_state["cmp_diff_b"]
     assert diff == (0, 1)
     assert answer_diff(at).startswith("--- A · ReAct + reflection advisor\n+++ B · Plan-and-Execute + Reflector")
-    assert any("<ins " in h.proto.body for h in within(at.main, "cmp_answer_diff").get("html"))  # word diff
+    assert any("<ins " in h.proto.body for h in keyed(at.main, "cmp_answer_diff").get("html"))  # word diff
     assert not at.button(key="cmp_run").disabled and at.button(key="cmp_stop").disabled
 
 
