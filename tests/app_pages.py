@@ -38,3 +38,10 @@ def keyed(node, key: str):  # noqa: ANN001, ANN201 - an AppTest block
         if found is not None:
             return found
     return None
+
+
+def connect(at: AppTest, url: str, model: str = "fake-model") -> None:
+    """Point the sidebar at an OpenAI-compatible endpoint, as a person does (provider, base URL, model)."""
+    at.sidebar.selectbox(key="sb_provider").select("Custom OpenAI-compatible endpoint").run()
+    at.sidebar.text_input(key="sb_base_url").input(url).run()
+    at.sidebar.text_input(key="sb_model").input(model).run()

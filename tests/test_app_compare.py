@@ -20,7 +20,7 @@ from agent_core.scenarios import SCENARIOS
 from agent_core.trace import VERSION as TRACE_VERSION
 from pages.ui import setup_state
 from pages.ui.player import open_file
-from tests.app_pages import keyed, open_page
+from tests.app_pages import connect, keyed, open_page
 from tests.fake_openai_server import FakeOpenAIServer, Reply
 
 open_compare = functools.partial(open_page, "pages/compare.py")
@@ -204,9 +204,7 @@ def test_each_lane_can_ask_its_own_model_on_the_sidebars_endpoint():
 
     with FakeOpenAIServer(reply) as server:
         at = open_compare()
-        at.sidebar.selectbox(key="sb_provider").select("Custom OpenAI-compatible endpoint").run()
-        at.sidebar.text_input(key="sb_base_url").input(server.url).run()
-        at.sidebar.text_input(key="sb_model").input("fake-model").run()
+        connect(at, server.url)
         at.segmented_control(key="cmp_count").set_value(2).run()
         for i in range(2):
             at.selectbox(key=f"cmp{i}_variant").select("reflection").run()

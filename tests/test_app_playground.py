@@ -21,12 +21,12 @@ from agent_core.config import LIMITS
 from agent_core.llm import PRESETS
 from agent_core.prompts import specs_for
 from agent_core.scenarios import SCENARIOS
-from pages.ui import i18n, setup_state, text
+from pages.ui import i18n, setup_state
 from pages.ui.catalogue import VARIANTS
 from pages.ui.controls import short_title
 from pages.ui.blocks import final_looks
 from pages.ui.summary import report_markdown, trace_json
-from tests.app_pages import badges, keyed, open_page
+from tests.app_pages import badges, connect, keyed, open_page
 from tests.fake_openai_server import Fail, FakeCall, FakeOpenAIServer, Reply
 
 P = "pg"
@@ -141,9 +141,7 @@ def test_the_sidebar_offers_the_offline_model_and_every_provider():
 
 def test_test_connection_names_the_endpoint_that_does_not_answer():
     at = open_playground()
-    at.sidebar.selectbox(key="sb_provider").select("Custom OpenAI-compatible endpoint").run()
-    at.sidebar.text_input(key="sb_base_url").input("http://127.0.0.1:9/v1").run()
-    at.sidebar.text_input(key="sb_model").input("m").run()
+    connect(at, "http://127.0.0.1:9/v1", "m")
     at.sidebar.button(key="sb_test").click().run()
     assert "cannot reach http://127.0.0.1:9/v1" in at.sidebar.error[0].value
 
@@ -328,9 +326,7 @@ def test_an_endpoint_failing_mid_run_keeps_the_partial_run():
         server.push(Reply("Let me check the weather.", tool_calls=(FakeCall("weather", '{"city": "Beijing"}'),)),
                     Fail(400, "the model is overloaded"))
         at = open_playground()
-        at.sidebar.selectbox(key="sb_provider").select("Custom OpenAI-compatible endpoint").run()
-        at.sidebar.text_input(key="sb_base_url").input(server.url).run()
-        at.sidebar.text_input(key="sb_model").input("fake-model").run()
+        connect(at, server.url)
         choose(at, "react", "Free task — type your own")
         at.text_area(key=f"{P}_free_task").input("How warm is Beijing today?").run()
         at.multiselect(key=f"{P}_tools").set_value(["weather"]).run()
@@ -353,9 +349,7 @@ def test_a_typed_key_never_reaches_the_page_or_the_exports():
     with FakeOpenAIServer() as server:
         server.push(Fail(401, f"Incorrect API key provided: {key}"))
         at = open_playground()
-        at.sidebar.selectbox(key="sb_provider").select("Custom OpenAI-compatible endpoint").run()
-        at.sidebar.text_input(key="sb_base_url").input(server.url).run()
-        at.sidebar.text_input(key="sb_model").input("fake-model").run()
+        connect(at, server.url)
         at.sidebar.text_input(key="sb_api_key").input(key).run()
         choose(at, "reflection")
         run(at)

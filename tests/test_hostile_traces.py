@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 from agent_core import trace
 from pages.ui import text
-from tests.app_pages import open_page
+from tests.app_pages import connect, open_page
 from tests.hostile_traces import UNESCAPED, corpus, dumps
 
 CORPUS = corpus()
@@ -133,9 +133,7 @@ def test_a_hostile_endpoints_tool_name_is_text_in_a_live_runs_labels():
     with FakeOpenAIServer() as server:
         server.push(Reply("Let me look.", tool_calls=(FakeCall(PAYLOAD, "{}"),)), Reply("Final Answer: done"))
         at = open_playground()
-        at.sidebar.selectbox(key="sb_provider").select("Custom OpenAI-compatible endpoint").run()
-        at.sidebar.text_input(key="sb_base_url").input(server.url).run()
-        at.sidebar.text_input(key="sb_model").input("fake-model").run()
+        connect(at, server.url)
         choose(at, "react", "Free task — type your own")
         at.text_area(key=f"{P}_free_task").input("Look it up.").run()
         at.multiselect(key=f"{P}_tools").set_value(["weather"]).run()

@@ -3,7 +3,6 @@ lanes' answers, and the export of every lane in one file (which Replay opens lan
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 
 import pandas as pd
