@@ -160,21 +160,30 @@ def test_presenter_mode_shows_the_replan_its_analysis_and_the_retry_diff_on_orde
     assert sizes and min(sizes) >= 14, sizes
 
 
+def _newest_in_view(page, samples: int, *, until_final: bool) -> tuple[int, int]:  # noqa: ANN001
+    """(samples taken while a step was streaming, samples with the newest step on screen), one each
+    0.2 s; a sample with no step or after the final answer is skipped, or ends it (`until_final`)."""
+    seen = shown = 0
+    for _ in range(samples):
+        time.sleep(0.2)
+        where = page.evaluate(NEWEST)
+        if where is None or page.locator(FINAL).count():
+            if until_final:
+                break
+            continue
+        seen += 1
+        top, bottom, height = where
+        shown += int(bottom > 0 and top < height and bottom <= height + 2)
+    return seen, shown
+
+
 def test_the_newest_step_stays_in_view_at_the_watchable_speed(projector, app_url):
     """The issue: in 18 of 20 samples the newest step was below the fold, and the page never scrolled."""
     page = projector
     open_playground(page, app_url)
     pick(page, "pg_variant", "Reflection")
     _start(page)
-    seen, shown = 0, 0
-    for _ in range(20):
-        time.sleep(0.2)
-        where = page.evaluate(NEWEST)
-        if where is None or page.locator(FINAL).count():
-            break
-        seen += 1
-        top, bottom, height = where
-        shown += int(bottom > 0 and top < height and bottom <= height + 2)
+    seen, shown = _newest_in_view(page, 20, until_final=True)
     assert seen >= 10 and shown >= seen - 1, f"the newest step was in view in {shown} of {seen} samples"
     _finish(page)
 
@@ -188,15 +197,7 @@ def test_the_newest_step_stays_in_view_and_scrolling_up_lets_go(projector, app_u
     settle(page)
     expect(page.locator(".st-key-sb_offline_speed")).to_contain_text("Slow")
     _start(page)
-    seen, shown = 0, 0
-    for _ in range(12):  # about 2.5 s of a streaming run
-        time.sleep(0.2)
-        where = page.evaluate(NEWEST)
-        if where is None or page.locator(FINAL).count():
-            continue
-        seen += 1
-        top, bottom, height = where
-        shown += int(bottom > 0 and top < height and bottom <= height + 2)
+    seen, shown = _newest_in_view(page, 12, until_final=False)  # about 2.5 s of a streaming run
     assert seen >= 6 and shown >= seen - 1, f"the newest step was in view in {shown} of {seen} samples"
     shot(page, "follow-1-newest-in-view")
 
