@@ -1,10 +1,10 @@
 """Replay: open a saved run — a bundled example or a trace file — and step through it, or play it at
-1×, 2× or 4×, drawn exactly as it was live; fork its configuration into the Playground. No model
-is called, whatever the sidebar says."""
+1×, 2× or 4×, drawn exactly as it was live; fork it at any call, run in place of the trace
+(pages/ui/replay_fork.py), or open its configuration in the Playground. Only a fork calls a model."""
 
 import streamlit as st
 
-from pages.ui import fork_view, handoff, player, runs, shell, sidebar
+from pages.ui import fork_view, handoff, player, replay_fork, runs, shell, sidebar
 from pages.ui.i18n import t
 
 shell.require("replay")
@@ -30,4 +30,8 @@ with run_col:
             st.markdown(t("replay.empty"))
     else:
         fork_view.open_editor(sidebar.current_lang())
-        player.player(loaded)
+        fork = replay_fork.shown(loaded)
+        if fork is not None:  # a fork of this trace, run here: drawn where the trace was
+            replay_fork.area(fork, sidebar.current_lang())
+        else:
+            player.player(loaded)

@@ -127,13 +127,27 @@ def test_replay_forks_order_99999_at_the_replan_and_the_shell_sails_through():
     nonce = at.session_state["fork_target"]["nonce"]
     at.text_area(key=f"fork_reply_{nonce}").input(PASS_STEP).run()
     at.button(key=f"fork_run_{nonce}").click().run()
-    forked = runs(at)[-1]
+    assert not at.exception, [e.message for e in at.exception]
+    forked = runs(at, "rp")[-1]  # run on Replay itself, in place of the trace
     assert forked.status == "finished" and forked.fork["at"] == 4
     verdicts = [e["verdict"] for e in forked.events if e["kind"] == "verdict"]
     assert verdicts[0] == "PASS" and "REPLAN" not in verdicts
     answer = next(e["text"] for e in forked.events if e["kind"] == "final_answer")
     parent_answer = next(e.text for e in (ev.event_from_dict(d) for d in forked.parent) if e.kind == "final_answer")
     assert answer != parent_answer and "syncing" in answer
+    # Replay draws the fork where the trace was: its banner, its three recorded calls, its answer
+    assert any("Forked from run" in c.value and "at call 4" in c.value for c in at.caption)
+    assert [label for _, label in badges(at)].count("recorded") == 3
+    assert any("syncing" in m.value for m in at.markdown)
+    assert not [b for b in at.button if b.key == "rp_play"], "the player gives way to the fork"
+    # Back to the trace: the player again; the fork is kept
+    at.button(key="rp_fork_back").click().run()
+    assert [b for b in at.button if b.key == "rp_play"] and runs(at, "rp")[-1] is forked
+    # a fork's configuration opens in the Playground
+    at.session_state["rp_fork_shown"] = forked.run_id
+    at.run()
+    at.button(key="rp_fork_open").click().run()
+    assert not at.exception, [e.message for e in at.exception]
     assert at.selectbox(key="pg_variant").value == "plan-execute-reflector", "the setup shows what the fork ran"
     assert at.selectbox(key="pg_scenario").value == "order-99999"
 
@@ -155,3 +169,17 @@ def test_a_format_1_trace_replays_but_says_it_cannot_be_forked():
     assert not [b for b in at.button if (b.key or "").startswith("rp_view-fork-")]
     assert not [label for label in popovers(at) if label.startswith("Prompt")]
     assert any("trace format 1" in c.value for c in at.caption)
+
+
+def test_a_replay_fork_gives_way_when_another_trace_is_opened():
+    at = open_page("pages/replay.py")
+    at.button(key="rp_view-fork-4").click().run()
+    nonce = at.session_state["fork_target"]["nonce"]
+    at.text_area(key=f"fork_reply_{nonce}").input(PASS_STEP).run()
+    at.button(key=f"fork_run_{nonce}").click().run()
+    assert at.button(key="rp_fork_back") and not [b for b in at.button if b.key == "rp_play"]
+    other = next(o for o in at.selectbox(key="rp_example").options if o != at.selectbox(key="rp_example").value)
+    at.selectbox(key="rp_example").select(other).run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert [b for b in at.button if b.key == "rp_play"], "the newly opened trace is shown, not the old fork"
+    assert "rp_fork_shown" not in at.session_state

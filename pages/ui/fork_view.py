@@ -3,10 +3,16 @@ editor it opens — the reply that call gets (pre-filled with the recorded one a
 pattern will parse it) and the prompts and limits from there on. Run starts the fork in the
 Playground: the recorded prefix is drawn at once, marked "recorded", and the rest streams live.
 
-State: `fork_target` (shared by every page: Replay forks into the Playground) holds the call to
-fork — the parent's event dicts, run id, config, task and the call's number and role — while the
-editor is open; its widgets live under `fork_*`. The editor is a panel above the run, not a modal dialog, so the
-run it forks stays in view while the reply is written.
+State: `fork_target` (shared by every page) holds the call to fork — the parent's event dicts, run
+id, config, task, the call's number and role, and the page whose runs it joins (`home`) — while the
+editor is open; its widgets live under `fork_*`. The editor is a panel above the run, not a modal
+dialog, so the run it forks stays in view while the reply is written.
+
+A fork runs on the page it was started from: the Playground's fork of its own run, and Replay's fork
+of an opened trace, drawn in place of that trace (pages/ui/replay_fork.py). Either way the fork's
+run view stands where its parent's was drawn, under the same key, so the browser keeps the prefix's
+blocks and updates them; a page switch would make it build all of them again (issue 12: a 300-event
+prefix took 1.3-1.4 s through the switch from Replay to the Playground).
 """
 
 from __future__ import annotations
@@ -28,6 +34,9 @@ from .catalogue import limit_help, limit_label
 
 TARGET = "fork_target"
 PLAYGROUND = "pg"
+REPLAY = "rp"
+#: Replay: the id of the fork it shows in place of the trace (see replay_fork.py)
+SHOWN = "rp_fork_shown"
 
 def words(lang: str | None = None) -> dict[str, str]:
     """Fork's texts (locales/*.toml, table [fork_view]) in `lang`, default the page's."""
@@ -50,14 +59,14 @@ def note_unforkable(events: list[ev.Event], lang: str) -> None:
 
 
 def call_actions(*, events: list[dict[str, Any]], run_id: str, config: dict[str, Any], task: str, lang: str,
-                 key: str):
-    """A RunView hook that adds "Fork from here" to every call's row."""
+                 key: str, home: str = PLAYGROUND):
+    """A RunView hook that adds "Fork from here" to every call's row; the fork runs on `home`'s page."""
     w = words(lang)
     busy = runs.any_active()
 
     def add(row: Any, number: int, call: ev.LlmCall) -> None:
         target = {"events": events, "run_id": run_id, "config": config, "task": task, "at": number,
-                  "role": call.role}
+                  "role": call.role, "home": home}
         row.button(w["fork"], key=f"{key}-fork-{number}", icon=":material/call_split:", type="tertiary",
                    on_click=st.session_state.__setitem__, args=(TARGET, target), disabled=busy,
                    help=w["busy"] if busy else w["fork_help"].format(k=number))
@@ -65,11 +74,16 @@ def call_actions(*, events: list[dict[str, Any]], run_id: str, config: dict[str,
 
 
 def open_editor(lang: str) -> None:
-    """Show the fork editor when a Fork button asked for it (call once per page, above the run)."""
+    """Show the fork editor when a Fork button asked for it (call once per page, above the run).
+
+    Its place is held when it is closed (an empty slot shows nothing), so closing it on Run does not
+    move the run drawn below it: the fork's prefix updates the parent's blocks in place.
+    """
+    slot = st.empty()
     target = st.session_state.get(TARGET)
     if isinstance(target, dict):
         w = words(lang)
-        with st.container(border=True, key="fork_editor"):
+        with slot.container(border=True, key="fork_editor"):
             role = call_views.role_name(target["role"], lang)
             st.markdown(f"#### :material/call_split: {w['title'].format(k=target['at'], role=role)}")
             _editor(target, lang)
@@ -163,10 +177,14 @@ def _begin() -> None:
              "parent_config": target["config"],
              "reply": None if reply is None else {"text": reply.text, "tool_calls": [
                  {"id": c.id, "name": c.name, "arguments": c.arguments} for c in reply.tool_calls]}}
-    runs.begin(PLAYGROUND, target["task"], config.to_dict(), sidebar.model_router().names(), bound, fork=point,
-               parent=target["events"])
+    home = target.get("home", PLAYGROUND)
+    record = runs.begin(home, target["task"], config.to_dict(), sidebar.model_router().names(), bound, fork=point,
+                        parent=target["events"])
     _close()
-    handoff.load_into_playground(config.to_dict(), target["task"])  # the setup column shows what the fork runs
+    if home == PLAYGROUND:
+        handoff.load_into_playground(config.to_dict(), target["task"])  # the setup column shows what the fork runs
+    else:
+        st.session_state[SHOWN] = record.run_id  # Replay draws it where the trace was
 
 
 def _changes(target: dict[str, Any], base: RunConfig, lang: str, nonce: str) -> None:

@@ -9,9 +9,11 @@ take on the next script run (a widget's value cannot change once the widget is d
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,6 +38,8 @@ from .sidebar import LANGS, current_lang
 
 P = "rp"
 VIEW = f"{P}_view"
+#: the keyed container of the run view and the head above it
+AREA = f"{P}_area"
 K_SOURCE, K_EXAMPLE, K_UPLOAD, K_FILE, K_LANE = (f"{P}_{n}" for n in ("source", "example", "upload", "file", "lane"))
 K_POS, K_SEEK, K_PLAYING, K_PLAYED, K_SPEED, K_LOADED = (f"{P}_{n}" for n in ("pos", "seek", "playing", "played",
                                                                               "speed", "loaded"))
@@ -271,17 +275,29 @@ def player(loaded: Loaded) -> None:
     state.setdefault(K_SPEED, 1)
     playing = bool(state.get(K_PLAYING))
 
-    with fresh_area(playing):
-        _controls(n, playing)
+    with view_area(playing) as head:
+        with head:
+            _controls(n, playing)
         if playing:
-            _play_from(loaded, int(state.get(K_PLAYED, 0)), int(state[K_SPEED]))
+            _play_from(loaded, int(state.get(K_PLAYED, 0)), int(state[K_SPEED]), head)
         else:
-            position = _slider(n)
-            st.caption(_where(events, position))
-            if position == 0:
-                st.info(t("player.press_play"), icon=":material/play_circle:")
+            with head:
+                position = _slider(n)
+                st.caption(_where(events, position))
+                if position == 0:
+                    st.info(t("player.press_play"), icon=":material/play_circle:")
             draw_run(loaded.config, events[:position], bound=loaded.bound, key=VIEW, task=loaded.task,
                      call_actions=_fork_actions(loaded))
+
+
+@contextlib.contextmanager
+def view_area(live: bool) -> Iterator[Any]:
+    """The place of Replay's run view, with a head container above it: the player's controls, or a
+    fork's banner. A fork of the trace draws its run here too, so it stands where the trace's blocks
+    were, as the first thing after the head, and the browser updates them instead of building them
+    again (`replay_fork`)."""
+    with fresh_area(live), st.container(key=AREA):
+        yield st.container()
 
 
 def _fork_actions(loaded: Loaded):
@@ -290,7 +306,8 @@ def _fork_actions(loaded: Loaded):
         fork_view.note_unforkable(loaded.events, current_lang())
         return None
     return fork_view.call_actions(events=[e.to_dict() for e in loaded.events], run_id=loaded.trace.run_id,
-                                  config=dict(loaded.config), task=loaded.task, lang=current_lang(), key=VIEW)
+                                  config=dict(loaded.config), task=loaded.task, lang=current_lang(), key=VIEW,
+                                  home=P)
 
 
 def _controls(n: int, playing: bool) -> None:
@@ -316,13 +333,14 @@ def _slider(n: int) -> int:
     return position
 
 
-def _play_from(loaded: Loaded, start: int, speed: int) -> None:
+def _play_from(loaded: Loaded, start: int, speed: int, head: Any) -> None:
     """Draw the first `start` events at once, then the rest as they happened, `speed` times as fast."""
     state = st.session_state
     events = loaded.events
     n = len(events)
-    progress = st.progress(start / n, text=_where(events, start))
-    follow.mark(f"{VIEW}-flow", live=True)  # the page follows the newest step while it plays
+    progress = head.progress(start / n, text=_where(events, start))
+    with head:
+        follow.mark(f"{VIEW}-flow", live=True)  # the page follows the newest step while it plays
     view = RunView(loaded.config, bound=loaded.bound, key=VIEW, task=loaded.task)
     # from the middle of a long run: only the last few blocks of what is already played are drawn
     # (each live block costs Streamlit a pause; the slider's pages hold the rest)

@@ -140,9 +140,10 @@ def verdict(page, name: str):  # noqa: ANN001, ANN201
     return page.locator(f"[class*='st-key-pg_view-verdict-'][class*='-{name}']")
 
 
-def verdicts_in_order(page) -> list[str]:  # noqa: ANN001
-    classes = page.locator("[class*='st-key-pg_view-verdict-']").evaluate_all("els => els.map(e => e.className)")
-    return [next(c.rsplit("-", 1)[1] for c in cls.split() if c.startswith("st-key-pg_view-verdict-"))
+def verdicts_in_order(page, view: str = "pg_view") -> list[str]:  # noqa: ANN001
+    """The verdicts of the run view keyed `view` (the Playground's by default), in order."""
+    classes = page.locator(f"[class*='st-key-{view}-verdict-']").evaluate_all("els => els.map(e => e.className)")
+    return [next(c.rsplit("-", 1)[1] for c in cls.split() if c.startswith(f"st-key-{view}-verdict-"))
             for cls in classes]
 
 

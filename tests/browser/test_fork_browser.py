@@ -1,8 +1,8 @@
 """Issue 12's fork story in a real browser: open order 99999 in Replay, fork it at the Reflector's
 REPLAN (call 4) with a PASS written by hand, and run it on the offline model at its slowest speed.
-The Playground draws the recorded prefix (calls 1-3, marked "recorded") at once, the live calls
-stream in after it, the answer now passes the "syncing" shell through, and Compare shows the
-original beside the fork with the answers' diff.
+Replay runs the fork in place of the trace: the recorded prefix (calls 1-3, marked "recorded") is
+there at once, the live calls stream in after it, the answer now passes the "syncing" shell through,
+and Compare shows the original beside the fork with the answers' diff.
 
 How fast the prefix lands is a benchmark figure (tests/bench/bench_ui.py), not a timed test; here
 the order of what the page shows is asserted. Screenshots go to test-artifacts/.
@@ -20,24 +20,27 @@ from tests.browser.harness import ARTIFACTS, settle, shot, verdicts_in_order
 
 PASS = '{"verdict": "PASS", "analysis": "ok", "suggestion": ""}'
 RECORDED = 3  # planner, executor, executor: the calls before the Reflector's REPLAN
-FLOW, FINAL = ".st-key-pg_view-flow", ".st-key-pg_view-final"
+FLOW, FINAL = ".st-key-rp_view-flow", ".st-key-rp_view-final"
 EDITOR = ".st-key-fork_editor"
 
-#: A timeline of what the Playground's run area shows, one entry per painted change: how many
-#: "recorded" badges and step blocks are visible, and whether the final answer is there. Streamlit
-#: switches pages without reloading, so the watcher set up on Replay keeps watching the Playground.
+#: A timeline of what Replay's run area shows, one entry per painted change: how many "recorded"
+#: badges and step blocks are visible (counting only what the current script run has drawn: the
+#: trace's own blocks stay on screen, faded, until the fork's are drawn in their place), and
+#: whether the fork's final answer is there.
 _WATCH = """
 () => {
   window.__fork = [];
   const t0 = performance.now();
   const shown = e => e.checkVisibility();
   const snap = () => {
-    const flow = document.querySelector('.st-key-pg_view-flow');
-    const all = sel => flow ? [...flow.querySelectorAll(sel)].filter(shown) : [];
+    const flow = document.querySelector('.st-key-rp_view-flow');
+    const fresh = e => shown(e) && !e.closest('[data-stale=true]');
+    const all = sel => flow ? [...flow.querySelectorAll(sel)].filter(fresh) : [];
+    const final = document.querySelector('.st-key-rp_view-final');
     return {page: location.pathname,
             recorded: all('.stMarkdownBadge').filter(e => e.textContent.trim().endsWith('recorded')).length,
             blocks: all('[data-testid=stExpander]').length,
-            final: !!document.querySelector('.st-key-pg_view-final')};
+            final: !!final && fresh(final) && !!document.querySelector('.st-key-rp_fork_head')};
   };
   let last = '', queued = false;
   new MutationObserver(() => {
@@ -63,8 +66,8 @@ def answer_in(final) -> str:  # noqa: ANN001 - playwright Locator
 
 
 def popover(page, call: int, which: int):  # noqa: ANN001, ANN201 - playwright Page, Locator
-    """Open call `call`'s Prompt (which=0) or Reply (which=1) popover in the Playground; its body."""
-    row = page.locator(f"{FLOW} [data-testid=stHorizontalBlock]:has(> .st-key-pg_view-fork-{call})")
+    """Open call `call`'s Prompt (which=0) or Reply (which=1) popover of the finished fork; its body."""
+    row = page.locator(f"{FLOW} [data-testid=stHorizontalBlock]:has(> .st-key-rp_view-fork-{call})")
     row.locator("[data-testid=stPopover]").nth(which).locator("button:visible").first.click()
     body = page.locator("[data-testid=stPopoverBody]")
     expect(body).to_be_visible()
@@ -97,16 +100,16 @@ def test_order_99999_forked_at_the_replan_with_a_pass_lets_the_syncing_shell_thr
 
     page.evaluate(_WATCH)
     editor.locator("[class*=st-key-fork_run_] button:visible").click()
-    expect(page.locator(FINAL)).to_be_visible(timeout=60_000)
+    expect(page.locator(".st-key-rp_fork_back")).to_be_visible(timeout=60_000)  # the fork has ended
     settle(page)
     timeline = page.evaluate("() => window.__fork")
     seen = "\n".join(str(s) for s in timeline)
 
-    # the page is the Playground, and the prefix came before the live calls had finished
-    assert page.url.endswith("/playground") and page.locator(".st-key-pg_run").count() == 1
+    # the fork ran on Replay, in place of the trace, and the prefix came before the live calls had finished
+    assert page.url.endswith("/replay") and page.locator(".st-key-rp_play").count() == 0
     prefix = next((s for s in timeline if s["recorded"] == RECORDED), None)
     assert prefix is not None, f"the {RECORDED} recorded calls were never on screen together:\n{seen}"
-    assert prefix["page"] == "/playground" and not prefix["final"], seen
+    assert prefix["page"] == "/replay" and not prefix["final"], seen
     assert max(s["recorded"] for s in timeline) == RECORDED, f"only calls 1-{RECORDED} are recorded:\n{seen}"
     # the rest streamed: blocks were added after the prefix, each while the answer was still to come
     later = [s for s in timeline if s["t"] > prefix["t"]]
@@ -118,9 +121,10 @@ def test_order_99999_forked_at_the_replan_with_a_pass_lets_the_syncing_shell_thr
 
     answer = answer_in(page.locator(FINAL))
     assert answer != original and "syncing" in answer
-    assert verdicts_in_order(page)[0] == "PASS" and "REPLAN" not in verdicts_in_order(page)
-    expect(page.locator(".st-key-pg_head")).to_contain_text(f"Forked from run {parent['run_id']} at call 4")
-    expect(page.locator(".st-key-pg_view-end-pass")).to_be_visible()
+    verdicts = verdicts_in_order(page, "rp_view")
+    assert verdicts[0] == "PASS" and "REPLAN" not in verdicts
+    expect(page.locator(".st-key-rp_fork_head")).to_contain_text(f"Forked from run {parent['run_id']} at call 4")
+    expect(page.locator(".st-key-rp_view-end-pass")).to_be_visible()
     shot(page, "fork-1-finished")
 
     # call 4's record: the Prompt the Reflector was sent, and the reply the person wrote
@@ -138,7 +142,7 @@ def test_order_99999_forked_at_the_replan_with_a_pass_lets_the_syncing_shell_thr
     expect(body).to_contain_text('"verdict": "PASS"')
     page.keyboard.press("Escape")
 
-    page.locator(".st-key-pg_fork_compare button:visible").click()
+    page.locator(".st-key-rp_fork_compare button:visible").click()
     expect(page.get_by_text("Original vs fork")).to_be_visible()
     settle(page)
     assert page.url.endswith("/compare")
@@ -150,3 +154,10 @@ def test_order_99999_forked_at_the_replan_with_a_pass_lets_the_syncing_shell_thr
     expect(page.locator("[class*='st-key-cmp_pair_1-verdict-'][class*='-PASS']").first).to_be_visible()
     assert page.locator("[class*='st-key-cmp_pair_1-verdict-'][class*='-REPLAN']").count() == 0
     shot(page, "fork-3-compare")
+
+    # back on Replay the fork is still there, until "Back to the trace" brings the player back
+    page.locator("[data-testid=stSidebarNav] a", has_text="Replay").click()
+    expect(page.locator(".st-key-rp_fork_head")).to_contain_text(f"Forked from run {parent['run_id']} at call 4")
+    page.locator(".st-key-rp_fork_back button:visible").click()
+    expect(page.locator(".st-key-rp_play button").first).to_be_visible()
+    assert answer_in(page.locator(FINAL)) == original, "the trace itself, as it was"
