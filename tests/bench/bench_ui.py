@@ -15,9 +15,10 @@
 5. A fork's recorded prefix on screen: the run of figure 3, saved as a trace (played headless
    against the same fake server), opened in Replay by upload and forked at its last call with
    "Let the model answer" (offline model at its default speed); from the click on "Run the fork"
-   to the last recorded block painted in the Playground (every recorded call's badge and the
-   prefix's last tool result on screen). The ~300 events before the fork call are served from
-   the record, so this is the renderer's time alone.
+   to the last recorded block painted by the fork, which Replay runs in place of the trace (every
+   recorded call's badge and the prefix's last tool result on screen in elements the fork's script
+   run drew: the trace's own, left on screen faded until then, do not count). The ~300 events
+   before the fork call are served from the record, so this is the renderer's time alone.
 6. Resume from a pause: primes (Reflection) in step mode, "before every model call", offline
    instant; at each of its six pauses a click on Step or Continue (see RESUME_MOVES), timed to the
    resume line ("Stepped on" / "Continued", the first event after the click) on screen, to the
@@ -235,21 +236,25 @@ def token_lag(browser, url: str, fake: FakeOpenAIServer) -> list[float]:  # noqa
     return lags
 
 
-#: [ms to the first step block, ms to the whole recorded prefix] from clicking "Run the fork": every
+#: [ms to the first recorded call, ms to the whole recorded prefix] from clicking "Run the fork": every
 #: recorded call's "recorded" badge visible and the prefix's last tool result (`marker`) in the run
-#: area, checked once per animation frame after a change, so the check itself stays off the clock.
+#: area, in elements the fork's script run drew (not data-stale: the trace's own blocks stay on screen,
+#: faded, until the fork's are drawn in their place), checked once per animation frame after a change,
+#: so the check itself stays off the clock.
 _FORK_PREFIX = """
 ([marker, calls]) => new Promise(resolve => {
   const editor = document.querySelector('.st-key-fork_editor');
   const button = [...editor.querySelectorAll('[class*=st-key-fork_run_] button')].find(b => b.checkVisibility());
+  const fresh = e => !e.closest('[data-stale=true]');
   let first = null, queued = false;
   const done = () => {
-    const flow = document.querySelector('.st-key-pg_view-flow');
+    const flow = document.querySelector('.st-key-rp_view-flow');
     if (!flow) return false;
-    if (first === null && flow.querySelector('[data-testid=stExpander]')) first = performance.now() - t0;
-    if (!flow.textContent.includes(marker)) return false;
-    return [...flow.querySelectorAll('.stMarkdownBadge')]
-      .filter(b => b.textContent.trim().endsWith('recorded') && b.checkVisibility()).length >= calls;
+    const badges = [...flow.querySelectorAll('.stMarkdownBadge')]
+      .filter(b => b.textContent.trim().endsWith('recorded') && b.checkVisibility() && fresh(b));
+    if (first === null && badges.length) first = performance.now() - t0;
+    return badges.length >= calls && [...flow.querySelectorAll('[data-testid=stElementContainer]')]
+      .some(e => fresh(e) && e.textContent.includes(marker));
   };
   const observer = new MutationObserver(() => {
     if (queued) return;
@@ -259,7 +264,7 @@ _FORK_PREFIX = """
       if (done()) { observer.disconnect(); resolve([first, performance.now() - t0]); }
     });
   });
-  observer.observe(document.body, {childList: true, subtree: true, characterData: true});
+  observer.observe(document.body, {childList: true, subtree: true, characterData: true, attributes: true});
   const t0 = performance.now();
   button.click();
 })
@@ -303,7 +308,7 @@ def fork_prefix(browser, url: str, trace: Path, at: int, marker: str,  # noqa: A
         editor.locator("[class*=st-key-fork_reply_]").wait_for(state="detached")
         settle(page)
         first, whole = page.evaluate(_FORK_PREFIX, [marker, at - 1])
-        page.locator(".st-key-pg_view-final").wait_for()
+        page.locator(".st-key-rp_fork_back").wait_for()  # the fork has ended
         settle(page, timeout=120_000)
         context.close()
         times.append((first / 1000, whole / 1000))
@@ -429,7 +434,7 @@ def main() -> int:
                     forks = fork_prefix(browser, offline_url, trace, at, marker, repeats)
                     whole, first = [w for _, w in forks], [f for f, _ in forks]
                     rows.append((f"A fork's recorded prefix on screen: {prefix} events ({at - 1} calls), forked at "
-                                 f"call {at} (Run the fork → last recorded block painted; first block in "
+                                 f"call {at} in Replay (Run the fork → last recorded block painted; first in "
                                  f"{fmt(statistics.median(first))})", f"≤ {FORK_TARGET_S:g} s", spread(whole),
                                  met(statistics.median(whole) <= FORK_TARGET_S)))
                 if "resume" in only:
