@@ -11,14 +11,21 @@ checked to have called the tool exactly N times and to have finished with the an
 
 Peers come from tests/bench/requirements.txt (`python tests/bench/run_all.py` installs them into
 .bench-venv); a peer that is not installed is reported as such, never estimated.
+
+One more contender is a diagnostic, not a framework: `ideal()`, the least a ReAct step of this design
+does — ask the model, keep the call record, build the step's three events, run the tool — in one
+inlined function, its events checked equal to ours. It is this design's floor: how close to the bare
+loop ours could get while recording the same.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import json
 import sys
+import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,8 +33,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from agent_core import events as ev  # noqa: E402
+from agent_core.calls import CallLog  # noqa: E402
 from agent_core.config import LIMITS, RunConfig  # noqa: E402
-from agent_core.messages import Completion, ToolCall, Usage  # noqa: E402
+from agent_core.messages import (CONTEXT_INDEX, CallContext, ChatRequest, Completion, ToolCall, Usage,  # noqa: E402
+                                 assistant, system, tool_message, user)
+from agent_core.prompts import PromptSet, specs_for  # noqa: E402
 from agent_core.models import ModelRouter  # noqa: E402
 from agent_core.patterns import react, reflection  # noqa: E402
 from agent_core.tools import Tool, ToolRegistry  # noqa: E402
@@ -52,32 +63,37 @@ class Contender:
 
 # --- ours ------------------------------------------------------------------------------------------
 
-def ours() -> Contender:
-    class InstantModel:
-        """Asks for `bump` n times with fresh arguments (so the repeat guard stays quiet), then answers."""
+class InstantModel:
+    """Asks for `bump` n times with fresh arguments (so the repeat guard stays quiet), then answers."""
 
-        name = "instant"
+    name = "instant"
 
-        def __init__(self, n: int) -> None:
-            self.n, self.calls = n, 0
+    def __init__(self, n: int) -> None:
+        self.n, self.calls = n, 0
 
-        def stream(self, request):  # noqa: ANN001, ANN202 - the ChatModel protocol
-            self.calls += 1
-            if self.calls <= self.n:
-                call = ToolCall(f"call_{self.calls}", "bump", json.dumps({"i": self.calls}))
-                yield Completion("", (call,), Usage(), self.name, 0.0, "tool_calls")
-            else:
-                yield "done"
-                yield Completion("done", (), Usage(), self.name, 0.0, "stop")
+    def stream(self, request):  # noqa: ANN001, ANN202 - the ChatModel protocol
+        self.calls += 1
+        if self.calls <= self.n:
+            call = ToolCall(f"call_{self.calls}", "bump", json.dumps({"i": self.calls}))
+            yield Completion("", (call,), Usage(), self.name, 0.0, "tool_calls")
+        else:
+            yield "done"
+            yield Completion("done", (), Usage(), self.name, 0.0, "stop")
 
-    bumps = [0]
 
+def bump_tools(bumps: list[int]) -> ToolRegistry:
+    """The one tool, `bump(i) -> i + 1`, counting its calls in bumps[0]."""
     def bump(i: int) -> int:
         bumps[0] += 1
         return i + 1
 
-    tools = ToolRegistry.of([Tool("bump", "Return i + 1.", {
+    return ToolRegistry.of([Tool("bump", "Return i + 1.", {
         "type": "object", "properties": {"i": {"type": "integer"}}, "required": ["i"]}, bump)])
+
+
+def ours() -> Contender:
+    bumps = [0]
+    tools = bump_tools(bumps)
 
     def run(n: int) -> object:
         bumps[0] = 0
@@ -133,6 +149,87 @@ def bare() -> Contender:
         return messages
 
     return Contender("bare Python loop (floor)", run)
+
+
+# --- our design's floor ----------------------------------------------------------------------------
+
+def ideal() -> Contender:
+    """What a ReAct step of this design cannot do without, in one inlined function: a diagnostic.
+
+    It asks the model (its stream), records the call (`CallLog`, the call record of issue 12), builds
+    the step's llm_call, tool_call and tool_result events, parses the arguments once and runs the tool,
+    exactly as ours does; everything else a real run has — the generator layers, budgets, guards,
+    limits, step mode, error handling — is left out. Its events are checked equal to ours (timings
+    aside), so it is the floor for the same output: how close to the bare loop ours could get without
+    dropping what it records. Not a pattern, and no model ever sees it.
+    """
+    bumps = [0]
+    tools = bump_tools(bumps)
+
+    def run(n: int) -> object:
+        bumps[0] = 0
+        events = list(_ideal_stream(TASK, react_config(n + 1), InstantModel(n), tools))
+        assert bumps[0] == n and events[-1].reason == "answer", (bumps[0], events[-3:])
+        return events
+
+    return Contender("inlined loop, same events and record (our floor)", run, "a diagnostic, not a pattern")
+
+
+def _ideal_stream(task: str, config: RunConfig, model: InstantModel, tools: ToolRegistry):  # noqa: ANN202
+    new, clock = tuple.__new__, time.perf_counter
+    start = clock()
+    prompts = PromptSet(specs_for("react"), config.lang, config.prompts)
+    log = CallLog(prompts.rendered)
+    schemas = tools.schemas(config.lang)
+    names = tuple(s.get("function", s).get("name", "") for s in schemas)
+    yield ev.RunStarted(t=round(clock() - start, 4), pattern="react", task=task, max_llm_calls=react.call_bound(config))
+    messages = [system(prompts.render("actor_system", tools=tools.describe(config.lang))), user(task)]
+    base = list(CallContext(config.pattern, config.scenario, config.lang))
+    base[CONTEXT_INDEX["judged"]], base[CONTEXT_INDEX["protocol"]] = 0, "native"
+    base[-1] = (("task", task),)
+    cap, total, step = config.output_cap("actor"), 0, 0
+    while True:
+        step += 1
+        values = base.copy()
+        values[CONTEXT_INDEX["round"]] = step
+        context = new(CallContext, values)
+        request = new(ChatRequest, (tuple(messages), schemas, "actor", context, config.temperature, cap, None))
+        for item in model.stream(request):
+            if isinstance(item, Completion):
+                completion = item
+                break
+            yield ev.Token(t=round(clock() - start, 4), step=step, role="actor", text=item)
+        total += completion.usage.total_tokens
+        sent, fresh = log.request(request.messages)
+        reply, fresh_reply = log.reply(completion)
+        usage = completion.usage
+        yield ev.LlmCall(t=round(clock() - start, 4), step=step, role="actor", model=completion.model,
+                         prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
+                         latency_ms=round(completion.latency_ms, 1), usage_estimated=usage.estimated,
+                         finish_reason=completion.finish_reason, messages=sent, new_messages=(*fresh, *fresh_reply),
+                         reply_message=reply, tools=names, temperature=config.temperature, context=context)
+        if not completion.tool_calls:
+            yield ev.FinalAnswer(t=round(clock() - start, 4), text=completion.text)
+            yield ev.RunFinished(t=round(clock() - start, 4), reason="answer", llm_calls=step, total_tokens=total,
+                                 elapsed_ms=round((clock() - start) * 1000, 1))
+            return
+        messages.append(assistant(completion.text, completion.tool_calls))
+        for call in completion.tool_calls:
+            arguments = json.loads(call.arguments)
+            yield ev.ToolCallEvent(t=round(clock() - start, 4), step=step, name=call.name, arguments=arguments,
+                                   call_id=call.id)
+            obs = tools.run(call.name, arguments)
+            yield ev.ToolResult(t=round(clock() - start, 4), step=step, name=call.name, output=obs.output,
+                                is_error=obs.is_error, call_id=call.id)
+            messages.append(tool_message(call, obs.output))
+
+
+def same_events(a: list, b: list) -> bool:
+    """Two runs' events are equal, their clocks aside."""
+    def plain(e):  # noqa: ANN001, ANN202
+        e = dataclasses.replace(e, t=0.0)
+        return dataclasses.replace(e, elapsed_ms=0.0) if isinstance(e, ev.RunFinished) else e
+    return [plain(e) for e in a] == [plain(e) for e in b]
 
 
 # --- peers -----------------------------------------------------------------------------------------
@@ -312,10 +409,14 @@ def report_react(contenders: list[Contender], missing: list[str], repeats: int) 
     others = "; ".join(f"{name.split(' ')[0]} {g:.2f}×" for name, g in growth.items() if name != ours_name)
     targets = [["ours: growth of µs per step, N=200 / N=10", f"≤ {FLAT_LIMIT}×", f"{growth[ours_name]:.2f}×",
                 others, met(growth[ours_name] <= FLAT_LIMIT)]]
+    inlined = step.get(ideal().name)
     for n in SIZES:  # issue 11: a step, every event kept, within a small multiple of the floor (same run)
         ratio = step[ours_name][n] / floor[n]
         targets.append([f"ours: µs per step at N={n} over the bare loop's", f"≤ {FLOOR_RATIO}×", f"{ratio:.1f}×",
                         f"bare {floor[n]:,.1f} µs", met(ratio <= FLOOR_RATIO)])
+    for n in SIZES if inlined else ():  # how far this design's own floor stands from the bare loop's
+        targets.append([f"inlined loop (same events and record): µs per step at N={n} over the bare loop's", "—",
+                        f"{inlined[n] / floor[n]:.1f}×", f"ours {step[ours_name][n] / inlined[n]:.2f}× it", "—"])
     smol = next((name for name in step if name.startswith("smolagents")), None)
     for n in SIZES if smol else ():
         # overhead: what a framework adds above the floor, which pays for its own fake model and tool
@@ -386,7 +487,9 @@ def main() -> int:
     args = parser.parse_args()
     repeats = 3 if args.quick else 7
 
-    contenders, missing = [ours(), bare()], []
+    contenders, missing = [ours(), bare(), ideal()], []
+    for n in (0, 1, 10):  # the floor makes exactly our events, or it is no floor
+        assert same_events(contenders[0].run(n), contenders[2].run(n)), f"the inlined loop's events differ at N={n}"
     for make in (smolagents, langgraph):
         made = make()
         (missing if isinstance(made, str) else contenders).append(made)
