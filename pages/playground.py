@@ -84,9 +84,7 @@ with run_tab, st.container(key=f"{P}_run_area"):
                 st.stop()  # paused: this script run ends here, and the pause costs the server nothing
             st.rerun()  # the run is over: unlock the inputs and add the costs and downloads
         events = record.typed_events()
-        actions = fork_view.call_actions(events=record.events, run_id=record.run_id, config=record.config,
-                                         task=record.task, lang=lang, key=f"{P}_view") \
-            if fork_view.forkable(events) else None
+        actions = fork_view.run_actions(record, events, lang, key=f"{P}_view", home=P)
         draw_run(record.config, events, bound=record.bound, key=f"{P}_view", task=record.task, diff_layout=layout,
                  recorded=fork_view.prefix_calls(record), call_actions=actions)
         live.spent(record, sidebar.model_router())  # where the live run's gauge was

@@ -1,7 +1,7 @@
 """Fork from here: a button on every recorded call of a finished run or an opened trace, and the
 editor it opens — the reply that call gets (pre-filled with the recorded one and checked as the
-pattern will parse it) and the prompts and limits from there on. Run starts the fork in the
-Playground: the recorded prefix is drawn at once, marked "recorded", and the rest streams live.
+pattern will parse it) and the prompts and limits from there on. Run starts the fork: the recorded
+prefix is drawn at once, marked "recorded", and the rest streams live.
 
 State: `fork_target` (shared by every page) holds the call to fork — the parent's event dicts, run
 id, config, task, the call's number and role, and the page whose runs it joins (`home`) — while the
@@ -34,7 +34,6 @@ from .catalogue import limit_help, limit_label
 
 TARGET = "fork_target"
 PLAYGROUND = "pg"
-REPLAY = "rp"
 #: Replay: the id of the fork it shows in place of the trace (see replay_fork.py)
 SHOWN = "rp_fork_shown"
 
@@ -71,6 +70,15 @@ def call_actions(*, events: list[dict[str, Any]], run_id: str, config: dict[str,
                    on_click=st.session_state.__setitem__, args=(TARGET, target), disabled=busy,
                    help=w["busy"] if busy else w["fork_help"].format(k=number))
     return add
+
+
+def run_actions(record: runs.RunRecord, events: list[ev.Event], lang: str, *, key: str, home: str):
+    """`call_actions` for a finished run a page keeps (`events`: its typed events; its forks join that
+    page), or None when the run carries no call records."""
+    if not forkable(events):
+        return None
+    return call_actions(events=record.events, run_id=record.run_id, config=record.config, task=record.task,
+                        lang=lang, key=key, home=home)
 
 
 def open_editor(lang: str) -> None:

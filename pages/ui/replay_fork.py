@@ -58,9 +58,7 @@ def area(record: runs.RunRecord, lang: str) -> None:
         with head:
             hide_stale(AREA, live=False)  # its place held, so the live view and the redraw are the same tree
         events = record.typed_events()
-        actions = fork_view.call_actions(events=record.events, run_id=record.run_id, config=record.config,
-                                         task=record.task, lang=lang, key=VIEW, home=P) \
-            if fork_view.forkable(events) else None
+        actions = fork_view.run_actions(record, events, lang, key=VIEW, home=P)
         draw_run(record.config, events, bound=record.bound, key=VIEW, task=record.task,
                  recorded=fork_view.prefix_calls(record), call_actions=actions)
     summary.downloads(record, key=f"{P}_fork_dl", secrets=sidebar.secrets_to_redact())
