@@ -87,7 +87,7 @@ with run_tab, st.container(key=f"{P}_run_area"):
         actions = fork_view.run_actions(record, events, lang, key=f"{P}_view", home=P)
         draw_run(record.config, events, bound=record.bound, key=f"{P}_view", task=record.task, diff_layout=layout,
                  recorded=fork_view.prefix_calls(record), call_actions=actions)
-        live.spent(record, sidebar.model_router())  # where the live run's gauge was
+        live.spent(record, events, sidebar.model_router())  # where the live run's gauge was
         fork_view.compare_button(record, lang, key=f"{P}_fork_compare")
         st.divider()
         summary.downloads(record, key=f"{P}_dl", secrets=sidebar.secrets_to_redact())

@@ -106,10 +106,10 @@ def drive(record: runs.RunRecord, view: RunView, router: ModelRouter) -> bool:
         handle.changed.clear()
 
 
-def spent(record: runs.RunRecord, router: ModelRouter) -> None:
-    """A finished run's spend gauge, in the place `drive` drew it live: the redraw keeps the live
-    view's element tree, so the end of a run shrinks nothing (issue 15)."""
-    calls = [e for e in record.typed_events() if isinstance(e, ev.LlmCall)]
+def spent(record: runs.RunRecord, events: list[ev.Event], router: ModelRouter) -> None:
+    """A finished run's spend gauge (`events`: its typed events), in the place `drive` drew it live: the
+    redraw keeps the live view's element tree, so the end of a run shrinks nothing (issue 15)."""
+    calls = [e for e in events if isinstance(e, ev.LlmCall)]
     gauge = st.empty()
     if calls:
         costs.spend_gauge(gauge, calls, worst_case(record.run_config(), record.task, record.bound), router,
