@@ -160,4 +160,28 @@ def test_order_99999_forked_at_the_replan_with_a_pass_lets_the_syncing_shell_thr
     expect(page.locator(".st-key-rp_fork_head")).to_contain_text(f"Forked from run {parent['run_id']} at call 4")
     page.locator(".st-key-rp_fork_back button:visible").click()
     expect(page.locator(".st-key-rp_play button").first).to_be_visible()
-    assert answer_in(page.locator(FINAL)) == original, "the trace itself, as it was"
+    settle(page)  # the fork's drawing stays on screen, stale, until the trace's replaces it
+    expect(page.locator(FINAL)).to_contain_text(original)  # the trace itself, as it was
+    assert answer_in(page.locator(FINAL)) == original
+
+
+def test_stop_ends_a_replay_fork_midway_and_keeps_what_it_made(page, app_url):
+    page.goto(f"{app_url}/replay")
+    page.locator(".st-key-rp_play button").first.wait_for(timeout=30_000)
+    settle(page)
+    page.locator(".st-key-sb_offline_speed input[type=range]").press("End")  # slow: there is time to stop
+    settle(page)
+    page.locator(".st-key-rp_view-fork-4 button:visible").click()
+    editor = page.locator(EDITOR)
+    editor.get_by_text("Let the model answer").click()
+    settle(page)
+    editor.locator("[class*=st-key-fork_run_] button:visible").click()
+    stop = page.locator(".st-key-rp_fork_stop button")
+    expect(stop).to_be_visible()
+    expect(page.locator(FLOW).get_by_text("recorded").first).to_be_visible()
+    stop.click()
+    expect(page.locator(".st-key-rp_view-end-stop")).to_contain_text("stopped")
+    expect(page.locator(".st-key-rp_fork_back")).to_be_visible()  # ended: the finished fork's buttons
+    settle(page)
+    assert page.locator(FINAL).count() == 0, "stopped before its answer"
+    assert page.locator(f"{FLOW} .stMarkdownBadge:visible", has_text="recorded").count() == RECORDED, "the prefix is kept"
