@@ -267,7 +267,11 @@ def _models(args: argparse.Namespace) -> tuple[ModelRouter, list[str]]:
         return ModelRouter(OfflineModel(tokens_per_second=args.offline_speed)), []
     from .llm import OpenAICompatibleModel
 
-    key = args.api_key or settings.api_key
+    # A key from secrets or the environment goes only to the origin it was configured for, so a
+    # --base-url elsewhere gets --api-key or nothing.
+    from .endpoints import server_key_for
+
+    key = args.api_key or (server_key_for(base_url) if args.base_url else settings.api_key)
     model = OpenAICompatibleModel(base_url, args.model or settings.model or "gpt-4o-mini", api_key=key)
     return ModelRouter(model), [key] if key else []
 

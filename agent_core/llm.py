@@ -29,6 +29,7 @@ from .errors import (
 )
 from .messages import ChatRequest, Completion, ToolCall, Usage, estimate_prompt_tokens, estimate_tokens, user
 from .models import ChatModel
+from . import untrusted
 
 #: Sent when a server needs no key: the SDK refuses to build a client without one.
 PLACEHOLDER_KEY = "not-needed"
@@ -128,7 +129,7 @@ class OpenAICompatibleModel:
                         # skips a TCP and TLS handshake. (The SDK's Stream closes here instead.)
                         chunks.done = True
                     elif not chunks.done:
-                        text = chunks.feed(self._event(json.loads(data), chunks))
+                        text = chunks.feed(self._event(untrusted.loads(data, max_depth=None), chunks))
                         if text:
                             yield text
                 if chunks.count:
@@ -193,7 +194,9 @@ class OpenAICompatibleModel:
         import httpx2
         import openai
 
-        options: dict[str, Any] = {"security": {"bearer_auth": True}}
+        # No redirects: the key goes to this base URL's origin only, never to wherever a 30x points
+        # (a redirect is reported instead, naming where it pointed, so the person can set that URL).
+        options: dict[str, Any] = {"security": {"bearer_auth": True}, "follow_redirects": False}
         if timeout != self.timeout:
             # The run's time left is shorter than our own timeout: an attempt that times out ends at
             # the run's limit, so a retry could only start after it. (This gives up the SDK's quick
@@ -218,7 +221,7 @@ class OpenAICompatibleModel:
             raise self._error(ModelError, f"{self.base_url}: {err}") from None
 
     def _whole_body(self, raw: bytes) -> Any:
-        return self._event(json.loads(raw), None)
+        return self._event(untrusted.loads(raw, max_depth=None), None)
 
     def _event(self, event: Any, chunks: _Assembler | None) -> Any:
         """Raise the server's own error when an event (or a whole body) carries one."""
@@ -236,6 +239,11 @@ class OpenAICompatibleModel:
     def _status_error(self, err: Any) -> ModelError:
         status, where, detail = err.status_code, self.base_url, _server_message(err.body)
         retries = self._client.max_retries
+        if 300 <= status < 400:
+            to = _server_message(err.response.headers.get("location", "")) or "no location given"
+            return self._error(BadRequestError, f"{where} answered with a redirect (HTTP {status} to {to}); "
+                               "redirects are not followed, so the key stays with this host: set the base URL "
+                               "to where it points, if you trust it.")
         if status in (401, 403):
             return self._error(AuthError, f"{where} refused the request (HTTP {status}{_colon(detail)}); "
                                f"check the API key for {where}.")
@@ -341,7 +349,7 @@ class _Assembler:
             if not call.name and not call.arguments:
                 continue
             try:
-                json.loads("".join(call.arguments) or "{}")
+                untrusted.loads("".join(call.arguments) or "{}", max_depth=None)
             except ValueError:
                 return False
             if not call.name:

@@ -81,7 +81,15 @@ def _lane_card(i: int, setup: setup_state.Setup, lang: str, *, disabled: bool) -
     variants = {v: VARIANTS[v].label_in(lang) for v in VARIANTS}
     st.selectbox(w["pattern"], list(VARIANTS), format_func=variants.__getitem__, key=k(p, "variant"),
                  disabled=disabled, on_change=_variant_changed, args=(i,), persist_state="session")
-    if not sidebar.is_offline():
+    offered = sidebar.model_choices()  # a locked room: one of the operator's models, never a typed name
+    if not sidebar.is_offline() and offered is not None:
+        names = {"": w["model_placeholder"].format(model=sidebar.model_router().names()['default']),
+                 **{m: m for m in offered}}
+        if state.get(k(p, "model")) not in names:
+            state[k(p, "model")] = ""
+        st.selectbox(w["model"], list(names), format_func=names.__getitem__, key=k(p, "model"), disabled=disabled,
+                     persist_state="session", help=w["model_help"])
+    elif not sidebar.is_offline():
         st.text_input(w["model"], key=k(p, "model"), disabled=disabled, persist_state="session",
                       placeholder=w["model_placeholder"].format(model=sidebar.model_router().names()['default']),
                       help=w["model_help"])

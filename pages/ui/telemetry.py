@@ -9,7 +9,7 @@ import threading
 import streamlit as st
 
 from agent_core import events as ev
-from agent_core import settings
+from agent_core import endpoints, settings
 from agent_core.otel import live
 
 from .i18n import words
@@ -28,7 +28,7 @@ def feed(run_id: str, config: dict, event: ev.Event, fork: dict | None = None) -
         if run_id not in _EXPORTERS:
             endpoint = settings.otlp_endpoint()
             exporter, why_not = live.exporter_for(endpoint, run_id, config,
-                                                  secrets=[settings.load_settings().api_key or ""], fork=fork)
+                                                  secrets=endpoints.server_keys(), fork=fork)
             if why_not:
                 _WHY_NOT[endpoint] = why_not
             _EXPORTERS[run_id] = exporter
