@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import events as ev
+from . import untrusted
 from .calls import MessageTable, message_dict
 from .config import RunConfig
 from .errors import ConfigError
@@ -188,7 +189,7 @@ def reply_text(reply: Reply) -> str:
     calls = []
     for c in reply.tool_calls:
         try:
-            args = json.loads(c.arguments)
+            args = untrusted.loads(c.arguments)
         except ValueError:
             args = c.arguments
         calls.append({"name": c.name, "arguments": args})
@@ -202,7 +203,7 @@ def reply_from_text(raw: str) -> Reply:
     stripped = raw.strip()
     if stripped.startswith("{"):
         try:
-            data = json.loads(stripped)
+            data = untrusted.loads(stripped)
         except ValueError:
             data = None
         if isinstance(data, dict) and isinstance(data.get("tool_calls"), list):

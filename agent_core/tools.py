@@ -12,6 +12,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from . import untrusted
+
 MAX_ARGUMENT_CHARS = 2000
 MAX_OUTPUT_CHARS = 8000
 
@@ -57,9 +59,10 @@ def parse_arguments(raw: str | Mapping[str, Any] | None) -> tuple[dict[str, Any]
     if len(raw) > MAX_ARGUMENT_CHARS:
         return None, f"arguments are {len(raw)} characters, over the {MAX_ARGUMENT_CHARS}-character limit; refused"
     try:
-        value = json.loads(raw)
+        value = untrusted.loads(raw, max_depth=None)  # RecursionError and a 5,000-digit number are ValueErrors too
     except ValueError as exc:
-        return None, f"arguments are not valid JSON ({exc.msg} at char {exc.pos})"
+        where = f" at char {exc.pos}" if isinstance(exc, json.JSONDecodeError) else ""
+        return None, f"arguments are not valid JSON ({getattr(exc, 'msg', exc)}{where})"
     if not isinstance(value, dict):
         return None, f"arguments must be a JSON object, got {type(value).__name__}"
     return value, None

@@ -36,6 +36,7 @@ from ..ratelimit import RateGate, gated
 from ..sandbox import TestOutcome, run_python_tests
 from ..stepping import RunHandle, drive
 from ..tools import ToolRegistry
+from ..untrusted import code_blocks, defines
 from ..verdicts import strip_think
 from .pool import DEFAULT_CONCURRENCY, MAX_CONCURRENCY, EvalProgress, Evaluation, Job
 from .tasks import EvalTask
@@ -127,7 +128,6 @@ def runnable_tests(task: EvalTask) -> str:
 
 # --- judging ----------------------------------------------------------------------------------------
 
-_FENCE = re.compile(r"```[ \t]*([\w+.-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
 _IMPORT = re.compile(r"^(?:import|from)\s+\S", re.MULTILINE)
 
 
@@ -139,22 +139,23 @@ def extract_code(answer: str, task: EvalTask) -> str:
     appended to the prompt, as in HumanEval.
     """
     text = strip_think(answer or "")
-    blocks = [(lang.lower(), body) for lang, body in _FENCE.findall(text)]
+    blocks = [(lang.lower(), body) for lang, body in code_blocks(text)]  # one pass, whatever the answer holds
     if blocks:
         python = [body for lang, body in blocks if lang in ("", "python", "py", "python3")] or [b for _, b in blocks]
-        code = next((b for b in python if _defines(b, task.entry_point)), python[0])
+        code = next((b for b in python if defines(b, task.entry_point)), python[0])
     else:
         code = text
     code = code.strip("\n")
     if not code.strip():
         return ""
     prompt = task.prompt if task.prompt.endswith("\n") else task.prompt + "\n"
-    if _defines(code, task.entry_point):
+    if defines(code, task.entry_point):
         program = f"{prompt}\n\n{code}\n"
         if _compiles(program):
             return program
         # a prompt that is not a whole function (or code that does not parse): keep just the imports
-        imports = [line for line in task.prompt.splitlines() if _IMPORT.match(line) and line not in code]
+        present = {line.strip() for line in code.splitlines()}  # a set: one pass, however many imports
+        imports = [line for line in task.prompt.splitlines() if _IMPORT.match(line) and line.strip() not in present]
         return "\n".join([*imports, code]) + "\n"
     lines = code.splitlines()
     if not any(line[:1].isspace() for line in lines if line.strip()):
@@ -173,12 +174,17 @@ def _compiles(code: str) -> bool:
     return True
 
 
-def _defines(code: str, name: str) -> bool:
-    return re.search(rf"^\s*def\s+{re.escape(name)}\s*\(", code, re.MULTILINE) is not None
+#: The longest answer judged, in characters: taking the code out and compiling it runs in the server
+#: (about 0.45 s a MB with the GIL held), before the sandbox's timeout starts.
+MAX_ANSWER_CHARS = 512 * 1024
 
 
 def judge(task: EvalTask, answer: str, *, timeout_s: float = 5.0) -> tuple[str, TestOutcome]:
     """The code taken from `answer`, and how it fared against the task's tests."""
+    if len(answer or "") > MAX_ANSWER_CHARS:
+        return "", TestOutcome(passed=False, status="error",
+                               summary=f"the answer is {len(answer):,} characters, too long to judge "
+                                       f"(the limit is {MAX_ANSWER_CHARS:,})")
     code = extract_code(answer, task)
     if not code:
         return "", TestOutcome(passed=False, status="error",

@@ -4,23 +4,32 @@ One JSON object a line with `task_id`, `prompt` (imports, signature and docstrin
 (the function's name) and `test` (code defining `check(candidate)`, or plain asserts), plus the
 optional `canonical_solution` (the body that completes `prompt`). Plain or gzipped. Everything is
 checked at load, so a bad upload is refused with a message naming its line, not found mid-run.
+
+Loading runs in the server, so its cost is bounded: 5 MB of file (read or unpacked), 500 tasks,
+256 KB per field; JSON lines parsed without recursion limits biting (a deep line is a TaskSetError,
+not a RecursionError); each test compiled once, to bytecode (building Python's AST of a 5 MB test
+held the GIL for 10 s), and whether it defines `check` read from that, not parsed again later.
 """
 
 from __future__ import annotations
 
-import ast
+import functools
 import gzip
 import io
-import json
 import os
+import types
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import untrusted
 from ..errors import TaskSetError
 
 MAX_BYTES = 5 * 1024 * 1024
 MAX_TASKS = 500
+#: The longest prompt, test or solution a task may have, in characters (HumanEval's longest test is
+#: under 10 KB): compiling one costs the server about 0.1 s, with the GIL held.
+MAX_FIELD_CHARS = 256 * 1024
 REQUIRED_FIELDS = ("task_id", "prompt", "entry_point", "test")
 BUNDLED_PATH = Path(__file__).resolve().parent.parent / "data" / "eval_tasks.jsonl"
 
@@ -37,15 +46,30 @@ class EvalTask:
     test: str
     canonical_solution: str = ""
 
-    @property
+    @functools.cached_property
     def defines_check(self) -> bool:
-        """True for HumanEval-style tests, which define `check(candidate)` rather than call the function."""
-        return any(isinstance(node, ast.FunctionDef) and node.name == "check" for node in ast.parse(self.test).body)
+        """True for HumanEval-style tests, which define `check(candidate)` at top level rather than call
+        the function. Worked out once per task (the loader does it as it checks the test)."""
+        try:
+            module = compile(self.test, "<test>", "exec", dont_inherit=True)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return False
+        return _defines_check(module)
+
+
+def _defines_check(module: types.CodeType) -> bool:
+    # a function defined at the top level of the module is a code object among the module's constants
+    return any(isinstance(c, types.CodeType) and c.co_name == "check" for c in module.co_consts)
 
 
 def bundled_tasks() -> list[EvalTask]:
-    """The small task set shipped with the package (it runs on the offline model)."""
-    return load_tasks(BUNDLED_PATH)
+    """The small task set shipped with the package (it runs on the offline model); read once."""
+    return list(_bundled())
+
+
+@functools.lru_cache(maxsize=1)
+def _bundled() -> tuple[EvalTask, ...]:
+    return tuple(load_tasks(BUNDLED_PATH))
 
 
 def load_tasks(source: bytes | str | os.PathLike[str]) -> list[EvalTask]:
@@ -114,7 +138,10 @@ def _parse(text: str) -> list[EvalTask]:
 
 def _task(line: str, lineno: int) -> EvalTask:
     try:
-        raw = json.loads(line)
+        raw = untrusted.loads(line, max_depth=None)  # a task's extra fields may nest; only json's own limit
+    except untrusted.JSONTooDeep:
+        raise TaskSetError(f"line {lineno}: the JSON is nested too deeply; expected one task object a line "
+                           "(HumanEval's JSONL format)") from None
     except ValueError as exc:
         raise TaskSetError(f"line {lineno}: not JSON ({getattr(exc, 'msg', exc)}); expected one task object "
                            "a line (HumanEval's JSONL format)") from None
@@ -127,8 +154,18 @@ def _task(line: str, lineno: int) -> EvalTask:
     if raw.get("canonical_solution") is None:
         raw["canonical_solution"] = ""
     for field in (*REQUIRED_FIELDS, "canonical_solution"):
-        if not isinstance(raw[field], str):
-            raise TaskSetError(f"line {lineno}: field {field!r} must be a string, got {_json_type(raw[field])}")
+        value = raw[field]
+        if not isinstance(value, str):
+            raise TaskSetError(f"line {lineno}: field {field!r} must be a string, got {_json_type(value)}")
+        if len(value) > MAX_FIELD_CHARS:
+            raise TaskSetError(f"line {lineno}: field {field!r} is {len(value):,} characters; a field is limited "
+                               f"to {MAX_FIELD_CHARS:,}")
+        if not value.isascii():
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError as exc:  # a lone surrogate (JSON's \ud800): no page or sandbox can carry it
+                raise TaskSetError(f"line {lineno}: field {field!r} holds an invalid character "
+                                   f"(a lone surrogate, {value[exc.start]!r}, at character {exc.start})") from None
     task = EvalTask(*(raw[f] for f in (*REQUIRED_FIELDS, "canonical_solution")))
     where = f"line {lineno} ({task.task_id})"
     if not task.task_id.strip():
@@ -138,10 +175,11 @@ def _task(line: str, lineno: int) -> EvalTask:
     if not task.test.strip():
         raise TaskSetError(f"{where}: the test is empty")
     try:
-        ast.parse(task.test)
+        module = compile(task.test, "<test>", "exec", dont_inherit=True)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         raise TaskSetError(f"{where}: the test does not parse (its line {getattr(exc, 'lineno', '?')}: "
                            f"{getattr(exc, 'msg', exc)})") from None
+    task.__dict__["defines_check"] = _defines_check(module)  # the cached property, from this compile
     return task
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import events as ev
+from .. import untrusted
 from ..calls import MessageTable
 from ..diffing import diff_stats
 
@@ -343,7 +344,7 @@ def _semconv_message(message: dict[str, Any]) -> dict[str, Any]:
         if isinstance(call, dict):
             arguments: Any = call.get("arguments", "")
             try:
-                arguments = json.loads(arguments) if isinstance(arguments, str) else arguments
+                arguments = untrusted.loads(arguments) if isinstance(arguments, str) else arguments
             except ValueError:
                 pass
             parts.append({"type": "tool_call", "id": call.get("id"), "name": call.get("name"), "arguments": arguments})

@@ -41,19 +41,19 @@ one verdict.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection, Generator, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from .. import events as ev
+from .. import untrusted
 from ..config import RunConfig
 from ..errors import CriticalStepFailed, PlanError
 from ..messages import Message, assistant, tool_message, user
 from ..models import ModelRouter
 from ..prompts.plan_execute import PROMPTS, label, section
 from ..tools import ToolRegistry
-from ..verdicts import REPAIR_REQUEST, Verdict, extract_json, parse_step_verdict, strip_think
+from ..verdicts import REPAIR_REQUEST, Verdict, extract_json, parse_step_verdict, repair, strip_think
 from .base import Body, RunContext, run_pattern
 from .spec import Edge, EvalEntry, LaneSpec, Lesson, LimitSpec, PatternSpec, Preset, SwitchSpec, Text, VariantSpec
 
@@ -162,14 +162,11 @@ def _plan_entries(text: str) -> list[Any] | None:
 
 def _bare_list(candidate: str) -> list[Any] | None:
     try:
-        value = json.loads(candidate)
+        value = untrusted.loads(candidate)
+    except untrusted.JSONTooDeep:
+        return None
     except ValueError:
-        import json_repair  # loaded only when a reply needs repair
-
-        try:
-            value = json_repair.loads(candidate)
-        except Exception:  # json_repair is best effort; an unrepairable reply is simply no list
-            return None
+        value = repair(candidate)  # bounded (verdicts.MAX_REPAIR_CHARS); None when unrepairable
         # a repaired fragment is only trusted when it looks like a list of step objects
         if not (isinstance(value, list) and any(isinstance(v, dict) for v in value)):
             return None

@@ -79,13 +79,16 @@ class TextStep:
     final_answer: str | None = None
 
 
-_FIELD = re.compile(r"^\s*(Thought|Action Input|Action|Final Answer)\s*[:：]\s*", re.MULTILINE | re.IGNORECASE)
+# `[^\S\n]*`, not `\s*`, before a field's name: `\s*` after `^` ran across line breaks, so a reply of n
+# blank lines cost n² steps (a 8 KB reply of newlines took a second)
+_FIELD = re.compile(r"^[^\S\n]*(Thought|Action Input|Action|Final Answer)\s*[:：]\s*", re.MULTILINE | re.IGNORECASE)
+_OBSERVATION = re.compile(r"^[^\S\n]*Observation\s*[:：]", re.MULTILINE | re.IGNORECASE)
 
 
 def parse_text_step(text: str) -> TextStep:
     """Split a text-protocol reply into its fields; anything after an invented Observation is ignored."""
     body = strip_think(text)
-    body = re.split(r"^\s*Observation\s*[:：]", body, maxsplit=1, flags=re.MULTILINE | re.IGNORECASE)[0]
+    body = _OBSERVATION.split(body, maxsplit=1)[0]
     parts: dict[str, str] = {}
     matches = list(_FIELD.finditer(body))
     for i, m in enumerate(matches):

@@ -39,7 +39,6 @@ empty critique is asked for once more), else 1.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Generator, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -52,6 +51,7 @@ from ..models import ModelRouter
 from ..prompts.reflection import PROMPTS, RECORD_LABELS, TESTS_FAILED, resolve_criteria, section
 from ..sandbox import TestOutcome, run_python_tests
 from ..tools import ToolRegistry
+from ..untrusted import code_blocks
 from ..verdicts import Verdict, parse_critique, strip_think
 from .base import Body, RunContext, run_pattern
 from .spec import (Edge, EvalEntry, LaneSpec, Lesson, LimitSpec, PatternSpec, Preset, SwitchSpec, Text, TextFieldSpec,
@@ -97,15 +97,12 @@ def _check_tests(tests: str) -> None:
 
 # --- drafts and memory ----------------------------------------------------------------------------
 
-_CODE_FENCE = re.compile(r"```[ \t]*([\w+.-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
-
-
 def clean_draft(text: str, code: bool) -> str:
     """A draft as shown and passed on: without reasoning blocks and, for code, without fences or prose."""
     body = strip_think(text)
     if not code:
         return body
-    blocks = _CODE_FENCE.findall(body)
+    blocks = code_blocks(body)  # a linear scan: a draft is model output
     if not blocks:
         return body
     python = [b for lang, b in blocks if lang.lower() in ("", "python", "py", "python3")]

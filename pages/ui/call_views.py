@@ -14,6 +14,7 @@ from typing import Any
 import streamlit as st
 
 from agent_core import events as ev
+from agent_core import untrusted
 from agent_core.calls import MessageTable
 
 from . import i18n, text
@@ -123,8 +124,8 @@ def _tool_call_line(call: Any) -> str:
         return str(call)
     args = call.get("arguments", "")
     try:
-        args = json.dumps(json.loads(args), ensure_ascii=False) if isinstance(args, str) else json.dumps(args)
-    except ValueError:
+        args = json.dumps(untrusted.loads(args), ensure_ascii=False) if isinstance(args, str) else json.dumps(args)
+    except (ValueError, TypeError, RecursionError):
         pass
     return f"{call.get('name', '?')}({args})"
 
