@@ -6,6 +6,11 @@ calls over a pair of pipes. The tests see proxies for the draft's top-level func
 come back as plain data (see plain.py), so the draft can neither reach the harness's functions nor
 write its records, and an object with a lying `__eq__` cannot cross: that test is failed and flagged.
 The harness is made non-dumpable, so the draft cannot read or write its memory through /proc.
+
+The draft never holds the tests: the launcher sends them in a second frame on stdin, which the
+harness reads only after the fork, on a descriptor the draft's process closes before its code runs.
+The tests run in a namespace of their own, with the real builtins: the draft contributes only names
+the tests use and never bind themselves, never one that shadows a builtin or a dunder name.
 """
 
 import ast
@@ -28,6 +33,14 @@ except ImportError:  # inside the sandbox, where the launcher loads plain.py und
 HARNESS_FILES = ("<harness>", "sandbox_plain.py", __file__)
 _HEADER = struct.Struct("!I")
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
+#: Names the draft can never give the tests: every builtin (`abs`, `isinstance`, `AssertionError`,
+#: `print`...), and the ones `site` adds in an ordinary interpreter (the sandbox's runs with -S).
+BUILTIN_NAMES = frozenset(dir(builtins)) | {"exit", "quit", "copyright", "credits", "license", "help"}
+#: Exceptions the draft may not raise as themselves: they steer the tests' control flow, not report a
+#: failure (a StopIteration from `candidate` ends `all(map(...))` early, so it would say True).
+_CONTROL_FLOW = (KeyboardInterrupt, GeneratorExit, StopIteration, StopAsyncIteration)
+#: The tests' module name (unittest ids start with it); not "__main__", so `unittest.main()` is skipped.
+TESTS_MODULE = "tests"
 
 
 def clip(text, limit=1500):
@@ -240,7 +253,7 @@ _REMOTE_TYPES = {}
 def remote_exception(type_name, message, remote_tb):
     """An exception like the draft's: builtin types are themselves (`except ValueError` works)."""
     cls = getattr(builtins, type_name, None) if type_name.isidentifier() else None
-    if not (isinstance(cls, type) and issubclass(cls, BaseException)) or cls in (KeyboardInterrupt, GeneratorExit):
+    if not (isinstance(cls, type) and issubclass(cls, BaseException)) or cls in _CONTROL_FLOW:
         name = type_name if type_name.isidentifier() else "DraftError"
         cls = _REMOTE_TYPES.setdefault(name, type(name, (Exception,), {}))
     try:
@@ -324,16 +337,29 @@ class Remote:
         return f"<function {self.__name__} of the draft>"
 
 
+def close_all_but(keep):
+    """Close every descriptor of this process but `keep`: the draft's process inherits nothing else
+    (not the result pipe, not the rest of stdin where the tests wait)."""
+    try:
+        open_fds = [int(name) for name in os.listdir("/proc/self/fd")]
+    except OSError:
+        open_fds = range(3, 1024)
+    for fd in open_fds:
+        if fd not in keep:
+            try:
+                os.close(fd)
+            except OSError:
+                pass  # the listing's own descriptor, already closed
+
+
 def start_draft(p):
-    """Fork the draft's process; return its channel once it has loaded the draft."""
+    """Fork the draft's process (before the tests are read); return the harness's channel to it."""
     from_harness, to_draft = os.pipe()
     from_draft, to_harness = os.pipe()
     pid = os.fork()
     if pid == 0:
         try:
-            os.close(p["result_fd"])
-            os.close(to_draft)
-            os.close(from_draft)
+            close_all_but({0, 1, 2, from_harness, to_harness})
             draft_process(p, from_harness, to_harness)
         except BaseException:  # a harness bug (the draft's own errors are replies): say where
             traceback.print_exc(file=sys.__stderr__)
@@ -345,8 +371,13 @@ def start_draft(p):
     return Channel(pid, to_draft, from_draft)
 
 
-def load_namespace(channel, p):
-    """The tests' namespace: the draft's names as proxies, plain values and stdlib imports."""
+def load_solution(channel):
+    """The draft's module as the harness sees it: its names as proxies, plain values and stdlib imports.
+
+    The draft's process writes the manifest, so it may say anything: a module or stdlib object is
+    taken only under its own name (`import math`, `from math import sqrt`), never `import random as
+    math`. Tests reach it as `solution` (`from solution import add`); `from solution import *` brings
+    no name that shadows a builtin."""
     message = channel.reply()
     if message[0] == "load_error" and len(message) == 4 and all(type(m) is str for m in message[1:]):
         status = message[1] if message[1] in ("memory", "error") else "error"
@@ -355,18 +386,68 @@ def load_namespace(channel, p):
         raise DraftGone("the draft's process broke the protocol")
     module = types.ModuleType("solution")
     sys.modules["solution"] = module
-    ns = module.__dict__
+    ns, imports = module.__dict__, {}
     for name, entry in message[1].items():
-        if type(name) is not str or not name.isidentifier() or type(entry) is not tuple or not entry:
+        if type(name) is not str or not name.isidentifier() or name.startswith("__") or type(entry) is not tuple \
+                or not entry:
             continue
-        if entry[0] == "call":
+        if entry[0] == "call" and len(entry) == 1:
             ns[name] = Remote(channel, name)
         elif entry[0] == "value" and len(entry) == 2:
             ns[name] = entry[1]
-        elif entry[0] in ("module", "ref") and all(type(e) is str for e in entry[1:]):
-            found = stdlib_object(*entry[1:])
-            if found is not None:
-                ns[name] = found
+        elif entry[0] in ("module", "ref") and len(entry) == (2 if entry[0] == "module" else 3) \
+                and all(type(e) is str for e in entry[1:]) and entry[-1].rpartition(".")[2] == name:
+            imports[name] = entry[1:]
+
+    def __getattr__(name):  # imported here only when the tests ask: a stdlib import may have side effects
+        found = stdlib_object(*imports.pop(name)) if name in imports else None
+        if found is None:
+            raise AttributeError(f"the draft defines no `{name}`")
+        ns[name] = found
+        return found
+
+    ns["__getattr__"] = __getattr__
+    ns["__all__"] = [name for name in (*ns, *imports) if not name.startswith("__") and name not in BUILTIN_NAMES]
+    return module
+
+
+def bound_names(tree):
+    """Every name the tests bind anywhere (any scope: check's body runs statement by statement at top
+    level): assignments, deletions, loop and `with` targets, imports, defs, classes, parameters,
+    `except ... as`, match captures, `global`/`nonlocal`."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            names.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((alias.asname or alias.name).partition(".")[0] for alias in node.names)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            names.update(node.names)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            names.add(node.rest)
+        elif type(getattr(node, "name", None)) is str:  # def, class, except-as, match-as/star, type params
+            names.add(node.name)
+    return names
+
+
+def tests_namespace(solution, tree, entry_point):
+    """The tests' own globals: the real builtins, and from the draft only the entry point and the names
+    the tests use but never bind (the prompt's helpers a HumanEval check calls, say `poly`): never a
+    builtin's name (`def abs(x): return 0.0` cannot make `abs(candidate(x) - y) < 1e-6` true), never a
+    dunder (`__builtins__`, `__getattr__`), never a module under another module's name."""
+    module = types.ModuleType(TESTS_MODULE)  # a real module: dataclasses and pickle of the tests' classes work
+    sys.modules[TESTS_MODULE] = module
+    ns = module.__dict__
+    ns["__builtins__"] = builtins
+    bound = bound_names(tree)
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    for name in sorted(used - bound - BUILTIN_NAMES):
+        if not name.startswith("__") and hasattr(solution, name):
+            ns[name] = getattr(solution, name)
+    if entry_point and entry_point not in bound:  # the task names it, so it may be any name, even `sorted`
+        ns[entry_point] = getattr(solution, entry_point)
     return ns
 
 
@@ -502,24 +583,36 @@ def run_unittest_cases(ns):
         return
     for case in [v for v in ns.values() if isinstance(v, type) and issubclass(v, unittest.TestCase)]:
         for test in unittest.defaultTestLoader.loadTestsFromTestCase(case):
-            run_test(test.id().removeprefix("solution."), test.debug)  # debug() raises instead of collecting
+            run_test(test.id().removeprefix(TESTS_MODULE + "."), test.debug)  # debug() raises instead of collecting
 
 
-def run_tests(p):
-    draft_src, tests_src, entry_point = p["code"], p["tests"], p["entry_point"]
+def read_held(fd):
+    """The payload's second frame (the tests), read from the rest of stdin once the draft is forked."""
+    header = _read_exact(fd, _HEADER.size)
+    data = header and _read_exact(fd, _HEADER.unpack(header)[0])
+    os.close(fd)
+    if data is None:
+        raise Abort("error", "the sandbox's payload was cut short")
+    return json.loads(data)
+
+
+def run_tests(p, held):
+    draft_src, entry_point = p["code"], p["entry_point"]
     try:
         compile(draft_src, "<draft>", "exec")  # in the harness, for the same message whatever the draft does
     except SyntaxError as exc:
         raise Abort("error", f"SyntaxError in the draft, line {exc.lineno}: {exc.msg}: `{(exc.text or '').strip()}`")
-    channel = start_draft(p)
-    ns = load_namespace(channel, p)
-    if entry_point and not isinstance(ns.get(entry_point), Remote):
+    channel = start_draft(p)  # forked before the tests are read: the draft's memory never held them
+    tests_src = read_held(held)["tests"]  # while the draft loads
+    solution = load_solution(channel)
+    if entry_point and not isinstance(vars(solution).get(entry_point), Remote):
         raise Abort("error", f"the draft does not define a function `{entry_point}`")
     tests = ast.parse(tests_src)
     compile_source(tests_src, "<tests>")
+    ns = tests_namespace(solution, tests, entry_point)
     if entry_point and any(isinstance(n, ast.FunctionDef) and n.name == "check" for n in tests.body):
         run_statements([n for n in tests.body if not is_test(n)], tests_src, ns)
-        run_check(ns["check"], ns[entry_point], tests_src, ns)
+        run_check(ns["check"], getattr(solution, entry_point), tests_src, ns)
         return channel
     run_statements(tests.body, tests_src, ns)
     called = {n.func.id for n in ast.walk(tests) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
@@ -549,8 +642,9 @@ def finish(channel):
 
 def main(p):
     global RECORD
+    held = os.dup(0)  # the rest of stdin holds the tests: read after the fork, closed in the draft's process
     null = os.open("/dev/null", os.O_RDONLY)
-    os.dup2(null, 0)  # the payload came on stdin; the code under test reads nothing from there
+    os.dup2(null, 0)  # the code under test reads nothing from stdin
     os.close(null)
     RECORD = Recorder(p["result_fd"])
     RECORD.emit("hello")
@@ -560,7 +654,7 @@ def main(p):
     sys.stdout, sys.stderr = CappedWriter(1, p["max_output_chars"]), CappedWriter(2, p["max_output_chars"])
     channel = None
     try:
-        channel = run_tests(p)
+        channel = run_tests(p, held)
     except Abort as abort:
         trace = clip(user_traceback(abort.exc), 3000) if abort.exc else abort.text
         RECORD.emit("done", status=abort.status, summary=abort.summary, traceback=trace)

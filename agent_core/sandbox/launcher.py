@@ -31,13 +31,31 @@ TMPFS_BYTES = 64 << 20  # the work dir's size: files written count against memor
 RECORDS_LIMIT = 2 << 20  # bytes of result records the parent keeps
 
 _HERE = Path(__file__).resolve().parent
-# The bootstrap reads the harness, plain.py and the payload from stdin: nothing of the app is mounted.
-_BOOT = ("import sys, json, types\n"
-         "m = json.loads(sys.stdin.buffer.read())\n"
+#: Payload keys sent in a second frame, which the harness reads only after it has forked the draft's
+#: process: the draft's memory never holds them (it could walk its frames to the asserts otherwise).
+HELD_BACK = ("tests",)
+# The bootstrap reads the harness, plain.py and the payload's first frame from stdin (nothing of the app
+# is mounted), by exact length with os.read: a buffered read would pull the tests in before the fork.
+_BOOT = ("import os, sys, json, types\n"
+         "def take(n):\n"
+         "    got = bytearray()\n"
+         "    while len(got) < n:\n"
+         "        chunk = os.read(0, n - len(got))\n"
+         "        if not chunk:\n"
+         "            raise SystemExit('the payload was cut short')\n"
+         "        got += chunk\n"
+         "    return bytes(got)\n"
+         "m = json.loads(take(int.from_bytes(take(4), 'big')))\n"
+         "del take\n"
          "plain = types.ModuleType('sandbox_plain')\n"
          "exec(compile(m['plain'], 'sandbox_plain.py', 'exec'), plain.__dict__)\n"
          "sys.modules['sandbox_plain'] = plain\n"
          "exec(compile(m['inside'], '<harness>', 'exec'), {'__name__': '__main__', '__file__': '<harness>', 'PAYLOAD': m['payload']})\n")
+
+
+def _frame(value: dict) -> bytes:
+    data = json.dumps(value).encode("utf-8", "surrogatepass")
+    return len(data).to_bytes(4, "big") + data
 
 
 class LaunchError(RuntimeError):
@@ -135,8 +153,9 @@ def run(payload: dict, *, timeout_s: float, output_cap: int, wrapper: list[str] 
         os.write(seccomp_w, bpf)  # a few hundred bytes: far below a pipe's buffer
         os.close(seccomp_w)
         seccomp_w = -1
-        stdin = json.dumps({"inside": inside, "plain": plain,
-                            "payload": {**payload, "result_fd": result_w}}).encode("utf-8", "surrogatepass")
+        first = {k: v for k, v in payload.items() if k not in HELD_BACK}
+        stdin = (_frame({"inside": inside, "plain": plain, "payload": {**first, "result_fd": result_w}})
+                 + _frame({k: payload[k] for k in HELD_BACK if k in payload}))
         proc = subprocess.Popen([*(wrapper or []), *command(seccomp_r)], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=(seccomp_r, result_w),
                                 env=environment(), start_new_session=True)
