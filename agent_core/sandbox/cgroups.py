@@ -4,8 +4,11 @@ Unlike rlimits, a cgroup binds every process of the run together (and root too).
 write access to a cgroup hierarchy, which a root container or a delegated systemd unit has and an
 ordinary desktop user usually does not; where it is missing this module applies nothing and says
 so (`Group.applied` is empty). cgroup v2 is used when its pids and memory controllers can be
-enabled, else the v1 pids and memory hierarchies. The sandbox joins the group before bwrap starts,
-through a tiny `sh` wrapper (preexec_fn is unsafe in threaded parents such as Streamlit).
+enabled, else the v1 pids and memory hierarchies. The launcher moves the sandbox's first process into
+the group (`Group.join`) while bwrap waits for its user namespace, before anything of the sandbox is
+set up, so every process of the run is inside; the server writes it, so the sandbox's unprivileged
+uid needs no right over the group. The memory limit is the run's whole bound: swap is not extra
+(v2 `memory.swap.max` 0, v1 `memory.memsw.limit_in_bytes` equal to the memory limit).
 """
 
 from __future__ import annotations
@@ -17,7 +20,6 @@ import uuid
 from dataclasses import dataclass
 
 _ROOT = "/sys/fs/cgroup"
-_WRAPPER = 'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n - 1)); done; exec "$@"'
 
 
 @dataclass(frozen=True)
@@ -26,7 +28,8 @@ class _Hierarchy:
 
     parent: str
     procs: str
-    limits: tuple[tuple[str, str], ...]  # (kind, file) with kind "pids" or "memory"
+    limits: tuple[tuple[str, str], ...]  # (kind, file) with kind "pids", "memory", "memsw" or "swap"
+    oom: str = ""  # the file whose "oom_kill N" line counts the group's OOM kills ("" in the pids hierarchy)
 
 
 def _own_paths() -> dict[str, str]:
@@ -55,14 +58,15 @@ def hierarchies() -> tuple[_Hierarchy, ...]:
             parent = os.path.normpath(base + own[""])
             if _v2_ready(parent):
                 return (_Hierarchy(parent, "cgroup.procs", (("pids", "pids.max"), ("memory", "memory.max"),
-                                                             ("swap", "memory.swap.max"))),)
+                                                             ("swap", "memory.swap.max")), "memory.events"),)
             break
     found = []
     for name, limit in (("pids", "pids.max"), ("memory", "memory.limit_in_bytes")):
         parent = os.path.normpath(os.path.join(_ROOT, name) + own.get(name, "/"))
         if name in own and _writable_dir(parent):  # the root group has no limit files; children do
-            extra = (("swap", "memory.memsw.limit_in_bytes"),) if name == "memory" else ()
-            found.append(_Hierarchy(parent, "cgroup.procs", ((name, limit), *extra)))
+            extra = (("memsw", "memory.memsw.limit_in_bytes"),) if name == "memory" else ()
+            found.append(_Hierarchy(parent, "cgroup.procs", ((name, limit), *extra),
+                                    "memory.oom_control" if name == "memory" else ""))
     return tuple(found)
 
 
@@ -89,9 +93,12 @@ class Group:
     """A context manager: a fresh group per run with the limits written, removed afterwards."""
 
     def __init__(self, *, memory_bytes: int, pids: int) -> None:
-        self.values = {"pids": str(pids), "memory": str(memory_bytes), "swap": str(memory_bytes)}
+        # v1's memsw counts memory plus swap, so equal to the memory limit it allows no swap; v2's
+        # swap.max counts swap alone
+        self.values = {"pids": str(pids), "memory": str(memory_bytes), "memsw": str(memory_bytes), "swap": "0"}
         self.dirs: list[str] = []
         self.procs: list[str] = []
+        self.oom_files: list[str] = []
         self.applied: tuple[str, ...] = ()
 
     def __enter__(self) -> Group:
@@ -115,14 +122,33 @@ class Group:
             if any(not file.startswith("memory.swap") and "memsw" not in file for file in wrote):
                 self.procs.append(os.path.join(path, h.procs))
                 applied += [f"cgroup {file}" for file in wrote if "swap" not in file and "memsw" not in file]
+                if h.oom and "memory" in " ".join(wrote):
+                    self.oom_files.append(os.path.join(path, h.oom))
         self.applied = tuple(applied)
         return self
 
-    def wrapper(self) -> list[str]:
-        """The argv prefix that moves the run into the group before bwrap starts (empty: no group)."""
-        if not self.procs:
-            return []
-        return ["/bin/sh", "-c", _WRAPPER, "sh", str(len(self.procs)), *self.procs]
+    def join(self, pid: int) -> None:
+        """Move process `pid` into the group (its later children follow); raises OSError."""
+        for procs in self.procs:
+            fd = os.open(procs, os.O_WRONLY | os.O_CLOEXEC)
+            try:
+                os.write(fd, str(pid).encode("ascii"))
+            finally:
+                os.close(fd)
+
+    def oom_kills(self) -> int:
+        """How many of the group's processes the kernel killed for the memory limit (0 when unknown)."""
+        kills = 0
+        for path in self.oom_files:
+            try:
+                with open(path, encoding="ascii") as f:
+                    for line in f:
+                        key, _, value = line.partition(" ")
+                        if key == "oom_kill":
+                            kills += int(value)
+            except (OSError, ValueError):
+                pass
+        return kills
 
     def __exit__(self, *exc: object) -> None:
         """Remove the groups; never raises (a group still busy is retried briefly, then left)."""
