@@ -120,19 +120,21 @@ def _start_handle(record: runs.RunRecord, router: ModelRouter) -> None:
     """Give a claimed run its RunHandle (with the breakpoints step mode asked for) and start it."""
     run_id, prefix = record.run_id, record.fork["at"] - 1 if record.fork else 0
     calls = [0]
+    room = poll.for_run(run_id)  # this session's poll, answered and closed by this run alone
     record.prefix_ready = threading.Event()
     if not prefix:
         record.prefix_ready.set()
 
     def on_event(event: ev.Event) -> None:  # in the run's thread
         if isinstance(event, ev.VerdictEvent):
-            poll.reveal(run_id, event.verdict)  # a verdict answers the room's poll at once
+            room.reveal(event.verdict)  # a verdict answers the room's poll at once
         elif isinstance(event, ev.LlmCall):
             calls[0] += 1
             if calls[0] >= prefix:
                 record.prefix_ready.set()
-        if isinstance(event, ev.RunFinished):
+        if isinstance(event, ev.RunFinished):  # every end: finished, failed, stopped, idle, its tab gone
             record.prefix_ready.set()
+            room.close()
     record.handle = RunHandle(lambda gate: run_stream(record, replace(router, gate=gate)),
                               step_view.breakpoints(record.step or {}), on_event=on_event,
                               owner_alive=_session_alive()).start()
