@@ -326,13 +326,32 @@ def run(payload: dict, *, timeout_s: float, output_cap: int, join: Callable[[int
     os.close(result_w)
     gate.close(*gate.child_ends())
     try:
-        gate.admit(join, max(timeout_s, 10.0), (proc.stdout.fileno(), proc.stderr.fileno()))
+        try:
+            gate.admit(join, max(timeout_s, 10.0), (proc.stdout.fileno(), proc.stderr.fileno()))
+        except LaunchError as exc:
+            said = _said(proc)
+            raise LaunchError(f"{exc} ({said})" if said else str(exc)) from None
         return _collect(proc, stdin, result_r, timeout_s, output_cap)
     finally:
         gate.close()
         os.close(result_r)
         _kill(proc)
         gate.reap()
+
+
+def _said(proc: subprocess.Popen) -> str:
+    """bwrap's own complaint ("bwrap: ...") when it stopped before its sandbox was set up."""
+    try:
+        proc.wait(1.0)
+    except subprocess.TimeoutExpired:
+        return ""
+    os.set_blocking(proc.stderr.fileno(), False)
+    try:
+        text = (os.read(proc.stderr.fileno(), 4096) or b"").decode("utf-8", "replace")
+    except OSError:
+        return ""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return next((line for line in lines if line.startswith("bwrap:")), lines[-1] if lines else "")
 
 
 def _collect(proc: subprocess.Popen, stdin: bytes, result_r: int, timeout_s: float, output_cap: int) -> Finished:
