@@ -69,8 +69,9 @@ tasks, problem = [], None
 if source == "bundled":
     tasks = bundled_tasks()
 else:
+    # max_upload_size: 5 MB, the most load_tasks reads; the uploader refuses a bigger file before sending it
     st.file_uploader(WORDS["uploader"], type=["jsonl", "gz", "json"], key=f"{P}_upload",
-                     on_change=_uploaded, help=WORDS["uploader_help"])
+                     on_change=_uploaded, help=WORDS["uploader_help"], max_upload_size=5)
     tasks, problem = state.get(f"{P}_upload_tasks") or [], state.get(f"{P}_upload_error")
     if problem:
         st.error(WORDS["bad_upload"].format(detail=text.escape(problem)), icon=":material/error:")
