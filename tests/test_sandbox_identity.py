@@ -454,3 +454,14 @@ def test_maps_the_kernel_refuses_stop_the_run(monkeypatch):
     with pytest.raises(SandboxUnavailable) as caught:
         run_python_tests("x = 1\n", "assert x == 1\n")
     assert "the sandbox's user namespace could not be mapped" in str(caught.value)
+
+
+def test_a_refused_launch_leaves_no_descriptor_open(monkeypatch):
+    def missing():
+        raise launcher.LaunchError("bubblewrap (bwrap) is not installed")
+    monkeypatch.setattr(launcher, "bwrap_path", missing)
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(20):
+        with pytest.raises(SandboxUnavailable):
+            run_python_tests("x = 1\n", "assert x == 1\n")
+    assert len(os.listdir("/proc/self/fd")) == before

@@ -316,11 +316,13 @@ def run(payload: dict, *, timeout_s: float, output_cap: int, join: Callable[[int
         proc = subprocess.Popen(command(seccomp_r, gate), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, pass_fds=(seccomp_r, result_w, *gate.child_ends()),
                                 env=environment(), start_new_session=True)
-    except OSError as exc:
+    except (OSError, LaunchError) as exc:  # LaunchError: from command(), no bwrap here
         for fd in (seccomp_r, seccomp_w, result_r, result_w):
             if fd >= 0:
                 os.close(fd)
         gate.close()
+        if isinstance(exc, LaunchError):
+            raise
         raise LaunchError(f"bubblewrap could not be started ({exc})") from None
     os.close(seccomp_r)
     os.close(result_w)
