@@ -197,7 +197,7 @@ def test_refused_uploads_hold_no_memory_and_the_server_stays_responsive(url):
             async def probe():
                 while not stop.is_set():
                     start = time.perf_counter()
-                    await asyncio.to_thread(urllib.request.urlopen(url + "/_stcore/health", timeout=10).read)
+                    await asyncio.to_thread(lambda: urllib.request.urlopen(url + "/_stcore/health", timeout=10).read())
                     health.append(time.perf_counter() - start)
                     await asyncio.sleep(0.05)
 

@@ -21,7 +21,7 @@ in the page's language, why this session's last upload was refused.
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import Any, cast
 
 import streamlit as st
 from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
@@ -138,7 +138,7 @@ def install() -> BoundedUploadedFileManager | None:
         if type(manager) is not MemoryUploadedFileManager:
             return None  # another store (a future Streamlit's): left as it is, and docs/security.md says so
         manager.__class__ = BoundedUploadedFileManager
-        return manager.bound(settings.upload_server_mb() << 20)
+        return cast(BoundedUploadedFileManager, manager).bound(settings.upload_server_mb() << 20)
 
 
 def message(reason: str, lang: str) -> str:
