@@ -19,8 +19,10 @@ class ConfigError(AgentError):
 
 
 class TemplateError(ConfigError):
-    """A prompt template is broken: missing or unknown placeholder, or a stray brace. `kind` says which
-    ("missing", "unknown", "invalid", "stray"; "" otherwise), so a page can say it in its own language."""
+    """A prompt template is broken: missing or unknown placeholder, a stray brace, or a placeholder that
+    is more than a bare name (a format spec, a conversion, an index or an attribute). `kind` says which
+    ("missing", "unknown", "invalid", "stray", "format"; "" otherwise), so a page can say it in its own
+    language."""
 
     code = "template_error"
 
