@@ -118,6 +118,8 @@ class ToolCallEvent(Event):
     name: str = ""
     arguments: Any = None
     call_id: str = ""
+    #: the MCP server the tool came from ("" for a built-in tool; traces before it have none)
+    server: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +129,8 @@ class ToolResult(Event):
     output: str = ""
     is_error: bool = False
     call_id: str = ""
+    #: the MCP server the tool came from ("" for a built-in tool; traces before it have none)
+    server: str = ""
 
 
 @dataclass(frozen=True, slots=True)
