@@ -104,8 +104,22 @@ def test_paired_uses_only_shared_pairs_and_repeats() -> None:
     verdicts = {("t1", "a", 0): False, ("t1", "b", 0): True, ("t1", "a", 1): False, ("t1", "b", 1): True,
                 ("t2", "a", 0): True}  # t2 has no b: not a pair
     result = stats.paired("a", "b", verdicts)
-    assert result is not None and (result.tasks, result.pairs, result.b_only) == (1, 2, 2)
+    assert result is not None and (result.tasks, result.pairs, result.b_only) == (1, 2, 1)  # one task, counted once
     assert stats.paired("a", "c", verdicts) is None
+
+
+def test_paired_with_repeats_counts_a_task_once_by_its_mean() -> None:
+    # t1: b passes 2 of 3, a 1 of 3 -> b better; t2: a passes 3 of 3, b 0 -> a better; t3: tie
+    runs = {"t1": ([True, False, False], [True, True, False]), "t2": ([True] * 3, [False] * 3),
+            "t3": ([True, False, True], [False, True, True])}
+    verdicts = {}
+    for t, (a, b) in runs.items():
+        for r in range(3):
+            verdicts[(t, "a", r)], verdicts[(t, "b", r)] = a[r], b[r]
+    result = stats.paired("a", "b", verdicts)
+    assert result is not None and (result.b_only, result.a_only, result.pairs) == (1, 1, 9)
+    assert result.difference == pytest.approx((1 / 3 - 1 + 0) / 3)
+    assert result.p_value == 1.0
 
 
 def test_transitions_with_intervals() -> None:

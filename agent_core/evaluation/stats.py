@@ -10,7 +10,9 @@ Plain Python (math and random only), so the CLI, the page and a notebook get the
 - `mcnemar_exact(b, c)`: the exact two-sided McNemar test: under "no difference" each of the b + c
   discordant pairs goes either way with probability 1/2, so p = P(X <= min(b, c)) doubled, X ~ Bin(b+c, 1/2).
 - `paired(...)`: two patterns on the same tasks: the difference of pass rates with a bootstrap interval
-  over tasks, the discordant counts (a fixed by b / b fixed by a), and McNemar's p.
+  over tasks, the discordant tasks (b better / a better), and McNemar's exact p on them. With one run a
+  task that is McNemar's test on discordant pairs; with repeats, a task counts once (it is better for b
+  when b passed more of its repeats), since a task's repeats are not independent.
 - `transitions(...)`: fix and break counts between two verdicts on the same tasks (wrong→right,
   right→wrong), each with its Wilson interval as a share of the tasks.
 
@@ -89,11 +91,11 @@ class Paired:
     tasks: int
     #: pairs (task × repeat) both ran
     pairs: int
-    #: pass rate of b minus pass rate of a, over the pairs
+    #: pass rate of b minus pass rate of a: the mean over tasks of each task's difference over its repeats
     difference: float
     ci_low: float
     ci_high: float
-    #: pairs b passed and a failed, and the other way round
+    #: tasks where b did better than a (passed where a failed, or more often over the repeats), and the reverse
     b_only: int
     a_only: int
     p_value: float
@@ -111,14 +113,16 @@ def paired(a: str, b: str, verdicts: Mapping[tuple[str, str, int], bool], *,
     keys = sorted({(t, r) for (t, p, r) in verdicts if p == a} & {(t, r) for (t, p, r) in verdicts if p == b})
     if not keys:
         return None
-    b_only = sum(1 for t, r in keys if verdicts[(t, b, r)] and not verdicts[(t, a, r)])
-    a_only = sum(1 for t, r in keys if verdicts[(t, a, r)] and not verdicts[(t, b, r)])
     per_task: dict[str, list[float]] = {}
     for t, r in keys:
         per_task.setdefault(t, []).append(float(verdicts[(t, b, r)]) - float(verdicts[(t, a, r)]))
     diffs = [sum(v) / len(v) for v in per_task.values()]
+    # discordant *tasks*: a task's repeats are not independent trials, so the test counts tasks where
+    # one pattern did better over the repeats (with one repeat each, exactly McNemar's discordant pairs)
+    b_only = sum(1 for d in diffs if d > 0)
+    a_only = sum(1 for d in diffs if d < 0)
     low, high = bootstrap_mean(diffs, seed=seed)
-    return Paired(a, b, len(per_task), len(keys), (b_only - a_only) / len(keys), low, high, b_only, a_only,
+    return Paired(a, b, len(per_task), len(keys), sum(diffs) / len(diffs), low, high, b_only, a_only,
                   mcnemar_exact(b_only, a_only))
 
 
