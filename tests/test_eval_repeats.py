@@ -75,6 +75,7 @@ def test_summary_out_has_intervals_cost_per_solved_and_the_paired_comparison(tmp
     lines = read(summary)
     by = {(r["kind"], r["pattern"]): r for r in lines}
     direct, reflection = by[("pattern", "direct")], by[("pattern", "reflection")]
+    assert (reflection["n"], reflection["passed"]) == ("12", "8")
     assert (direct["n"], direct["passed"], direct["ci_method"]) == ("12", "9", "wilson")
     assert float(direct["ci_low"]) < 0.75 < float(direct["ci_high"])
     assert direct["cost_per_solved"] != ""

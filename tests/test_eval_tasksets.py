@@ -32,7 +32,7 @@ def test_generic_jsonl_with_both_spellings_choices_and_per_task_scorers() -> Non
 
 
 def test_csv_with_pipe_separated_choices() -> None:
-    data = "id,question,answer,choices,scorer\nq1,Which is a pet?,B,cat|dog,\nq2,\"2+2, in words?\",four,,\n".encode()
+    data = b"id,question,answer,choices,scorer\nq1,Which is a pet?,B,cat|dog,\nq2,\"2+2, in words?\",four,,\n"
     ts = tasksets.load_task_set(data, name="set.csv")
     assert ts.format == "generic" and [t.task_id for t in ts.tasks] == ["q1", "q2"]
     assert ts.tasks[0].choices == ("cat", "dog") and ts.tasks[0].scorer == "choice"
