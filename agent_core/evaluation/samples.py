@@ -10,11 +10,13 @@ reports what it measured. Where each sample comes from is in data/samples/README
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
 from .harness import BASELINE_ENTRIES, ENTRIES, WITH_TESTS
 from .tasks import BUNDLED_PATH
+from .tasksets import TaskSet, load_task_set
 
 SAMPLES_DIR = Path(__file__).resolve().parent.parent / "data" / "samples"
 
@@ -40,6 +42,12 @@ SAMPLES = {
                "GSM8K items (Cobbe et al. 2021)",
          "zh": "为本项目按 GSM8K 格式编写（题目，以“#### N”结尾的解题过程）；这些不是 GSM8K 的原题（Cobbe 等，2021）"}),
 }
+
+
+@functools.lru_cache(maxsize=len(SAMPLES))
+def load_sample(name: str) -> TaskSet:
+    """A bundled sample's tasks, read once per process."""
+    return load_task_set(SAMPLES[name].path)
 
 
 @dataclass(frozen=True)

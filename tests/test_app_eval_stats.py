@@ -1,0 +1,72 @@
+"""The Eval page's statistics, question sets, repeats and presets under AppTest, in English and Chinese."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agent_core.evaluation import samples
+from tests.app_pages import open_page
+
+
+def _texts(at) -> str:
+    return "\n".join([*(m.value for m in at.markdown), *(c.value for c in at.caption), *(i.value for i in at.info)])
+
+
+@pytest.mark.parametrize(("lang", "title", "same"), [("en", "Pass rate with 95% intervals", "not distinguishable at this n"),
+                                                      ("zh", "通过率及 95% 置信区间", "在当前样本量下无法区分")])
+def test_the_self_critique_preset_runs_offline_and_says_what_it_measured(lang: str, title: str, same: str) -> None:
+    at = open_page("pages/eval.py", sb_lang=lang)
+    finding = next(f for f in samples.FINDINGS if f.sample == "gsm8k-style")
+    at.button(key=f"ev_preset_{finding.id}").click().run()
+    assert at.session_state["ev_source"] == "gsm8k-style"
+    assert at.session_state["ev_patterns"] == list(finding.patterns)
+    page = _texts(at)
+    assert finding.url in page and ("NOT GSM8K" in page or "不是 GSM8K" in page)  # its source, and what the sample is
+    at.button(key="ev_run").click().run(timeout=120)
+    assert not at.exception, [e.message for e in at.exception]
+    assert any(s.value == title for s in at.subheader)
+    page = _texts(at)
+    assert same in page  # 8/12 vs 9/12: McNemar p = 1
+    frames = [d.value for d in at.dataframe]
+    summary = next(f for f in frames if f.shape[0] == 2 and f.shape[1] == 6)
+    assert list(summary.iloc[:, 1]) == [12, 12] and list(summary.iloc[:, 2]) == [9, 8]
+    assert "–" in summary.iloc[0, 4]  # the interval
+    keys = {b.key for b in at.get("download_button")}
+    assert {"ev_rows_csv", "ev_summary_csv"} <= keys
+    assert len(at.get("plotly_chart")) >= 1
+
+
+def test_a_code_run_gets_intervals_beside_todays_view() -> None:
+    at = open_page("pages/eval.py", ev_patterns=["direct", "reflection+tests"])
+    at.button(key="ev_run").click().run(timeout=120)
+    assert not at.exception, [e.message for e in at.exception]
+    assert any(s.value == "Pass rate with 95% intervals" for s in at.subheader)
+    assert "Wilson" in _texts(at)
+    assert "ev_csv" in {b.key for b in at.get("download_button")}  # today's download stays
+
+
+def test_an_uploaded_question_csv_runs_with_repeats_and_a_chosen_scorer() -> None:
+    data = "id,question,answer\nq1,Capital of France?,Paris\nq2,2+2?,4\n".encode()
+    at = open_page("pages/eval.py", sb_lang="zh", ev_patterns=["reference", "direct"])
+    at.radio(key="ev_source").set_value("upload").run()
+    at.get("file_uploader")[0].set_value(("mine.csv", data, "text/csv")).run()
+    assert not at.exception and not at.error
+    at.selectbox(key="ev_scorer").set_value("contains").run()
+    at.number_input(key="ev_repeats").set_value(2).run()
+    at.button(key="ev_run").click().run(timeout=120)
+    assert not at.exception, [e.message for e in at.exception]
+    results = at.session_state["ev_rows"]
+    assert len(results) == 2 * 2 * 2 and {r["repeat"] for r in results} == {0, 1}
+    assert all(r["scorer"] == "contains" for r in results)
+    assert "自助法" in _texts(at)  # with repeats: a bootstrap over tasks, said so
+
+
+def test_a_bad_question_upload_is_explained_not_raised() -> None:
+    bad = (json.dumps({"id": "q", "question": "x", "answer": "(a+)+", "scorer": "regex"}) + "\n").encode()
+    at = open_page("pages/eval.py")
+    at.radio(key="ev_source").set_value("upload").run()
+    at.get("file_uploader")[0].set_value(("bad.jsonl", bad, "application/json")).run()
+    assert not at.exception
+    assert at.error and "nests a repeat" in at.error[0].value
