@@ -338,8 +338,8 @@ if rows:
     eval_rounds.show(rows, lang, P)
 
 
-def _preset(finding: samples.Finding) -> None:
-    state[f"{P}_source"] = finding.sample
+def _preset(finding: samples.Finding, offline: bool) -> None:
+    state[f"{P}_source"] = finding.sample_for(offline)
     state[f"{P}_patterns"] = list(finding.patterns)
     _source_changed()
 
@@ -348,8 +348,9 @@ st.subheader(STATS["presets"])
 offline = all(name == MODEL_NAME for name in sidebar.model_router().names().values())
 for finding in samples.FINDINGS:
     st.button(STATS["preset_run"].format(claim=finding.claim[lang]), key=f"{P}_preset_{finding.id}",
-              on_click=_preset, args=(finding,), disabled=state[f"{P}_job"] is not None, icon=":material/science:")
-    sample = samples.SAMPLES[finding.sample]
+              on_click=_preset, args=(finding, offline), disabled=state[f"{P}_job"] is not None,
+              icon=":material/science:")
+    sample = samples.SAMPLES[finding.sample_for(offline)]
     st.caption(STATS["preset_source"].format(source=text.escape(finding.source), url=finding.url,
                                              sample=text.escape(f"{sample.title[lang]} — {sample.source[lang]}")))
 if offline:

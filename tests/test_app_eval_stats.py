@@ -70,3 +70,17 @@ def test_a_bad_question_upload_is_explained_not_raised() -> None:
     at.get("file_uploader")[0].set_value(("bad.jsonl", bad, "application/json")).run()
     assert not at.exception
     assert at.error and "nests a repeat" in at.error[0].value
+
+
+def test_the_reflexion_preset_runs_the_bundled_set_offline_and_says_where_humaneval_comes_from() -> None:
+    finding = next(f for f in samples.FINDINGS if f.id == "reflexion-tests")
+    assert finding.sample_for(offline=False) == "humaneval-sample" and finding.sample_for(offline=True) == "bundled"
+    at = open_page("pages/eval.py")
+    at.button(key=f"ev_preset_{finding.id}").click().run()
+    assert at.session_state["ev_source"] == "bundled" and at.session_state["ev_patterns"] == list(finding.patterns)
+    assert "scripted model" in _texts(at)
+    at.button(key="ev_run").click().run(timeout=120)
+    assert not at.exception, [e.message for e in at.exception]
+    rows = at.session_state["ev_rows"]
+    passed = {p: sum(r["passed"] for r in rows if r["pattern"] == p) for p in finding.patterns}
+    assert passed[finding.patterns[1]] > passed[finding.patterns[0]]  # the scripted direction: tests help
