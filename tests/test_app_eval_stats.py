@@ -48,7 +48,7 @@ def test_a_code_run_gets_intervals_beside_todays_view() -> None:
 
 
 def test_an_uploaded_question_csv_runs_with_repeats_and_a_chosen_scorer() -> None:
-    data = "id,question,answer\nq1,Capital of France?,Paris\nq2,2+2?,4\n".encode()
+    data = b"id,question,answer\nq1,Capital of France?,Paris\nq2,2+2?,4\n"
     at = open_page("pages/eval.py", sb_lang="zh", ev_patterns=["reference", "direct"])
     at.radio(key="ev_source").set_value("upload").run()
     at.get("file_uploader")[0].set_value(("mine.csv", data, "text/csv")).run()
