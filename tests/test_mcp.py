@@ -99,6 +99,19 @@ def test_the_bundled_server_lists_the_mock_tools_with_their_schemas(bundled):
 
 # -- real servers nobody here wrote -----------------------------------------------------------------
 
+def _fork_at_last_with_no_server(config, result, registry):
+    """Save the run, then fork it at its last call with no server: the recorded results come back."""
+    saved = trace.loads(trace.Trace.of(recorded.with_tools(config.to_dict(), registry), result.events, {}).dumps())
+    reg, missing = recorded.fork_tools(saved.events, ac.runner.default_tools(config), config=saved.config)
+    assert missing
+    calls = sum(isinstance(e, ev.LlmCall) for e in saved.events)
+    stream, rec = fork(saved.events, calls, config, ScriptedModel([say("Forked.")]), tools=reg)
+    forked = list(stream)
+    want = [(e.name, e.output, e.server) for e in result.events if isinstance(e, ev.ToolResult)]
+    assert [(e.name, e.output, e.server) for e in forked if isinstance(e, ev.ToolResult)] == want
+    assert rec.first_difference is None and forked[-1].kind == "run_finished"
+
+
 def _run_with(conn, script, task="what time is it?"):
     reg, _ = mc.registry([conn])
     config = ac.RunConfig(pattern="react", max_reflection_rounds=0)
@@ -179,12 +192,14 @@ def test_mcp_server_git_over_stdio_on_a_temporary_repository(tmp_path):
         assert {"git_status", "git_log"} <= names
         _config, result = _run_with(conn, [say("", tool("git_log", repo_path=str(repo))),
                                            say("", tool("git_status", repo_path=str(repo))), say("One commit.")])
+        reg_live = mc.registry([conn])[0]
     finally:
         conn.close()
     outs = {e.name: e for e in result.events if isinstance(e, ev.ToolResult)}
     assert "first commit" in outs["git_log"].output and "b.txt" in outs["git_status"].output
     assert all(e.server == "git" for e in outs.values())
     _no_children_left()
+    _fork_at_last_with_no_server(_config, result, reg_live)
 
 
 def _free_port() -> int:
@@ -224,10 +239,41 @@ def test_an_http_server_built_with_the_sdk(http_server):
         add = next(t for t in conn.tools if t.name == "add")
         assert add.description == "Add two integers." and set(add.schema["properties"]) == {"a", "b"}
         _config, result = _run_with(conn, [say("", tool("add", a=2, b=40)), say("42")], task="2+40?")
+        reg_live = mc.registry([conn])[0]
     finally:
         conn.close()
     out = next(e for e in result.events if isinstance(e, ev.ToolResult))
     assert out.output.strip() == "42" and not out.is_error and out.server == http_server
+    _fork_at_last_with_no_server(_config, result, reg_live)
+
+
+def test_an_http_url_where_nothing_listens_is_a_clean_error():
+    t0 = time.monotonic()
+    with pytest.raises(McpError) as err:
+        mc.Connection(mc.parse_server(f"http://127.0.0.1:{_free_port()}/mcp"), connect_timeout=5).start()
+    assert err.value.reason in ("start", "handshake") and time.monotonic() - t0 < 12
+
+
+def test_an_http_server_that_goes_away_mid_run_gives_error_observations():
+    port = _free_port()
+    proc = subprocess.Popen([*FAULT, "--http", str(port)])
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), 0.2).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        conn = mc.Connection(mc.parse_server(f"http://127.0.0.1:{port}/mcp"), call_timeout=3).start()
+        assert conn.call("echo", {"text": "hi"}).output == "echo: hi"
+    finally:
+        proc.kill()
+        proc.wait(5)
+    obs = conn.call("echo", {"text": "again"})
+    conn.close()
+    assert obs.is_error and "faulty" not in obs.output and ("stopped" in obs.output or "failed" in obs.output
+                                                             or "did not answer" in obs.output)
 
 
 # -- faults -----------------------------------------------------------------------------------------
