@@ -7,9 +7,9 @@ import pytest
 
 pytest.importorskip("mcp")
 
-from agent_core import events as ev  # noqa: E402
-from pages.ui import i18n, tools_view  # noqa: E402
-from tests.app_pages import open_page  # noqa: E402
+from agent_core import events as ev
+from pages.ui import i18n, tools_view
+from tests.app_pages import open_page
 
 P = "pg"
 

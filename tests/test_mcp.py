@@ -3,7 +3,6 @@ every fault, the record (trace, replay, exact forks, OpenTelemetry) and who may 
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import socket
 import subprocess
@@ -16,16 +15,19 @@ import pytest
 
 mcp = pytest.importorskip("mcp")
 
-import agent_core as ac  # noqa: E402
-from agent_core import events as ev  # noqa: E402
-from agent_core import mock_tools, trace  # noqa: E402
-from agent_core.fork import fork  # noqa: E402
-from agent_core.mcp import McpError  # noqa: E402
-from agent_core.mcp import client as mc  # noqa: E402
-from agent_core.mcp import recorded, servers  # noqa: E402
-from agent_core.scenarios import SCENARIOS  # noqa: E402
-from agent_core.testing import ScriptedModel, say, tool  # noqa: E402
-from agent_core.tools import MAX_OUTPUT_CHARS  # noqa: E402
+import agent_core as ac
+from agent_core import events as ev
+from agent_core import mock_tools, trace
+from agent_core.fork import fork
+from agent_core.mcp import (
+    McpError,
+    recorded,
+    servers,
+)
+from agent_core.mcp import client as mc
+from agent_core.scenarios import SCENARIOS
+from agent_core.testing import ScriptedModel, say, tool
+from agent_core.tools import MAX_OUTPUT_CHARS
 
 ROOT = Path(__file__).resolve().parents[1]
 FAULT = [sys.executable, str(ROOT / "tests" / "mcp_fault_server.py")]

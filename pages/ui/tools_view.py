@@ -66,7 +66,7 @@ def sweep() -> None:
         from streamlit.runtime import Runtime
 
         runtime = Runtime.instance() if Runtime.exists() else None
-    except Exception:  # pragma: no cover - no runtime (a bare script)
+    except Exception:  # noqa: BLE001 # pragma: no cover - no runtime (a bare script)
         runtime = None
     with _LOCK:
         gone = [sid for sid in _SESSIONS if runtime is not None and sid != "no-session"
@@ -209,10 +209,10 @@ def with_tools(prefix: str, config: Mapping[str, Any]) -> dict[str, Any]:
     picks = chosen(prefix)
     if not picks:
         return dict(config)
+    from agent_core.config import RunConfig
     from agent_core.mcp import client as mc
     from agent_core.mcp import recorded
     from agent_core.runner import default_tools
-    from agent_core.config import RunConfig
 
     held = connections()
     reg, _left = mc.registry([held[s] for s in picks], default_tools(RunConfig.from_dict(dict(config))), picks)

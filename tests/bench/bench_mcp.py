@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.bench._util import REPO, machine, met, table  # noqa: E402
+from tests.bench._util import REPO, machine, met, table
 
 HTTP_SERVER = """
 import sys, uvicorn
