@@ -360,6 +360,27 @@ def test_a_server_that_does_not_start_is_a_clean_typed_error_and_leaves_no_proce
     _no_children_left()
 
 
+def test_a_server_dies_with_the_process_that_started_it_even_when_that_one_is_killed(tmp_path):
+    import shutil
+    import signal
+
+    if not shutil.which("setpriv"):
+        pytest.skip("no setpriv: the parent-death signal is not set")
+    code = ("import sys, time; from agent_core.mcp import client as mc; "
+            f"c = mc.Connection(mc.ServerSpec(command={tuple(FAULT)!r})).start(); print(c.pid, flush=True); time.sleep(60)")
+    parent = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    try:
+        server = int(parent.stdout.readline())
+        assert not _gone(server)
+    finally:
+        parent.send_signal(signal.SIGKILL)
+        parent.wait(5)
+    deadline = time.monotonic() + 5
+    while not _gone(server) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _gone(server)
+
+
 def test_connect_all_closes_the_started_ones_when_one_fails():
     with pytest.raises(McpError):
         mc.connect_all([mc.ServerSpec(command=tuple(FAULT)), mc.ServerSpec(command=("/nonexistent/x",))])

@@ -30,7 +30,9 @@ import json
 import os
 import re
 import shlex
+import shutil
 import signal
+import sys
 import tempfile
 import threading
 import time
@@ -365,8 +367,13 @@ class Connection:
 
             http = create_mcp_http_client(headers=dict(self.spec.headers) or None)
             return streamable_http_client(self.spec.url, http_client=http), http
-        params = StdioServerParameters(command=self.spec.command[0], args=list(self.spec.command[1:]),
-                                       env=dict(self.spec.env) or None, cwd=self.spec.cwd)
+        command, args = self.spec.command[0], list(self.spec.command[1:])
+        setpriv = shutil.which("setpriv") if sys.platform == "linux" else None
+        if setpriv:
+            # the kernel kills the server if this process dies without closing it (SIGKILL, a crash):
+            # setpriv sets the parent-death signal and then execs the server in the same process
+            command, args = setpriv, ["--pdeathsig", "KILL", "--", command, *args]
+        params = StdioServerParameters(command=command, args=args, env=dict(self.spec.env) or None, cwd=self.spec.cwd)
         return params, None
 
     async def _main(self) -> None:
