@@ -124,3 +124,23 @@ def test_operator_headers_are_redacted_from_downloads(monkeypatch):
 
     monkeypatch.setattr("agent_core.mcp.servers.header_values", lambda *a, **k: ["Bearer op-secret"])
     assert "Bearer op-secret" in sidebar.secrets_to_redact()
+
+
+def test_replay_opens_a_run_made_over_mcp_with_no_server_anywhere(monkeypatch):
+    """A trace whose tools came from an MCP server (here the bundled one, closed before Replay opens)."""
+    import agent_core as ac
+    from agent_core import trace
+    from agent_core.mcp import client as mc
+    from agent_core.mcp import recorded, servers
+    from tests.test_app_replay import has_final_answer, upload
+
+    config, task = ac.for_scenario("order-99999", "en")
+    with mc.Connection(servers.bundled("en", config.tools)) as conn:
+        reg, _ = mc.registry([conn], ac.runner.default_tools(config))
+        result = ac.run(task, config, ac.OfflineModel(), reg)
+    assert not mc._OPEN
+    data = trace.Trace.of(recorded.with_tools(config.to_dict(), reg), result.events, {}).dumps().encode()
+    at = open_page("pages/replay.py")
+    upload(at, "mcp.json", data)
+    assert has_final_answer(at)
+    assert any("syncing" in (getattr(e, "value", "") or "") for e in [*at.markdown, *at.code, *at.caption])
