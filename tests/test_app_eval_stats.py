@@ -84,3 +84,30 @@ def test_the_reflexion_preset_runs_the_bundled_set_offline_and_says_where_humane
     rows = at.session_state["ev_rows"]
     passed = {p: sum(r["passed"] for r in rows if r["pattern"] == p) for p in finding.patterns}
     assert passed[finding.patterns[1]] > passed[finding.patterns[0]]  # the scripted direction: tests help
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_paired_sentence_says_more_less_or_not_distinguishable(lang: str) -> None:
+    from agent_core.evaluation import stats
+    from pages.ui import eval_stats
+
+    verdicts = {}
+    for i in range(12):  # b fixes 8 tasks a fails, breaks none: McNemar p = 2 / 2^8
+        verdicts[(f"t{i}", "a", 0)] = i >= 8
+        verdicts[(f"t{i}", "b", 0)] = True
+    higher = stats.paired("a", "b", verdicts)
+    lower = stats.paired("b", "a", verdicts)
+    close = stats.paired("a", "a2", {**verdicts, **{(f"t{i}", "a2", 0): i >= 7 for i in range(12)}})
+    assert higher.p_value == pytest.approx(2 / 256) and higher.distinguishable and close.p_value == 1.0
+    said = [eval_stats.sentence(p, {"a": "A", "b": "B", "a2": "A2"}, lang) for p in (higher, lower, close)]
+    assert all(said) and len(set(said)) == 3
+    assert ("not distinguishable at this n" in said[2]) if lang == "en" else ("无法区分" in said[2])
+    assert ("more than" in said[0] and "less than" in said[1]) if lang == "en" else ("高" in said[0] and "低" in said[1])
+
+
+def test_the_eta_reads_the_pace_so_far() -> None:
+    from pages.ui import eval_stats
+
+    assert eval_stats.eta_text(0, 10, 5.0, "en") == "" and eval_stats.eta_text(10, 10, 5.0, "en") == ""
+    assert eval_stats.eta_text(5, 10, 10.0, "en") == "about 10 s left"
+    assert eval_stats.eta_text(1, 100, 60.0, "zh") == "约剩 99 分钟"
