@@ -144,3 +144,20 @@ def test_replay_opens_a_run_made_over_mcp_with_no_server_anywhere(monkeypatch):
     upload(at, "mcp.json", data)
     assert has_final_answer(at)
     assert any("syncing" in (getattr(e, "value", "") or "") for e in [*at.markdown, *at.code, *at.caption])
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_fork_whose_server_is_not_connected_says_so(lang, monkeypatch):
+    at = _open(lang, monkeypatch)
+    _button(at, i18n.words("tools_mcp", lang)["connect"]).click().run()
+    at.button(key=f"{P}_run").click().run()
+    record = at.session_state[f"{P}_runs"][-1]
+    note = i18n.words("tools_mcp", lang)["fork_missing"].split("{servers}")[0]
+    assert note not in _texts(at)
+    record.fork = {"run_id": "parent", "at": 2, "edited": False, "parent_config": dict(record.config)}
+    record.parent = list(record.events)
+    at.run()
+    assert note not in _texts(at)  # connected: nothing to say
+    _button(at, i18n.words("tools_mcp", lang)["disconnect"]).click().run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert any(note in c.value and "mock" in c.value for c in at.caption)
