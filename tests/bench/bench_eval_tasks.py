@@ -2,7 +2,7 @@
 300 ms a call — the local pool at concurrency 8, one run at a time, and Ray on this machine — side by side.
 
 Run: python tests/bench/bench_eval_tasks.py [--tasks 200] [--repeats 3] [--delay 0.3] [--concurrency 8]
-                                              [--sequential-tasks 20] [--reps 1] [--no-ray]
+                                              [--sequential-tasks 20] [--reps 1] [--no-ray] [--quick]
 
 The tasks are generated generic questions ("What is i + 7?", scored `numeric`); the endpoint is
 tests/fake_openai_server.py on 127.0.0.1, answering the sum (wrong on every fifth task) and, as
@@ -85,7 +85,10 @@ def main() -> None:
     parser.add_argument("--sequential-tasks", type=int, default=20)
     parser.add_argument("--reps", type=int, default=1)
     parser.add_argument("--no-ray", action="store_true")
+    parser.add_argument("--quick", action="store_true", help="40 tasks, 1 repeat, 8 run one at a time")
     args = parser.parse_args()
+    if args.quick:
+        args.tasks, args.repeats, args.sequential_tasks = 40, 1, 8
     full = backends.plan(task_set(args.tasks), PATTERNS, repeats=args.repeats)
     small = backends.plan(task_set(args.sequential_tasks), PATTERNS, repeats=args.repeats)
     modes = [("pool", args.concurrency, full), ("pool", 1, small)] + ([] if args.no_ray else
