@@ -161,3 +161,15 @@ def test_a_fork_whose_server_is_not_connected_says_so(lang, monkeypatch):
     _button(at, i18n.words("tools_mcp", lang)["disconnect"]).click().run()
     assert not at.exception, [e.message for e in at.exception]
     assert any(note in c.value and "mock" in c.value for c in at.caption)
+
+
+def test_drawing_the_section_does_not_import_the_sdk():
+    import subprocess
+    import sys
+
+    code = ("import sys; from streamlit.testing.v1 import AppTest; "
+            "at = AppTest.from_file('app.py', default_timeout=60); at.run(); at.switch_page('pages/playground.py').run(); "
+            "assert not at.exception; print('mcp' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         cwd=str(__import__("pathlib").Path(__file__).resolve().parents[1]))
+    assert out.stdout.strip().splitlines()[-1] == "False", out.stderr[-500:]
