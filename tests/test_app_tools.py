@@ -46,7 +46,7 @@ def test_connect_the_bundled_server_see_its_tools_and_run_with_them(lang, monkey
     _button(at, words["connect"]).click().run()
     assert not at.exception, [e.message for e in at.exception]
     health = "connected, 8 tools" if lang == "en" else "已连接，8 个工具"
-    assert health in _texts(at)
+    assert health in _texts(at) and words["ping"].split("{ms}")[0] in _texts(at)
     boxes = [c for c in at.checkbox if c.key and c.key.startswith(f"{P}_mcp_tool_")]
     assert len(boxes) == 8 and all(c.value for c in boxes)
     assert any('"city"' in c.value for c in at.code)  # the schema is drawn

@@ -348,6 +348,13 @@ def test_a_server_that_dies_mid_run_ends_in_error_observations_and_the_run_goes_
     assert "未运行" in faulty.health("zh")
 
 
+def test_ping_is_the_health_check_and_a_dead_server_does_not_answer(faulty):
+    ms = faulty.call("echo", {}) and faulty.ping()
+    assert ms is not None and ms < 1000
+    faulty.call("die", {})
+    assert faulty.ping() is None
+
+
 def test_a_hanging_call_in_chinese():
     conn = mc.Connection(mc.ServerSpec(command=tuple(FAULT), label="faulty"), lang="zh", call_timeout=0.5).start()
     try:

@@ -502,6 +502,27 @@ class Connection:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def ping(self, timeout: float = 1.0) -> float | None:
+        """Milliseconds the server took to answer a tools/list (the protocol's ping is gone as of
+        2026-07-28), or None when it did not answer within `timeout`."""
+        if not self.alive or self._client is None or self._loop is None:
+            return None
+
+        async def ping() -> None:
+            import anyio
+
+            with anyio.fail_after(timeout):
+                await self._client.list_tools()
+
+        t0 = time.perf_counter()
+        future = asyncio.run_coroutine_threadsafe(ping(), self._loop)
+        try:
+            future.result(timeout + 0.5)
+        except BaseException:  # noqa: BLE001 - no answer, whatever the reason, is "not answering"
+            future.cancel()
+            return None
+        return (time.perf_counter() - t0) * 1000
+
     # -- calls -----------------------------------------------------------------------------------
     def call(self, name: str, arguments: Mapping[str, Any], timeout: float | None = None) -> Observation:
         """Call a tool and wait at most `timeout` seconds; every fault is an error observation."""

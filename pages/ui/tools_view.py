@@ -182,7 +182,9 @@ def section(prefix: str, lang: str, *, disabled: bool = False) -> None:
 
 
 def _server(prefix: str, name: str, conn: Any, lang: str, disabled: bool) -> None:
-    st.markdown(f"**{text.inline(name, 80)}** · {text.inline(conn.health(lang), 200)}")
+    ms = conn.ping() if conn.alive else None
+    pinged = t("tools_mcp.ping", lang, ms=f"{ms:.0f}") if ms is not None else t("tools_mcp.no_ping", lang)
+    st.markdown(f"**{text.inline(name, 80)}** · {text.inline(conn.health(lang), 200)} · {pinged}")
     enabled = _state(prefix)["enabled"].setdefault(name, [])
     for tool in conn.tools:
         key = f"{prefix}_mcp_tool_{abs(hash((name, tool.name)))}"
