@@ -174,7 +174,7 @@ class RayEvaluation:
                  done: Collection[tuple[str, str, int]] = (), address: str | None = None, concurrency: int = 4,
                  num_cpus: int | None = None) -> None:
         ray = _ray()
-        self.plan, self.jobs, self.total = p, p.jobs(done), 0
+        self.plan, self.jobs = p, p.jobs(done)
         self.total = len(self.jobs)
         self.concurrency = max(1, concurrency)
         if not ray.is_initialized():
