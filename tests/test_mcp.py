@@ -45,10 +45,20 @@ def _gone(pid: int) -> bool:
         return True
 
 
+#: children this process had before this module's first test (a browser test's app server and chromium,
+#: session-wide, when the whole suite runs in one process): not the MCP client's to close
+_BEFORE: set[int] = set()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _children_before() -> None:
+    _BEFORE.update(mc._children())
+
+
 def _no_children_left() -> None:
     """No child process of this test process is alive but the servers of connections still open."""
     def stray() -> set[int]:
-        keep = {c.pid for c in list(mc._OPEN)}
+        keep = {c.pid for c in list(mc._OPEN)} | _BEFORE
         return {p for p in mc._children() if p not in keep and not _gone(p)}
 
     deadline = time.monotonic() + 5

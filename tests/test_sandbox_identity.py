@@ -415,13 +415,16 @@ def test_a_server_run_by_an_ordinary_user_keeps_bwraps_own_mapping(open_dir):
     libs = tmp_path / "libs"
     libs.mkdir()
     shutil.copy(pyseccomp.__file__, libs)
+    # a copy of the package the ordinary user can read: a checkout under a 0700 directory (mktemp -d,
+    # /root) is out of that user's reach
+    shutil.copytree(APP / "agent_core", libs / "agent_core", ignore=shutil.ignore_patterns("__pycache__", "data"))
     script = ("import os\n"
               "from agent_core.sandbox import run_python_tests\n"
               "o = run_python_tests('def f():\\n    import os\\n    return open(\"/proc/self/uid_map\").read().split(),"
               " os.getresuid(), open(\"/proc/self/setgroups\").read().strip()\\n', 'print(f())\\nassert False')\n"
               "print(os.getuid(), o.status, o.details.split('--- stdout ---')[-1].strip())\n")
     done = subprocess.run(["setpriv", "--reuid", "4242", "--regid", "4242", "--clear-groups", str(python), "-c", script],
-                          env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": f"{APP}:{libs}"},
+                          env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": str(libs)},
                           capture_output=True, text=True, timeout=60, cwd=tmp_path)
     if "No module named" in done.stderr:
         pytest.skip(f"the system python3 cannot import the app: {done.stderr.strip().splitlines()[-1]}")

@@ -25,10 +25,11 @@ MODELS = set(re.findall(r"[A-Za-z]{2,}", MODEL_NAME))
 #: Proper names the scenarios and the reference points use in every language: products (AirX earbuds,
 #: the R7 Pro vacuum, waybill SF0000000, the AQI in a weather report), benchmarks, methods and authors.
 PROPER = {"AirX", "WatchFit", "Pro", "SF", "AQI", "GPT", "GSM", "CommonSenseQA", "HotpotQA", "Reflexion", "Self",
-          "Refine", "Huang", "Shinn", "Madaan"}
+          "Refine", "Huang", "Shinn", "Madaan", "Cobbe"}
 #: Terms written in Latin letters in Chinese technical writing as well: "token" (as in Chinese providers'
-#: own price lists), "vs" in a comparison's title, and the Markdown file format.
-TERMS = {"token", "Token", "vs", "Markdown"}
+#: own price lists), "vs" in a comparison's title, the Markdown file format, and MCP (the Model Context
+#: Protocol, a name Chinese documentation keeps as it is).
+TERMS = {"token", "Token", "vs", "Markdown", "MCP"}
 #: units of measure, written in Latin letters in Chinese text too (a tool's product data: 4000 Pa, 65 dB)
 UNITS = {"Pa", "dB", "ml", "mm", "cm", "km", "kg", "mAh", "Wh", "kWh"}
 ALLOWED = NAMES | MODELS | PROPER | TERMS | UNITS
