@@ -224,7 +224,11 @@ LABEL_PX = 11
 
 def _label_px(page) -> list[float]:  # noqa: ANN001
     """Every visible graph label's on-screen size: its font size in the SVG times the SVG's scale."""
-    page.wait_for_function("() => document.querySelectorAll('[data-testid=stGraphVizChart] svg g.node').length")
+    # every chart drawn, not just the first: graphviz lays each one out on its own, after the page settles
+    page.wait_for_function("""() => {
+      const charts = [...document.querySelectorAll('[data-testid=stGraphVizChart]')];
+      return charts.length && charts.every(c => c.querySelector('svg g.node'));
+    }""")
     return page.evaluate("""() => [...document.querySelectorAll('[data-testid=stGraphVizChart] svg')]
       .filter(svg => svg.getBoundingClientRect().width > 0).flatMap(svg => {
         const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
