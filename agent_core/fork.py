@@ -154,7 +154,7 @@ def read_reply(role: str, text: str, tools: Collection[str] = ()) -> tuple[str, 
     """How the pattern will read `text` as the reply of `role`: (what it makes of it, the problem if
     it cannot parse it). The reply goes through the parser a model's reply would, so a person's
     malformed verdict gets the same fallback a model's gets; this says so before the run."""
-    from .patterns.plan_execute import parse_plan
+    from .patterns.plan_execute.loop import parse_plan
     from .verdicts import parse_critique, parse_judgement, parse_step_verdict
 
     if role == "judge":

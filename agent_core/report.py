@@ -315,7 +315,7 @@ def _configuration(config: Mapping[str, Any], models: Mapping[str, str], t: dict
     criteria = str(config.get("criteria") or "").strip()
     if criteria:
         if criteria == "default":
-            from .prompts.reflection import resolve_criteria
+            from .patterns.reflection.prompts import resolve_criteria
 
             criteria = resolve_criteria(criteria, str(config.get("lang", "en")))
         out += ["", f"### {t['criteria']}", "", quote(criteria)]

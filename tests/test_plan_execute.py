@@ -8,7 +8,7 @@ import pytest
 import agent_core as ac
 from agent_core import events as ev
 from agent_core.mock_tools import registry
-from agent_core.patterns.plan_execute import PlanStep, call_bound, parse_plan, shape_plan, stream
+from agent_core.patterns.plan_execute.loop import PlanStep, call_bound, parse_plan, shape_plan, stream
 from agent_core.testing import ScriptedModel, say, tool
 from agent_core.tools import Tool, ToolRegistry
 

@@ -8,7 +8,7 @@ import agent_core as ac
 from agent_core import events as ev
 from agent_core.errors import EndpointConnectionError, TemplateError
 from agent_core.mock_tools import registry
-from agent_core.patterns.react import ConversationMemory, call_bound, parse_text_step, stream
+from agent_core.patterns.react.loop import ConversationMemory, call_bound, parse_text_step, stream
 from agent_core.testing import ScriptedModel, UnexpectedCall, say, tool
 from agent_core.tools import Tool, ToolRegistry
 

@@ -7,8 +7,8 @@ import pytest
 import agent_core as ac
 from agent_core import events as ev
 from agent_core.errors import ConfigError
-from agent_core.patterns.reflection import call_bound, clean_draft, stream
-from agent_core.prompts.reflection import DEFAULT_CRITERIA
+from agent_core.patterns.reflection.loop import call_bound, clean_draft, stream
+from agent_core.patterns.reflection.prompts import DEFAULT_CRITERIA
 from agent_core.testing import ScriptedModel, say
 
 PRIMES_TASK = ac.SCENARIOS["primes"].task["en"]

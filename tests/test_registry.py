@@ -3,6 +3,7 @@ the `direct` baseline keeps its bound, and every llm_call records its typed call
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 from pathlib import Path
@@ -20,28 +21,35 @@ from agent_core.testing import ScriptedModel, say, tool
 from agent_core.trace import Trace, loads
 
 ROOT = Path(__file__).resolve().parent.parent
-#: where a pattern's name may be written: its own modules (and the scenarios, which say whose they are)
-OWN_DIRS = ("agent_core/patterns", "agent_core/prompts", "agent_core/offline/scripts")
+#: the one module besides the patterns' folders that writes their names: the line that registers each
+REGISTRATION = "agent_core/patterns/registry.py"
 
 
-def _own_modules() -> set[str]:
-    mods = {name.replace("-", "_") for name in registry.names()}
-    return {f"{d}/{m}.py" for d in OWN_DIRS for m in mods} | {"agent_core/scenarios.py"}
+def _folders() -> dict[str, str]:
+    """Each pattern's name -> its folder, as a path from the repository's root."""
+    return {importlib.import_module(f"agent_core.patterns.{folder}").SPEC.name: f"agent_core/patterns/{folder}/"
+            for folder in registry.REGISTERED}
 
 
-def test_no_code_outside_a_patterns_own_modules_names_a_pattern():
-    own = _own_modules()
+def _quoted(name: str) -> re.Pattern[str]:
+    return re.compile(r"""(["'])%s\1""" % re.escape(name))
+
+
+def test_no_code_outside_a_patterns_own_folder_names_a_pattern():
+    folders = _folders()
     found = []
     for path in sorted([*ROOT.joinpath("agent_core").rglob("*.py"), *ROOT.joinpath("pages").rglob("*.py")]):
         rel = path.relative_to(ROOT).as_posix()
-        if rel in own:
+        if rel == REGISTRATION:
             continue
         text = path.read_text(encoding="utf-8")
-        for name in registry.names():
-            for m in re.finditer(r"""(["'])%s\1""" % re.escape(name), text):
+        for name, folder in folders.items():
+            if rel.startswith(folder):
+                continue
+            for m in _quoted(name).finditer(text):
                 line = text.count("\n", 0, m.start()) + 1
                 found.append(f"{rel}:{line}: {text.splitlines()[line - 1].strip()}")
-    assert not found, "pattern names outside their own modules (read the registry instead):\n" + "\n".join(found)
+    assert not found, "pattern names outside their own folders (read the registry instead):\n" + "\n".join(found)
 
 
 def test_the_grep_would_catch_a_branch_on_a_name(tmp_path):

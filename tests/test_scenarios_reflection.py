@@ -6,10 +6,10 @@ import pytest
 
 import agent_core as ac
 from agent_core import events as ev
-from agent_core.offline.scripts.reflection import PARSE_KV_DRAFTS, PRIMES_DRAFTS
-from agent_core.prompts.reflection import DEFAULT_CRITERIA
+from agent_core.patterns.reflection.offline import PARSE_KV_DRAFTS, PRIMES_DRAFTS
+from agent_core.patterns.reflection.prompts import DEFAULT_CRITERIA
 from agent_core.sandbox import run_python_tests
-from agent_core.scenarios import PARSE_KV_TESTS, PRIMES_TESTS
+from agent_core.patterns.reflection.scenarios import PARSE_KV_TESTS, PRIMES_TESTS
 
 
 def play(scenario, lang="en", **overrides):

@@ -1,38 +1,33 @@
-"""Every pattern, found by its module: any module of this package that exports `SPEC`.
+"""Every pattern, registered by one line in `REGISTERED`: the name of its folder under this package,
+whose `__init__.py` exports `SPEC`. Nothing else lists the patterns. `specs()` is in display order.
 
-Adding a pattern adds a module here; nothing else lists the patterns. `specs()` is in display order.
+A list rather than discovery of the subpackages: a folder half-built on a branch (or left behind as
+`__pycache__` after a checkout) is never registered by accident, and one place says which patterns exist.
 """
 
 from __future__ import annotations
 
 import importlib
-import pkgutil
 
 from ..errors import ConfigError
 from .spec import EvalEntry, LimitSpec, PatternSpec, Preset, VariantSpec
 
-_NOT_PATTERNS = frozenset({"base", "registry", "spec"})
+#: Every pattern, one line each: its folder (agent_core/patterns/<folder>/).
+REGISTERED: tuple[str, ...] = (
+    "react",
+    "plan_execute",
+    "reflection",
+    "direct",
+)
+
 _SPECS: dict[str, PatternSpec] = {}
 
 
 def _load() -> dict[str, PatternSpec]:
     if not _SPECS:
-        found: list[PatternSpec] = []
-        for info in pkgutil.iter_modules(_package_path()):
-            if info.name in _NOT_PATTERNS or info.name.startswith("_"):
-                continue
-            module = importlib.import_module(f"{__package__}.{info.name}")
-            spec = getattr(module, "SPEC", None)
-            if isinstance(spec, PatternSpec):
-                found.append(spec)
+        found = [importlib.import_module(f"{__package__}.{folder}").SPEC for folder in REGISTERED]
         _SPECS.update((s.name, s) for s in sorted(found, key=lambda s: (s.order, s.name)))
     return _SPECS
-
-
-def _package_path() -> list[str]:
-    from . import __path__ as path
-
-    return list(path)
 
 
 def specs() -> dict[str, PatternSpec]:

@@ -128,6 +128,25 @@ class Lesson:
     cost: Text
 
 
+@dataclass(frozen=True)
+class Scenario:
+    """A built-in task that shows its pattern's mechanism, in English and Chinese, with its tools."""
+
+    id: str
+    pattern: str  # the pattern whose mechanism it shows (a name in patterns/registry.py)
+    seed: str
+    title: dict[str, str]
+    task: dict[str, str]
+    tools: tuple[str, ...] = ()
+    #: limit/option overrides that make the scenario show its mechanism (e.g. reflection rounds)
+    options: dict[str, Any] = field(default_factory=dict)
+    #: what to watch for, shown in the UI
+    watch: dict[str, str] = field(default_factory=dict)
+
+    def task_text(self, lang: str) -> str:
+        return self.task.get(lang) or self.task["en"]
+
+
 #: (from node, to node, edge label)
 Edge = tuple[str, str, Text | None]
 
@@ -177,6 +196,10 @@ class PatternSpec:
     check: Callable[[RunConfig], None] | None = None
     #: the baseline the other patterns are compared with at the same call budget (Eval, Compare)
     baseline: bool = False
+    #: the built-in tasks that show this pattern's mechanism
+    scenarios: tuple[Scenario, ...] = ()
+    #: the module whose import registers the offline model's scripts for this pattern
+    offline: str = ""
 
     def limit_names(self) -> tuple[str, ...]:
         return tuple(lim.name for lim in self.limits)

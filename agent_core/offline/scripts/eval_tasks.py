@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 from functools import partial
 
-from ...prompts.reflection import TESTS_FAILED
+from ...patterns.reflection.prompts import TESTS_FAILED
 from ..model import Call, Reply, script
 
 

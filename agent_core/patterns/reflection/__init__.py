@@ -1,0 +1,22 @@
+"""Reflection (seeds 02, 04, 05): execute, reflect, refine — until the critic passes or the cap (loop.py).
+
+This folder is the whole pattern: its loop, options, roles, prompts, offline scripts, scenarios and
+lessons; `SPEC` is what the registry reads.
+"""
+
+from __future__ import annotations
+
+from ..spec import PatternSpec, Text
+from . import lessons, options, roles, scenarios
+from .loop import call_bound, check, stream
+from .prompts import PROMPTS
+
+SPEC = PatternSpec(
+    name="reflection", label=Text("Reflection", "反思"), order=30, stream=stream, call_bound=call_bound,
+    bound_formula="1 + max_iterations · (r + 1)", roles=roles.ROLES, prompts=PROMPTS, limits=options.LIMITS,
+    switches=options.SWITCHES, text_fields=options.TEXT_FIELDS, uses_tools=False, check=check,
+    variants=lessons.VARIANTS, edges=lessons.edges, nodes=lessons.NODES, role_node=lessons.role_node,
+    block_title=lessons.block_title, step_word=Text("iteration", "迭代"), summary="drafts", color="#54A24B",
+    eval_entries=lessons.EVAL_ENTRIES, compare_variant="reflection", presets=lessons.PRESETS, lesson=lessons.LESSON,
+    scenarios=scenarios.SCENARIOS, offline=f"{__name__}.offline",
+)
