@@ -6,8 +6,12 @@ line in PAGES. The model sidebar is drawn once, here, for every page.
 
 import streamlit as st
 
-from pages.ui import poll, presenter, runs, shell, sidebar
+from pages.ui import poll, presenter, runs, shell, sidebar, uploads
 from pages.ui.i18n import t
+
+# Before anything can be uploaded through this session: bound what uploads the server holds, per file,
+# per session and per server (the first script run of the server does it; later ones find it done).
+uploads.install()
 
 # An emoji favicon is drawn inline by the browser; a :material/…: one is fetched from
 # fonts.gstatic.com, which an offline workshop room cannot reach (tests/browser/test_offline_browser.py).
@@ -31,4 +35,5 @@ runs.settle_stale()
 sidebar.render(locked=runs.any_active())
 with st.sidebar:
     poll.room_box(sidebar.current_lang())  # the room's prediction polls, on every page
+uploads.notice(sidebar.current_lang())  # why this session's last upload was refused, on whatever page
 page.run()

@@ -88,7 +88,7 @@ def _client_origin(url: str) -> Origin | None:
         host = parsed.host.lower()
         port = parsed.port or (443 if parsed.scheme == "https" else 80)
         return (parsed.scheme.lower(), host, port)
-    except Exception:  # an URL the client refuses: it will not send anything there either
+    except (httpx2.InvalidURL, ValueError, TypeError):  # a URL the client refuses: it sends nothing there
         return ("", "", 0)
 
 

@@ -95,6 +95,34 @@ def step_idle_timeout_s(environ: Mapping[str, str] | None = None) -> float:
     return seconds if 0 < seconds < float("inf") else IDLE_TIMEOUT_S
 
 
+#: Judged runs this server process runs at once, across all sessions (agent_core.sandbox.admission).
+#: Unset, empty, not a whole number or below 1: the CPUs this process may use.
+JUDGE_SLOTS_ENV = "AGENT_PLAYGROUND_JUDGE_SLOTS"
+
+
+def judge_slots(environ: Mapping[str, str] | None = None) -> int:
+    """How many judged runs may run at once: AGENT_PLAYGROUND_JUDGE_SLOTS, else the usable CPUs."""
+    value = (os.environ if environ is None else environ).get(JUDGE_SLOTS_ENV, "").strip()
+    if value.isdigit() and int(value) >= 1:
+        return int(value)
+    try:
+        return max(1, len(os.sched_getaffinity(0)))  # a container's cpuset, not the host's count
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+#: Megabytes of uploaded files the server holds in memory at once, across all sessions (pages/ui/uploads.py).
+#: Unset, empty, not a whole number or below 1: 400.
+UPLOADS_ENV = "AGENT_PLAYGROUND_UPLOADS_MB"
+UPLOADS_MB = 400
+
+
+def upload_server_mb(environ: Mapping[str, str] | None = None) -> int:
+    """The server-wide bound on held uploads: AGENT_PLAYGROUND_UPLOADS_MB, else 400 MB."""
+    value = (os.environ if environ is None else environ).get(UPLOADS_ENV, "").strip()
+    return int(value) if value.isdigit() and int(value) >= 1 else UPLOADS_MB
+
+
 #: Where live OpenTelemetry export goes (agent_core.otel.live): the OTLP/HTTP base URL, as the SDK's own
 #: variable; the traces-only variable, a full URL, wins when both are set.
 OTLP_ENDPOINT_ENV = "OTEL_EXPORTER_OTLP_ENDPOINT"

@@ -16,6 +16,7 @@ alone for `idle_timeout_s` ends with reason `stop`, its thread gone.
 
 from __future__ import annotations
 
+import contextvars
 import queue
 import threading
 import time
@@ -130,7 +131,10 @@ class RunHandle:
         #: True when the run ended because a pause outlasted `idle_timeout_s`
         self.timed_out = False
         self._clock_base: float | None = None
-        self._thread = threading.Thread(target=self._work, name="run-handle", daemon=True)
+        # the creator's context goes with the run: whom its judged runs count against, and when their
+        # wait for a judge slot ends (agent_core.sandbox.admission)
+        self._thread = threading.Thread(target=contextvars.copy_context().run, args=(self._work,),
+                                        name="run-handle", daemon=True)
 
     @classmethod
     def for_run(cls, task: str, config: Any, models: Any, tools: Any = None, **kwargs: Any) -> RunHandle:
@@ -262,10 +266,12 @@ class RunHandle:
         return None
 
     def _work(self) -> None:
+        from .sandbox.admission import cancelled_when
+
         counts = {"calls": 0, "tokens": 0}
         finished = False
         try:
-            with closing(self._start(self)) as stream:
+            with cancelled_when(lambda: self._stop or self._owner_gone()), closing(self._start(self)) as stream:
                 for event in stream:
                     self._emit(event)
                     if isinstance(event, ev.LlmCall):

@@ -14,7 +14,8 @@ from agent_core.errors import AgentError
 from agent_core.evaluation import (DEFAULT_CONCURRENCY, EVAL_PATTERNS, MAX_CONCURRENCY, PATTERN_HELP, REFERENCE_POINTS,
                                    TEST_FEEDBACK_NOTE, EvalProgress, EvalRow, bundled_tasks, evaluate, load_tasks,
                                    rows_to_csv, scores_figure, summarize, worst_case)
-from pages.ui import costs, eval_rounds, runs, shell, sidebar, text
+from agent_core.sandbox import admission
+from pages.ui import costs, eval_rounds, live, runs, shell, sidebar, text
 from pages.ui.i18n import t, words
 
 shell.require("eval")
@@ -69,8 +70,9 @@ tasks, problem = [], None
 if source == "bundled":
     tasks = bundled_tasks()
 else:
+    # max_upload_size: 5 MB, the most load_tasks reads; the uploader refuses a bigger file before sending it
     st.file_uploader(WORDS["uploader"], type=["jsonl", "gz", "json"], key=f"{P}_upload",
-                     on_change=_uploaded, help=WORDS["uploader_help"])
+                     on_change=_uploaded, help=WORDS["uploader_help"], max_upload_size=5)
     tasks, problem = state.get(f"{P}_upload_tasks") or [], state.get(f"{P}_upload_error")
     if problem:
         st.error(WORDS["bad_upload"].format(detail=text.escape(problem)), icon=":material/error:")
@@ -127,6 +129,7 @@ if tasks and patterns and not problem:
                                               worst=costs.worst_case_text(worst, sidebar.model_router(), lang)))
 
 progress = st.empty()
+in_line = st.empty()
 gauge = st.empty()
 table = st.empty()
 
@@ -162,19 +165,36 @@ def _gauge(rows: list[dict]) -> None:
                        text=words["spend"].format(spent=costs.money(spent, lang), worst=costs.money(ceiling, lang)))
 
 
+def _in_line(line: admission.QueueState) -> None:
+    """Where this evaluation's runs wait for one of the server's judge slots (shared by every session)."""
+    if line.position is None:
+        in_line.empty()
+        return
+    queue = words("eval.queue", lang)
+    n = line.position
+    place = queue.get(f"place_{n % 10}" if n % 10 in (1, 2, 3) and n % 100 not in (11, 12, 13) else "place",
+                      queue["place"]).format(n=n)
+    in_line.caption(queue["waiting"].format(place=place, running=line.running))
+
+
 job = state[f"{P}_job"]
 if job is not None:
     pool = None
     try:
         sandbox.check_available()  # no sandbox, no judging: SandboxUnavailable says why and how to fix it
-        pool = evaluate(tasks, patterns, sidebar.model_router(), limit=int(limit), lang=lang,
-                        concurrency=int(concurrency), prices=costs.price_table()[0])
+        alive = live._session_alive()  # a closed tab's runs leave the judge queue (None under AppTest)
+        with admission.cancelled_when(None if alive is None else (lambda: not alive())):
+            pool = evaluate(tasks, patterns, sidebar.model_router(), limit=int(limit), lang=lang,
+                            concurrency=int(concurrency), prices=costs.price_table()[0])
         state[f"{P}_pool"] = (job, pool)  # for Stop's callback, which runs in another script run
         latest: EvalProgress | None = None
         with closing(pool):  # a page switch or the toolbar's Stop ends every run under way
             for item in pool:
                 if state.get(f"{P}_job") != job:
                     break  # stopped, or superseded by a newer evaluation
+                if isinstance(item, admission.QueueState):
+                    _in_line(item)
+                    continue
                 if isinstance(item, EvalRow):
                     state[f"{P}_rows"].append(dataclasses.asdict(item))
                     _table(state[f"{P}_rows"])
@@ -189,7 +209,8 @@ if job is not None:
         if pool.gate.refusals:
             state[f"{P}_note"] = ("warning", WORDS["waited"].format(n=pool.gate.refusals, s=pool.gate.waited_s))
     except AgentError as exc:
-        state[f"{P}_note"] = ("error", exc.message(lang) if isinstance(exc, sandbox.SandboxUnavailable)
+        state[f"{P}_note"] = ("error", exc.message(lang) if isinstance(exc, (sandbox.SandboxUnavailable,
+                                                                             admission.QueueFull))
                               else WORDS["failed"].format(detail=exc))
     finally:
         if state.get(f"{P}_job") == job:

@@ -38,6 +38,7 @@ class Session:
         self.blocks: set[str] = set()  # keys of keyed containers (.st-key-… in the browser)
         self.texts: list[str] = []  # every text body received, in order
         self.page = ""  # the url path of the page being shown
+        self.session_id = ""  # the server's id of this session (uploads are addressed to it)
         self.page_hash = ""
         self.messages = 0
         self.bytes = 0
@@ -127,6 +128,8 @@ class Session:
                 self.runs_finished += 1
             elif kind == "navigation":
                 self._navigated(msg.navigation)
+            elif kind == "new_session":
+                self.session_id = msg.new_session.initialize.session_id
             self._changed.set()
 
     def _delta(self, delta) -> None:  # noqa: ANN001 (protobuf)

@@ -138,7 +138,7 @@ def test_an_answered_poll_stays_as_a_result_and_takes_no_more_votes_when_the_run
 
 def test_a_poll_closes_when_its_run_is_left_idle(monkeypatch):
     monkeypatch.setenv("AGENT_PLAYGROUND_STEP_IDLE_S", "1")
-    presenter, pid = presenter_with_poll()
+    presenter, _pid = presenter_with_poll()
     assert record(presenter).handle.join(10), "the paused run ended on its idle time"
     assert poll.held() == []
 

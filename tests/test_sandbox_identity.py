@@ -15,6 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -393,3 +394,74 @@ def test_an_interpreter_the_dropped_uid_could_not_reach_still_runs():
         pytest.skip("the interpreter sits under directories anyone may enter")
     outcome = run_python_tests("import json, email.mime.text\ndef f():\n    return 1\n", "assert f() == 1")
     assert outcome.passed, outcome.summary
+
+
+@pytest.fixture
+def open_dir():
+    """A directory any user may read (pytest's tmp_path sits under a 0700 one)."""
+    path = Path(tempfile.mkdtemp(prefix="sandbox-identity-"))
+    path.chmod(0o755)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def test_a_server_run_by_an_ordinary_user_keeps_bwraps_own_mapping(open_dir):
+    """The other branch of identity.py: a non-root server maps 65534 inside to itself, setgroups denied."""
+    python = Path("/usr/bin/python3")
+    if os.geteuid() != 0 or not shutil.which("setpriv") or not python.exists():
+        pytest.skip("needs root to become an ordinary user, setpriv, and a system python3 that user can run")
+    import pyseccomp
+    tmp_path = open_dir
+    libs = tmp_path / "libs"
+    libs.mkdir()
+    shutil.copy(pyseccomp.__file__, libs)
+    script = ("import os\n"
+              "from agent_core.sandbox import run_python_tests\n"
+              "o = run_python_tests('def f():\\n    import os\\n    return open(\"/proc/self/uid_map\").read().split(),"
+              " os.getresuid(), open(\"/proc/self/setgroups\").read().strip()\\n', 'print(f())\\nassert False')\n"
+              "print(os.getuid(), o.status, o.details.split('--- stdout ---')[-1].strip())\n")
+    done = subprocess.run(["setpriv", "--reuid", "4242", "--regid", "4242", "--clear-groups", str(python), "-c", script],
+                          env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": f"{APP}:{libs}"},
+                          capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    if "No module named" in done.stderr:
+        pytest.skip(f"the system python3 cannot import the app: {done.stderr.strip().splitlines()[-1]}")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "4242 failed (['65534', '4242', '1'], (65534, 65534, 65534), 'deny')", done.stdout
+
+
+def test_when_bwrap_stops_before_its_sandbox_exists_the_refusal_quotes_it(monkeypatch):
+    monkeypatch.setattr(launcher, "mount_args", lambda: ("--no-such-option",))
+    with pytest.raises(SandboxUnavailable) as caught:
+        run_python_tests("x = 1\n", "assert x == 1\n")
+    assert "bubblewrap exited before its sandbox was set up (bwrap: Unknown option --no-such-option)" in str(caught.value)
+
+
+def test_a_run_whose_uid_drop_did_not_happen_never_starts(monkeypatch):
+    """The check after the drop is what holds if the drop itself were lost: root inside stops the run."""
+    if os.geteuid() != 0:
+        pytest.skip("only a root server has a drop to lose")
+    check = "import os\n" + identity.DROP[identity.DROP.index("with open('/proc/self/status')"):]
+    monkeypatch.setattr(identity, "DROP", check)
+    marker = "/tmp/sandbox-drop-probe"
+    with pytest.raises(SandboxUnavailable) as caught:
+        run_python_tests(f"open({marker!r}, 'w').close()\n", "assert True\n")
+    assert "the uid drop did not hold" in str(caught.value)
+
+
+def test_maps_the_kernel_refuses_stop_the_run(monkeypatch):
+    broken = identity.Mapping("0 0 1\n65534 4294967295 1\n", "0 0 1\n", False, identity.mapping().bwrap_caps)
+    monkeypatch.setattr(identity, "mapping", lambda: broken)
+    with pytest.raises(SandboxUnavailable) as caught:
+        run_python_tests("x = 1\n", "assert x == 1\n")
+    assert "the sandbox's user namespace could not be mapped" in str(caught.value)
+
+
+def test_a_refused_launch_leaves_no_descriptor_open(monkeypatch):
+    def missing():
+        raise launcher.LaunchError("bubblewrap (bwrap) is not installed")
+    monkeypatch.setattr(launcher, "bwrap_path", missing)
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(20):
+        with pytest.raises(SandboxUnavailable):
+            run_python_tests("x = 1\n", "assert x == 1\n")
+    assert len(os.listdir("/proc/self/fd")) == before

@@ -6,10 +6,17 @@ Results come back in job order whatever order they finish in, so the rows, the C
 are those of a sequential run. `stop()` may be called from any thread (a page's Stop callback): it
 asks every worker to close its run (which closes its HTTP stream) at its next event, drops the
 unfinished runs, and keeps every finished row, including rows not yet handed out (`finished_rows`).
+
+Judging takes one of the server's judge slots (agent_core.sandbox.admission), shared with every other
+session: the evaluation is one caller there, its workers wait in line when the slots are taken, a
+stop (or a cancel check of the context it was made in) ends their wait, and while any of them waits
+the iteration also yields the line's `QueueState` about every HEARTBEAT_S and as runs finish, then
+once more when none of its workers waits any longer.
 """
 
 from __future__ import annotations
 
+import contextvars
 import queue
 import threading
 import time
@@ -18,10 +25,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..ratelimit import RateGate
+from ..sandbox import admission
 
 #: The most tasks an evaluation may run at once (each holds a connection and, when judging, a process).
 MAX_CONCURRENCY = 32
 DEFAULT_CONCURRENCY = 4
+#: How often the iteration looks at the judge queue while its workers wait there (seconds).
+HEARTBEAT_S = 0.5
 
 
 @dataclass(frozen=True)
@@ -70,6 +80,9 @@ class Evaluation:
         self._events: queue.Queue[tuple[str, int, Any]] = queue.Queue()
         self._threads: list[threading.Thread] = []
         self._stop_timeout_s = stop_timeout_s
+        #: who this evaluation's judged runs count against in the server's judge queue
+        self.caller = admission.named_caller() or f"evaluation-{id(self):x}"
+        self._context = contextvars.copy_context()  # a page's cancel check reaches the workers' waits
         self._items = self._generate()
 
     # -- the iterator ------------------------------------------------------------------------------
@@ -85,14 +98,26 @@ class Evaluation:
         self.stop()
 
     def _generate(self) -> Iterator[Any]:
-        self._threads = [threading.Thread(target=self._work, name=f"eval-{i}", daemon=True)
-                         for i in range(self.concurrency)]
+        self._threads = [threading.Thread(target=self._context.copy().run, args=(self._work,), name=f"eval-{i}",
+                                          daemon=True) for i in range(self.concurrency)]
         for thread in self._threads:
             thread.start()
         done, running, next_out, exited, ready = 0, 0, 0, 0, {}
+        look_at, was_waiting = time.monotonic() + HEARTBEAT_S, False
         try:
             while next_out < self.total and exited < len(self._threads):
-                kind, index, value = self._events.get()
+                try:
+                    kind, index, value = self._events.get(timeout=HEARTBEAT_S)
+                except queue.Empty:
+                    kind, index, value = "idle", -1, None
+                if time.monotonic() >= look_at or (was_waiting and kind == "done"):  # a run done: the line moved
+                    look_at = time.monotonic() + HEARTBEAT_S
+                    line = admission.server().state(self.caller)
+                    if line.caller_waiting or was_waiting:
+                        was_waiting = bool(line.caller_waiting)
+                        yield line
+                if kind == "idle":
+                    continue
                 if kind == "error":
                     raise value
                 if kind == "exit":  # a worker left: no job left, or the pool was stopped
@@ -107,6 +132,8 @@ class Evaluation:
                     while next_out in ready:
                         yield ready.pop(next_out)
                         next_out += 1
+            if was_waiting:
+                yield admission.server().state(self.caller)
         finally:
             self.stop()
 
@@ -121,21 +148,28 @@ class Evaluation:
 
     def _work(self) -> None:
         try:
-            while (job := self._take()) is not None:
-                self._events.put(("start", job.index, None))
-                try:
-                    row = self._run(job, self._stop)
-                except BaseException as exc:  # a bug, not a failed run (those are rows): end the evaluation
-                    self._stop.set()
-                    self._events.put(("error", job.index, exc))
-                    return
-                if row is None:  # stopped part-way: the unfinished run is dropped
-                    return
-                with self._lock:
-                    self._rows[job.index] = row
-                self._events.put(("done", job.index, row))
+            with admission.acting_for(self.caller), admission.cancelled_when(self._stop.is_set):
+                self._jobs()
         finally:
             self._events.put(("exit", -1, None))
+
+    def _jobs(self) -> None:
+        while (job := self._take()) is not None:
+            self._events.put(("start", job.index, None))
+            try:
+                row = self._run(job, self._stop)
+            except admission.WaitCancelled:  # stopped, or whoever started it went away, while in line
+                self._stop.set()
+                return
+            except BaseException as exc:  # a bug, not a failed run (those are rows): end the evaluation
+                self._stop.set()
+                self._events.put(("error", job.index, exc))
+                return
+            if row is None:  # stopped part-way: the unfinished run is dropped
+                return
+            with self._lock:
+                self._rows[job.index] = row
+            self._events.put(("done", job.index, row))
 
     # -- stopping ----------------------------------------------------------------------------------
     @property
@@ -146,6 +180,7 @@ class Evaluation:
         """Ask every worker to end its run at the next event, and wait for them (from any thread)."""
         self._stop.set()
         self.gate.stop()
+        admission.server().wake()  # workers waiting for a judge slot see the stop now
         deadline = time.monotonic() + (self._stop_timeout_s if timeout is None else timeout)
         for thread in self._threads:
             if thread is not threading.current_thread() and thread.ident is not None:

@@ -17,7 +17,7 @@ import time
 
 from .. import settings
 from ..errors import AgentError, ConfigError
-from . import cgroups, launcher, seccomp_filter
+from . import admission, cgroups, launcher, seccomp_filter
 from .guarded import run_guarded
 from .outcome import Status, TestOutcome, build, parse_records
 
@@ -97,9 +97,17 @@ def run_python_tests(code: str, tests: str, *, entry_point: str | None = None, t
     """Run `code` against `tests` (plain asserts, unittest, pytest-style functions or HumanEval `check`).
 
     Nothing the code does makes this raise; misuse raises ConfigError, and a sandbox that cannot
-    start raises SandboxUnavailable. Thread-safe, and runs in parallel: no lock is held.
+    start raises SandboxUnavailable. Thread-safe: at most the server's judge slots run at once
+    (admission.py), so a call may wait in line for one; a full line raises admission.QueueFull, and a
+    wait its caller gave up (admission.cancelled_when) raises admission.WaitCancelled.
     """
     _check_arguments(tests, entry_point, timeout_s, memory_mb, max_output_chars)
+    with admission.server().slot():  # the time in line is not the run's: duration_ms starts inside
+        return _judge(code, tests, entry_point, timeout_s, memory_mb, max_output_chars)
+
+
+def _judge(code: str, tests: str, entry_point: str | None, timeout_s: float, memory_mb: int,
+           max_output_chars: int) -> TestOutcome:
     if unsafe_local_enabled():
         return run_guarded(code, tests, entry_point=entry_point, timeout_s=timeout_s, memory_mb=memory_mb,
                            max_output_chars=max_output_chars)

@@ -316,23 +316,44 @@ def run(payload: dict, *, timeout_s: float, output_cap: int, join: Callable[[int
         proc = subprocess.Popen(command(seccomp_r, gate), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, pass_fds=(seccomp_r, result_w, *gate.child_ends()),
                                 env=environment(), start_new_session=True)
-    except OSError as exc:
+    except (OSError, LaunchError) as exc:  # LaunchError: from command(), no bwrap here
         for fd in (seccomp_r, seccomp_w, result_r, result_w):
             if fd >= 0:
                 os.close(fd)
         gate.close()
+        if isinstance(exc, LaunchError):
+            raise
         raise LaunchError(f"bubblewrap could not be started ({exc})") from None
     os.close(seccomp_r)
     os.close(result_w)
     gate.close(*gate.child_ends())
     try:
-        gate.admit(join, max(timeout_s, 10.0), (proc.stdout.fileno(), proc.stderr.fileno()))
+        try:
+            gate.admit(join, max(timeout_s, 10.0), (proc.stdout.fileno(), proc.stderr.fileno()))
+        except LaunchError as exc:
+            said = _said(proc)
+            raise LaunchError(f"{exc} ({said})" if said else str(exc)) from None
         return _collect(proc, stdin, result_r, timeout_s, output_cap)
     finally:
         gate.close()
         os.close(result_r)
         _kill(proc)
         gate.reap()
+
+
+def _said(proc: subprocess.Popen) -> str:
+    """bwrap's own complaint ("bwrap: ...") when it stopped before its sandbox was set up."""
+    try:
+        proc.wait(1.0)
+    except subprocess.TimeoutExpired:
+        return ""
+    os.set_blocking(proc.stderr.fileno(), False)
+    try:
+        text = (os.read(proc.stderr.fileno(), 4096) or b"").decode("utf-8", "replace")
+    except OSError:
+        return ""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return next((line for line in lines if line.startswith("bwrap:")), lines[-1] if lines else "")
 
 
 def _collect(proc: subprocess.Popen, stdin: bytes, result_r: int, timeout_s: float, output_cap: int) -> Finished:

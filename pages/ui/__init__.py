@@ -21,6 +21,7 @@
 - call_views.py — the Prompt and Reply views of one model call, from the call record
 - fork_view.py — Fork from here, the fork editor, and Compare's original-vs-fork pair
 - step_view.py — step mode: the switch and breakpoints, the pause banner and its actions
-- poll.py     — the room's prediction poll (per server, in memory)
+- poll.py     — the room's prediction poll (per server, in memory; one per session, closed with its run)
+- uploads.py  — bounds on uploads held in memory: per file, per session, per server
 - honesty.py  — what the scripted offline model does not do, said where it matters
 """

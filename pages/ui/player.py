@@ -154,7 +154,9 @@ def pick_trace(lang: str) -> Loaded | None:
         sid, code = choice.rsplit(".", 1)
         return Loaded(f"example:{choice}", example_label(choice), examples.load(sid, code))
 
-    st.file_uploader(t("player.file"), type=["json"], key=K_UPLOAD, on_change=_uploaded, help=t("player.file_help"))
+    # the uploader refuses a file bigger than the app reads before sending it
+    st.file_uploader(t("player.file"), type=["json"], key=K_UPLOAD, on_change=_uploaded, help=t("player.file_help"),
+                     max_upload_size=trace.MAX_BYTES >> 20)
     opened = state.get(K_FILE)
     if opened is None:
         st.caption(t("player.no_file"))

@@ -19,8 +19,7 @@ import secrets as _random
 
 import streamlit as st
 
-from agent_core import ModelRouter, OfflineModel
-from agent_core import endpoints
+from agent_core import ModelRouter, OfflineModel, endpoints
 from agent_core.errors import ModelError
 from agent_core.llm import PRESETS, OpenAICompatibleModel, test_connection
 from agent_core.models import ROLES, ChatModel
