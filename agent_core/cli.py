@@ -21,7 +21,9 @@ from typing import TextIO
 
 from . import evaluation, sandbox, settings
 from . import events as ev
-from .config import PATTERNS, RunConfig, for_scenario
+from .config import RunConfig
+from .patterns.registry import PATTERNS, config_from_dict, configure
+from .scenarios import for_scenario
 from .errors import AgentError, ConfigError
 from .models import ROLES, ModelRouter
 from .scenarios import SCENARIOS
@@ -145,7 +147,7 @@ def _config(args: argparse.Namespace) -> tuple[RunConfig, str]:
         config, task = for_scenario(args.scenario, args.lang, **overrides)
         return config, task
     tools = tuple(t.strip() for t in (args.tools or "").split(",") if t.strip())
-    return RunConfig(pattern=args.pattern or PATTERNS[0], lang=args.lang, tools=tools, **overrides), args.task
+    return configure(args.pattern or PATTERNS[0], lang=args.lang, tools=tools, **overrides), args.task
 
 
 def _role_caps(pairs: list[str]) -> dict[str, int]:
@@ -192,10 +194,10 @@ def _fork_config(args: argparse.Namespace, overrides: dict, prompts: dict[str, s
     except OSError as exc:
         raise ConfigError(f"--from-trace: cannot read {args.from_trace}: {exc.strerror or exc}") from None
     args.parent = parent
-    data = {k: v for k, v in parent.config.items() if k in RunConfig.__dataclass_fields__}
+    data = dict(parent.config)
     if prompts:
         data["prompts"] = {**data.get("prompts", {}), **prompts}
-    config = RunConfig.from_dict(data).replace(**overrides)
+    config = config_from_dict(data).replace(**overrides)
     started = next((e for e in parent.events if isinstance(e, ev.RunStarted)), None)
     if started is None:
         raise ForkError("this trace has no run_started event, so its task is unknown")

@@ -287,7 +287,7 @@ def _title(config: Mapping[str, Any], events: list[ev.Event], t: dict[str, str])
 
 
 def _configuration(config: Mapping[str, Any], models: Mapping[str, str], t: dict[str, str]) -> str:
-    from .config import LIMITS
+    from .patterns.registry import LIMITS
 
     pattern = str(config.get("pattern", ""))
     scenario = config.get("scenario")

@@ -4,11 +4,14 @@ Chinese."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from .config import RunConfig
 from .errors import ConfigError
 from .patterns import registry
 from .patterns.spec import Scenario
 
-__all__ = ["SCENARIOS", "Scenario", "find_by_task", "get"]
+__all__ = ["SCENARIOS", "Scenario", "find_by_task", "for_scenario", "get"]
 
 SCENARIOS: dict[str, Scenario] = {s.id: s for spec in registry.specs().values() for s in spec.scenarios}
 
@@ -27,3 +30,11 @@ def find_by_task(text: str) -> Scenario | None:
         if any(" ".join(t.split()) == text for t in s.task.values()):
             return s
     return None
+
+
+def for_scenario(scenario_id: str, lang: str = "en", **overrides: Any) -> tuple[RunConfig, str]:
+    """The config a scenario runs with (its options, then `overrides`), and its task text."""
+    sc = get(scenario_id)
+    options = {**sc.options, **overrides}
+    options.setdefault("pattern", sc.pattern)
+    return registry.configure(lang=lang, scenario=sc.id, tools=sc.tools, **options), sc.task_text(lang)

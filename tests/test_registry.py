@@ -3,7 +3,9 @@ the `direct` baseline keeps its bound, and every llm_call records its typed call
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
+import inspect
 import json
 import re
 from pathlib import Path
@@ -12,11 +14,11 @@ import pytest
 
 import agent_core as ac
 from agent_core import events as ev
-from agent_core.config import LIMITS, PATTERNS, RunConfig, validate
+from agent_core.patterns.registry import LIMITS, PATTERNS, configure, validate
 from agent_core.errors import ConfigError, TemplateError
 from agent_core.messages import CallContext
 from agent_core.patterns import registry
-from agent_core.prompts import specs_for
+from agent_core.patterns.registry import specs_for
 from agent_core.testing import ScriptedModel, say, tool
 from agent_core.trace import Trace, loads
 
@@ -79,24 +81,24 @@ def test_limits_and_trace_fields_are_derived_from_the_specs():
         for lim in spec.limits:
             assert LIMITS[lim.name].patterns == (spec.name,) and (LIMITS[lim.name].low, LIMITS[lim.name].high) == (
                 lim.low, lim.high)
-        shown = RunConfig(pattern=spec.name).to_dict()
+        shown = configure(pattern=spec.name).to_dict()
         for other in registry.specs().values():
-            for option in set(other.options()) - set(spec.options()):
+            for option in set(other.option_names()) - set(spec.option_names()):
                 assert option not in shown, f"{spec.name}'s trace holds {other.name}'s option {option}"
     assert "memory_window" not in LIMITS, "a control nothing read is gone"
 
 
 def test_an_unknown_pattern_names_the_choices():
     with pytest.raises(ConfigError, match="choose one of react, plan-execute, reflection, direct"):
-        RunConfig(pattern="tree-of-thought")
+        configure(pattern="tree-of-thought")
 
 
 def test_validate_checks_what_a_run_would_refuse_without_calling_a_model():
-    validate(RunConfig(pattern="reflection", test_evaluator=True, tests="assert 1 == 1"))
+    validate(configure(pattern="reflection", test_evaluator=True, tests="assert 1 == 1"))
     with pytest.raises(ConfigError, match="no tests"):
-        validate(RunConfig(pattern="reflection", test_evaluator=True, tests=""))
+        validate(configure(pattern="reflection", test_evaluator=True, tests=""))
     with pytest.raises(TemplateError, match="unknown placeholder"):
-        validate(RunConfig(pattern="direct", prompts={"final": "Answer {nope}"}))
+        validate(configure(pattern="direct", prompts={"final": "Answer {nope}"}))
 
 
 def test_variant_of_finds_each_variant_from_its_config():
@@ -110,8 +112,8 @@ def test_variant_of_finds_each_variant_from_its_config():
 
 def test_direct_answers_in_one_call_without_tools():
     model = ScriptedModel(["Four."])
-    result = ac.run("What is 2 + 2?", RunConfig(pattern="direct"), model)
-    assert result.final_answer == "Four." and result.llm_calls == 1 == ac.call_bound(RunConfig(pattern="direct"))
+    result = ac.run("What is 2 + 2?", configure(pattern="direct"), model)
+    assert result.final_answer == "Four." and result.llm_calls == 1 == ac.call_bound(configure(pattern="direct"))
     assert [e.kind for e in result.events] == ["run_started", "token", "llm_call", "final_answer", "run_finished"]
 
 
@@ -146,7 +148,7 @@ def test_direct_lights_its_final_call_node_after_the_tool_turn():
 def test_direct_never_loops_even_when_the_model_asks_for_tools_again():
     # a model that would go on calling tools: the second call has none to call, and its reply is the answer
     model = ScriptedModel([say("", tool("weather", city="Shanghai")), say("Take one.")])
-    config = RunConfig(pattern="direct", tools=("weather",))
+    config = configure(pattern="direct", tools=("weather",))
     result = ac.run("Umbrella?", config, model)
     assert result.llm_calls == 2 and sum(1 for e in result.events if e.kind == "tool_call") == 1
     assert result.reason == "answer" and result.final_answer == "Take one."
@@ -242,9 +244,49 @@ def test_a_comparison_round_trips_through_the_core_format():
 
 def test_direct_with_samples_takes_the_most_frequent_answer_and_keeps_its_bound():
     model = ScriptedModel(["Paris.", "Lyon.", " Paris. "])
-    config = RunConfig(pattern="direct", samples=3)
+    config = configure(pattern="direct", samples=3)
     result = ac.run("Capital of France?", config, model)
     assert result.final_answer == "Paris." and result.llm_calls == 3 == ac.call_bound(config)
     assert [e.text for e in result.events if isinstance(e, ev.Draft)] == ["Paris.", "Lyon.", "Paris."]
     assert [c.context.attempt for c in result.events if isinstance(c, ev.LlmCall)] == [1, 2, 3]
     assert ac.call_bound(config.replace(tools=("weather",))) == 6
+
+
+# --- typed options, parsed at the border ----------------------------------------------------------
+
+def test_a_config_holds_the_shared_fields_and_its_patterns_typed_options():
+    config = ac.configure("react", max_rounds=3, lang="zh")
+    assert type(config.options).__name__ == "ReactOptions" and config.options.max_rounds == 3
+    assert not hasattr(config, "max_rounds"), "no pattern's field is left on RunConfig"
+    assert config.replace(max_rounds=4).options.max_rounds == 4 and config.replace(lang="en").lang == "en"
+    with pytest.raises(ConfigError, match="max_rounds must be an integer from 1 to 30"):
+        ac.configure("react", max_rounds=0)
+    with pytest.raises(ConfigError, match="no field 'max_roundz'"):
+        ac.configure("react", max_roundz=3)
+    for spec in registry.specs().values():
+        fields = dataclasses.fields(spec.options)
+        assert fields and {f.name for f in fields} == set(spec.option_names())
+        for lim in spec.limits:
+            assert lim.name in spec.option_names(), f"{spec.name}: a limit its options do not hold"
+
+
+def test_every_options_field_has_a_docstring_under_it():
+    for spec in registry.specs().values():
+        source = inspect.getsource(spec.options)
+        for f in dataclasses.fields(spec.options):
+            assert re.search(r"\n    %s: [^\n]+\n    \"\"\"[^\n]+\"\"\"\n" % f.name, source), f"{spec.name}.{f.name}"
+
+
+def test_the_bundled_traces_and_a_flat_trace_of_every_field_load_and_run_again_exactly():
+    for path in sorted(ROOT.joinpath("agent_core/data/traces").glob("*.json")):
+        trace = loads(path.read_text(encoding="utf-8"))
+        config = ac.config_from_dict(trace.config)
+        recorded = {k: v for k, v in trace.config.items() if k != "models"}  # the models' names, beside it
+        assert config.to_dict() == recorded, f"{path.name}: the flat fields round-trip"
+        task = next(e.task for e in trace.events if isinstance(e, ev.RunStarted))
+        again = ac.run(task, config, ac.OfflineModel(tokens_per_second=0, first_token_s=0))
+        assert again.final_answer == trace.result["final_answer"] and again.reason == trace.result["reason"], path.name
+    # a trace written when RunConfig held every pattern's fields: the others' are left out, its own kept
+    flat = {"pattern": "reflection", "max_rounds": 3, "reflector": True, "max_iterations": 2, "code_task": True}
+    config = ac.config_from_dict(flat)
+    assert config.options.max_iterations == 2 and config.options.code_task and "max_rounds" not in config.to_dict()

@@ -124,7 +124,7 @@ def test_report_criteria_reach_the_critic_in_the_runs_language():
             yield from offline.stream(request)
 
     config, task = ac.for_scenario("report-criteria", "zh")
-    assert config.criteria == "default"
+    assert config.options.criteria == "default"
     ac.run(task, config, ac.ModelRouter(offline, {"critic": Spy()}))
     assert len(critic_requests) == 3
     assert all(f"## 质量标准\n{DEFAULT_CRITERIA['zh']}" in r.messages[0].content for r in critic_requests)
@@ -133,7 +133,7 @@ def test_report_criteria_reach_the_critic_in_the_runs_language():
 @pytest.mark.parametrize("lang, label", [("en", "Scripted offline demo"), ("zh", "离线脚本演示")])
 @pytest.mark.parametrize("graph_style", [False, True])
 def test_free_text_task_is_a_short_labelled_revise_then_pass(lang, label, graph_style):
-    config = ac.RunConfig(pattern="reflection", lang=lang, graph_style=graph_style)
+    config = ac.configure(pattern="reflection", lang=lang, graph_style=graph_style)
     result = ac.run("Explain what a hash map is.", config, ac.OfflineModel())
     assert [v.verdict for v in of(result, ev.VerdictEvent)] == ["REVISE", "PASS"]
     drafts = of(result, ev.Draft)

@@ -97,7 +97,7 @@ def never_pass(request):
 
 
 def test_a_hand_answered_run_never_exceeds_its_call_bound():
-    config = ac.RunConfig(pattern="react", max_rounds=6, max_reflection_rounds=3)
+    config = ac.configure(pattern="react", max_rounds=6, max_reflection_rounds=3)
     handle = RunHandle.for_run("task", config, ScriptedModel.forever(never_pass),
                                breakpoints=Breakpoints(people=frozenset({"judge"}))).start()
     while (pending := paused(handle)) is not None:
@@ -109,7 +109,7 @@ def test_a_hand_answered_run_never_exceeds_its_call_bound():
 
 def test_an_edited_call_is_what_the_model_gets_and_what_the_record_shows():
     model = ScriptedModel(["The answer."])
-    handle = RunHandle.for_run("What is 2 + 2?", ac.RunConfig(pattern="react"), model,
+    handle = RunHandle.for_run("What is 2 + 2?", ac.configure(pattern="react"), model,
                                breakpoints=Breakpoints(every_call=True)).start()
     pending = paused(handle)
     edited = (*pending.messages[:-1], Message("user", "What is 3 + 3?"))
@@ -169,7 +169,7 @@ def test_step_mode_on_an_openai_compatible_endpoint_sends_the_edit_and_never_sen
     from tests.fake_openai_server import FakeOpenAIServer
     from tests.test_faults import sensible
 
-    config = ac.RunConfig(pattern="react", tools=("query_order",), max_reflection_rounds=1)
+    config = ac.configure(pattern="react", tools=("query_order",), max_reflection_rounds=1)
     with FakeOpenAIServer(default=sensible) as server:
         model = OpenAICompatibleModel(server.url, "fake-model", api_key="sk-test-not-a-real-key-000")
         handle = RunHandle.for_run("Has order 10001 arrived?", config, model,

@@ -1,9 +1,9 @@
 """What a pattern is and how it is shown, in one value: `PatternSpec`.
 
-Each pattern module exports one `SPEC`; `registry.py` collects them. The runner, prompts, CLI, config
-ranges, Playground controls, graphs, step blocks, Learn, Compare presets and Eval read the specs, so a
-new pattern is a new module (plus its prompts, offline script and scenarios), never an `if` elsewhere.
-Every text a person reads is a `Text` with English and Chinese.
+Each pattern's folder exports one `SPEC` from its `__init__.py`; `registry.py` lists the folders. The
+runner, CLI, config ranges, Playground controls, graphs, step blocks, Learn, Compare presets and Eval
+read the specs, so a new pattern is a new folder, never an `if` elsewhere. Every text a person reads is
+a `Text` with English and Chinese. `LimitSpec` and `Text` are re-exported here for the patterns' modules.
 """
 
 from __future__ import annotations
@@ -12,34 +12,16 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..config import LimitSpec as LimitSpec  # re-exported for the patterns' modules
+from ..config import Options
+from ..text import Text as Text
+
 if TYPE_CHECKING:
     from .. import events as ev
     from ..config import RunConfig
     from ..models import ModelRouter
     from ..prompts import PromptSpec
     from ..tools import ToolRegistry
-
-
-@dataclass(frozen=True)
-class Text:
-    """A text a person reads, in English and Chinese."""
-
-    en: str
-    zh: str
-
-    def __call__(self, lang: str) -> str:
-        return self.zh if lang == "zh" else self.en
-
-
-@dataclass(frozen=True)
-class LimitSpec:
-    """A numeric limit: its range, label and help (shown beside the input)."""
-
-    name: str
-    low: int
-    high: int
-    label: Text
-    help: Text
 
 
 @dataclass(frozen=True)
@@ -89,6 +71,8 @@ class EvalEntry:
     rounds: bool = False
     #: its colour in Eval's charts ("" = the pattern's)
     color: str = ""
+    #: True when its runs see the task's own unit tests (the Reflexion-style setting)
+    tests: bool = False
 
 
 @dataclass(frozen=True)
@@ -159,6 +143,8 @@ class PatternSpec:
     label: Text
     #: position in pickers, tables and charts
     order: int
+    #: its typed options (a frozen dataclass in its options.py); RunConfig.options is one of these
+    options: type[Options]
     stream: Callable[[str, RunConfig, ModelRouter, ToolRegistry | None], Iterator[ev.Event]]
     call_bound: Callable[[RunConfig], int]
     #: a one-line formula of the bound, for people
@@ -167,7 +153,7 @@ class PatternSpec:
     prompts: tuple[PromptSpec, ...]
     limits: tuple[LimitSpec, ...] = ()
     switches: tuple[SwitchSpec, ...] = ()
-    #: free-text RunConfig fields only this pattern reads (criteria, tests...)
+    #: free-text options (criteria, tests...)
     text_fields: tuple[TextFieldSpec, ...] = ()
     variants: tuple[VariantSpec, ...] = ()
     #: whether the pattern can call the scenario's tools
@@ -196,6 +182,11 @@ class PatternSpec:
     check: Callable[[RunConfig], None] | None = None
     #: the baseline the other patterns are compared with at the same call budget (Eval, Compare)
     baseline: bool = False
+    #: Eval: the options every run of this pattern starts from, the options the harness alone sets, and
+    #: how a run takes the task's unit tests (None: it never sees them)
+    eval_defaults: Mapping[str, Any] = field(default_factory=dict)
+    eval_owned: tuple[str, ...] = ()
+    take_tests: Callable[[RunConfig, str], RunConfig] | None = None
     #: the built-in tasks that show this pattern's mechanism
     scenarios: tuple[Scenario, ...] = ()
     #: the module whose import registers the offline model's scripts for this pattern
@@ -211,6 +202,10 @@ class PatternSpec:
     def fields(self) -> tuple[str, ...]:
         return tuple(f.name for f in self.text_fields)
 
-    def options(self) -> tuple[str, ...]:
-        """Every RunConfig field this pattern alone reads."""
-        return (*self.limit_names(), *self.switch_names(), *self.fields)
+    def prompt_specs(self) -> dict[str, PromptSpec]:
+        """Every prompt of this pattern, keyed by prompt key."""
+        return {p.key: p for p in self.prompts}
+
+    def option_names(self) -> tuple[str, ...]:
+        """Every field of this pattern's options."""
+        return self.options.names()

@@ -12,8 +12,8 @@ from typing import Any
 
 import streamlit as st
 
-from agent_core.config import LIMITS
-from agent_core.prompts import specs_for
+from agent_core.patterns.registry import LIMITS
+from agent_core.patterns.registry import specs_for
 from agent_core.scenarios import SCENARIOS
 
 from . import setup_state

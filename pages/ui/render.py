@@ -27,7 +27,7 @@ from agent_core.diffing import MAX_DIFF_WORK, Budget, diff_stats
 
 from agent_core.calls import MessageTable
 
-from agent_core.config import LIMITS
+from agent_core.patterns.registry import LIMITS
 
 from . import call_views, diff_view, graphs, i18n, text
 from .catalogue import limit_label

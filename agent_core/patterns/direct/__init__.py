@@ -12,7 +12,8 @@ from .loop import call_bound, stream
 from .prompts import PROMPTS
 
 SPEC = PatternSpec(
-    name="direct", label=Text("Direct (baseline)", "直接回答（基线）"), order=40, stream=stream,
+    name="direct", label=Text("Direct (baseline)", "直接回答（基线）"), order=40, options=options.DirectOptions,
+    stream=stream,
     call_bound=call_bound, bound_formula="samples (×2 when the task has tools)", roles=roles.ROLES, prompts=PROMPTS,
     limits=options.LIMITS, variants=lessons.VARIANTS,
     edges=lessons.edges, nodes=lessons.NODES, role_node=lessons.role_node, block_title=lessons.block_title,

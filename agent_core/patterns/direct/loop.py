@@ -28,23 +28,24 @@ from ...messages import Message, assistant, system, tool_message, user
 from ...models import ModelRouter
 from ...tools import ToolRegistry
 from ...verdicts import strip_think
+from .prompts import PROMPTS
 from ..base import Body, RunContext, run_pattern
 
 
 def call_bound(config: RunConfig) -> int:
     """Per sample 1 call, or 2 when the task has tools (the tool turn, then one final call with tools off)."""
-    return config.samples * (2 if config.tools else 1)
+    return config.options.samples * (2 if config.tools else 1)
 
 
 def stream(task: str, config: RunConfig, models: ModelRouter, tools: ToolRegistry | None = None) -> Iterator[ev.Event]:
     """Run the baseline on `task`, yielding events as they happen."""
-    bound = config.samples * (2 if tools is not None and len(tools) else 1)
-    return run_pattern(task, config, models, tools, _vote, bound)
+    bound = config.options.samples * (2 if tools is not None and len(tools) else 1)
+    return run_pattern(task, config, models, tools, _vote, bound, PROMPTS)
 
 
 def _vote(ctx: RunContext) -> Body:
     """One answer, or the most frequent of `samples` independent answers."""
-    n = ctx.config.samples
+    n = ctx.config.options.samples
     if n == 1:
         return (yield from _answer(ctx, 1))
     answers: list[str] = []

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from ...config import Options
 from ..spec import LimitSpec, Text
 
 LIMITS = (
@@ -9,3 +12,13 @@ LIMITS = (
               Text("independent answers, the most frequent wins: the baseline at a larger call budget "
                    "(1 = one call)", "相互独立的回答，取出现最多的一个：更大调用预算下的基线（1 = 一次调用）")),
 )
+
+
+@dataclass(frozen=True)
+class DirectOptions(Options):
+    """What only a baseline run reads."""
+
+    LIMITS = LIMITS
+
+    samples: int = 1
+    """Independent answers; the most frequent one wins (1 = one call)."""

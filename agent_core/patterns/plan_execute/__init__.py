@@ -12,10 +12,12 @@ from .loop import call_bound, stream
 from .prompts import PROMPTS
 
 SPEC = PatternSpec(
-    name="plan-execute", label=Text("Plan-and-Execute", "计划执行"), order=20, stream=stream, call_bound=call_bound,
+    name="plan-execute", label=Text("Plan-and-Execute", "计划执行"), order=20, options=options.PlanExecuteOptions,
+    stream=stream, call_bound=call_bound,
     bound_formula="(P' + 1) · (q + (N − 1)·A·(R + ρ) + S)", roles=roles.ROLES, prompts=PROMPTS,
     limits=options.LIMITS, switches=options.SWITCHES, variants=lessons.VARIANTS, edges=lessons.edges,
     nodes=lessons.NODES, block_of=lessons.block_of, block_title=lessons.block_title, step_word=Text("step", "步骤"),
-    summary="plan", color="#F58518", eval_entries=lessons.EVAL_ENTRIES, compare_variant="plan-execute-reflector",
+    summary="plan", color="#F58518", eval_entries=lessons.EVAL_ENTRIES,
+    eval_defaults=lessons.EVAL_DEFAULTS, compare_variant="plan-execute-reflector",
     presets=lessons.PRESETS, lesson=lessons.LESSON, scenarios=scenarios.SCENARIOS, offline=f"{__name__}.offline",
 )

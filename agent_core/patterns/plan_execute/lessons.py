@@ -89,3 +89,8 @@ LESSON = Lesson(
          "`2`; one REPLAN adds `1 + M` (M = new steps' calls). Our hard bound covers every path.",
          "种子文章 03 的成本表（N 为步骤数）：无反思 `1 + N`；全部 PASS `1 + 2N`；一次 RETRY 再加 `2`；"
          "一次 REPLAN 再加 `1 + M`（M 为新步骤的调用）。下方的硬上限覆盖所有路径。"))
+
+
+#: The executor sees the function it is to write: an eval judges how a pattern solves a task, not
+#: whether a goal-blind step can guess a signature it was never shown.
+EVAL_DEFAULTS = {"goal_aware_executor": True}

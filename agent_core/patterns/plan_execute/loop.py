@@ -54,7 +54,7 @@ from ...models import ModelRouter
 from ...tools import ToolRegistry
 from ...verdicts import REPAIR_REQUEST, Verdict, extract_json, parse_step_verdict, repair, strip_think
 from ..base import Body, RunContext, run_pattern
-from .prompts import label, section
+from .prompts import PROMPTS, label, section
 
 #: Statuses a step takes in `plan` events; `step_finished` also uses "retried" for a superseded attempt.
 STEP_STATUSES = ("pending", "running", "done", "failed", "replanned", "skipped")
@@ -65,18 +65,18 @@ Events = Generator[ev.Event, None, None]
 def call_bound(config: RunConfig) -> int:
     """The most LLM calls a Plan-and-Execute run can make with these limits."""
     q = 2 if config.repair_reask else 1
-    rho = q if config.reflector else 0
-    attempts = config.max_step_retries + 1 if config.reflector else 1
-    reviews_synthesis = config.reflector and not config.selective_reflection
+    rho = q if config.options.reflector else 0
+    attempts = config.options.max_step_retries + 1 if config.options.reflector else 1
+    reviews_synthesis = config.options.reflector and not config.options.selective_reflection
     synthesis = attempts * (1 + rho) if reviews_synthesis else 1
-    replans = config.max_replans if config.reflector or config.rule_precheck else 0
-    work = (config.max_plan_steps - 1) * attempts * (config.max_step_rounds + rho)
+    replans = config.options.max_replans if config.options.reflector or config.options.rule_precheck else 0
+    work = (config.options.max_plan_steps - 1) * attempts * (config.options.max_step_rounds + rho)
     return (replans + 1) * (q + work + synthesis)
 
 
 def stream(task: str, config: RunConfig, models: ModelRouter, tools: ToolRegistry | None = None) -> Iterator[ev.Event]:
     """Run Plan-and-Execute on `task`, yielding events as they happen."""
-    return run_pattern(task, config, models, tools, _run, call_bound(config))
+    return run_pattern(task, config, models, tools, _run, call_bound(config), PROMPTS)
 
 
 # --- the plan, parsed at the border ---------------------------------------------------------------
@@ -267,10 +267,10 @@ def _run(ctx: RunContext) -> Body:
         if step.critical:
             raise CriticalStepFailed(f"step {step.id} ({step.description}) is marked critical and failed, so the run "
                                      f"stops here. Reason: {step.result}")
-        if plan.replans < cfg.max_replans:
+        if plan.replans < cfg.options.max_replans:
             yield from _replan(ctx, plan)
             continue
-        yield ctx.limit("max_replans", cfg.max_replans,
+        yield ctx.limit("max_replans", cfg.options.max_replans,
                         f"{plan.replans} re-plan(s) used; skipping the remaining steps and going to synthesis")
         for rest in plan.pending():
             if not rest.synthesis:
@@ -283,7 +283,7 @@ def _run(ctx: RunContext) -> Body:
 def _first_plan(ctx: RunContext) -> Generator[ev.Event, None, list[PlanStep]]:
     cfg = ctx.config
     prompt = ctx.prompts.render("planner", goal=ctx.task, tools=ctx.tools.describe(cfg.lang),
-                                max_steps=cfg.max_plan_steps)
+                                max_steps=cfg.options.max_plan_steps)
     inputs = {"goal": ctx.task, "tools": ctx.tools.describe(cfg.lang)}
     steps, reply = yield from _ask_plan(ctx, [user(prompt)], revision=0, prompt="planner", inputs=inputs)
     if not steps:
@@ -292,9 +292,9 @@ def _first_plan(ctx: RunContext) -> Generator[ev.Event, None, list[PlanStep]]:
                         f"{shown!r}. Its reply must hold a JSON object like {{\"steps\": [...]}}; check the planner "
                         "prompt or bind a stronger planner model."
                         + (f" {ctx.cut_note('planner')}" if ctx.last_finish == "length" else ""))
-    shaped, cut = shape_plan(steps, first_id=1, max_steps=cfg.max_plan_steps, synthesis=label("synthesis", cfg.lang))
+    shaped, cut = shape_plan(steps, first_id=1, max_steps=cfg.options.max_plan_steps, synthesis=label("synthesis", cfg.lang))
     if cut:
-        yield ctx.limit("max_plan_steps", cfg.max_plan_steps,
+        yield ctx.limit("max_plan_steps", cfg.options.max_plan_steps,
                         f"the plan had {len(steps)} steps; kept {len(shaped)}, the last being the synthesis step")
     return shaped
 
@@ -319,19 +319,19 @@ def _replan(ctx: RunContext, plan: Plan) -> Events:
     remaining = plan.pending()
     progress = plan.lines(lang, ("done", "failed", "skipped", "pending"), synthesis=True)
     prompt = ctx.prompts.render("replanner", goal=ctx.task, progress=progress or label("none", lang),
-                                tools=ctx.tools.describe(lang), max_steps=cfg.max_plan_steps)
+                                tools=ctx.tools.describe(lang), max_steps=cfg.options.max_plan_steps)
     steps, _reply = yield from _ask_plan(ctx, [user(prompt)], revision=plan.revision + 1, replan=True,
                                          prompt="replanner", inputs={"goal": ctx.task, "progress": progress})
     plan.revision += 1
     # an unusable re-plan keeps the remaining steps: the new revision then shows nothing changed
     if steps is not None:
-        new, cut = shape_plan(steps, first_id=plan.next_id(), max_steps=cfg.max_plan_steps,
+        new, cut = shape_plan(steps, first_id=plan.next_id(), max_steps=cfg.options.max_plan_steps,
                               synthesis=label("synthesis", lang))
         for old in remaining:
             old.status = "replanned"
         plan.steps.extend(new)
         if cut:
-            yield ctx.limit("max_plan_steps", cfg.max_plan_steps,
+            yield ctx.limit("max_plan_steps", cfg.options.max_plan_steps,
                             f"re-plan {plan.revision} had {len(steps)} steps; kept {len(new)}")
     yield plan.event(ctx)
 
@@ -349,19 +349,19 @@ def _run_step(ctx: RunContext, plan: Plan, step: PlanStep) -> Events:
         attempt = yield from run(ctx, plan, step, hint, attempt_no)
         verdict = yield from _review(ctx, plan, step, attempt, attempt_no)
         if verdict is not None and verdict.verdict == "RETRY":
-            if attempt_no <= cfg.max_step_retries:
+            if attempt_no <= cfg.options.max_step_retries:
                 yield ctx.event(ev.StepFinished, step_id=step.id, status="retried", result=attempt.text)
                 hint = verdict.suggestion or verdict.analysis
                 continue
-            yield ctx.limit("max_step_retries", cfg.max_step_retries,
-                            f"step {step.id} was retried {cfg.max_step_retries} time(s); accepting its result")
+            yield ctx.limit("max_step_retries", cfg.options.max_step_retries,
+                            f"step {step.id} was retried {cfg.options.max_step_retries} time(s); accepting its result")
         elif verdict is not None and verdict.verdict == "REPLAN":
-            if not (step.synthesis and plan.replans >= cfg.max_replans):
+            if not (step.synthesis and plan.replans >= cfg.options.max_replans):
                 step.status = "failed"
                 step.result = verdict.analysis or verdict.suggestion or label("replan_reason", cfg.lang)
                 yield ctx.event(ev.StepFinished, step_id=step.id, status="failed", result=step.result)
                 return
-            yield ctx.limit("max_replans", cfg.max_replans,
+            yield ctx.limit("max_replans", cfg.options.max_replans,
                             "the synthesis step asked for a re-plan, but none are left; accepting its result")
         step.status, step.result = "done", attempt.text
         if step.synthesis:
@@ -386,7 +386,7 @@ def _hint_section(hint: str, lang: str) -> str:
 
 
 def _goal_section(ctx: RunContext) -> str:
-    return section("goal", ctx.task, ctx.config.lang) if ctx.config.goal_aware_executor else ""
+    return section("goal", ctx.task, ctx.config.lang) if ctx.config.options.goal_aware_executor else ""
 
 
 def _execute(ctx: RunContext, plan: Plan, step: PlanStep, hint: str,
@@ -398,12 +398,12 @@ def _execute(ctx: RunContext, plan: Plan, step: PlanStep, hint: str,
         context=section("context", plan.lines(lang, ("done",)), lang), goal=_goal_section(ctx),
         hint=_hint_section(hint, lang))
     messages: list[Message] = [user(prompt)]
-    inputs = {"step": step.description, "goal": ctx.task if cfg.goal_aware_executor else "", "hint": hint}
+    inputs = {"step": step.description, "goal": ctx.task if cfg.options.goal_aware_executor else "", "hint": hint}
     seen: list[Seen] = []
     round_no = 0
     while True:
         round_no += 1
-        last = round_no >= cfg.max_step_rounds
+        last = round_no >= cfg.options.max_step_rounds
         if last and round_no > 1:
             messages.append(user(ctx.prompts.render("executor_final")))
         use_tools = bool(len(ctx.tools)) and not last
@@ -447,11 +447,11 @@ def _review(ctx: RunContext, plan: Plan, step: PlanStep, attempt: Attempt,
             attempt_no: int) -> Generator[ev.Event, None, Verdict | None]:
     """The verdict on one attempt, or None when it is accepted without review."""
     cfg, lang = ctx.config, ctx.config.lang
-    error = attempt.tool_error() if cfg.rule_precheck else None
+    error = attempt.tool_error() if cfg.options.rule_precheck else None
     if error is not None:
         analysis = label("precheck", lang, tool=error.tool, error=error.output[:300])
         verdict = Verdict("REPLAN", feedback=analysis, analysis=analysis)
-    elif not cfg.reflector or (cfg.selective_reflection and not attempt.observations):
+    elif not cfg.options.reflector or (cfg.options.selective_reflection and not attempt.observations):
         return None
     else:
         observed = "\n".join(f"- {s.tool}{' [error]' if s.is_error else ''}: {s.output}" for s in attempt.observations)

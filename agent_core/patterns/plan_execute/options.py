@@ -3,6 +3,9 @@ pre-check, selective reflection)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from ...config import Options
 from ..spec import LimitSpec, SwitchSpec, Text
 
 LIMITS = (
@@ -29,3 +32,27 @@ SWITCHES = (
     SwitchSpec("selective_reflection", Text("Selective reflection", "选择性反思"),
                Text("Reflect only on steps that used a tool.", "只对使用了工具的步骤做反思。")),
 )
+
+
+@dataclass(frozen=True)
+class PlanExecuteOptions(Options):
+    """What only a Plan-and-Execute run reads."""
+
+    LIMITS = LIMITS
+
+    reflector: bool = False
+    """A Reflector judges every step: PASS, RETRY or REPLAN."""
+    max_plan_steps: int = 6
+    """Steps kept from a plan; longer plans are cut."""
+    max_step_rounds: int = 3
+    """Tool-loop rounds per step; the last one has tools disabled."""
+    max_step_retries: int = 1
+    """RETRY re-runs of one step before its result is accepted."""
+    max_replans: int = 2
+    """REPLANs before the run skips to synthesis."""
+    goal_aware_executor: bool = False
+    """The executor sees the user's goal too (seed 03 argues it should not)."""
+    rule_precheck: bool = False
+    """A tool result with an error field means REPLAN without asking the Reflector."""
+    selective_reflection: bool = False
+    """Only steps that used a tool are reviewed."""

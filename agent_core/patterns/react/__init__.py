@@ -12,7 +12,8 @@ from .loop import call_bound, stream
 from .prompts import PROMPTS
 
 SPEC = PatternSpec(
-    name="react", label=Text("ReAct", "ReAct"), order=10, stream=stream, call_bound=call_bound,
+    name="react", label=Text("ReAct", "ReAct"), order=10, options=options.ReactOptions,
+    stream=stream, call_bound=call_bound,
     bound_formula="max_rounds + 1 + max_reflection_rounds·r (+ max_rounds·r with the observation check)",
     roles=roles.ROLES, prompts=PROMPTS, limits=options.LIMITS, switches=options.SWITCHES, variants=lessons.VARIANTS,
     edges=lessons.edges, nodes=lessons.NODES, answer_node="answer", block_of=lessons.block_of,

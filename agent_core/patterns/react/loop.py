@@ -26,6 +26,7 @@ from ...messages import Message, ToolCall, assistant, system, tool_message, user
 from ...models import ModelRouter
 from ...tools import ToolRegistry, parse_arguments
 from ...verdicts import Verdict, extract_json, parse_judgement, parse_step_verdict, strip_think
+from .prompts import PROMPTS
 from ..base import Body, RunContext, run_pattern
 
 JACCARD_LIMIT = 0.7
@@ -34,8 +35,8 @@ JACCARD_LIMIT = 0.7
 def call_bound(config: RunConfig) -> int:
     """The most LLM calls a ReAct run can make with these limits."""
     r = 2 if config.repair_reask else 1
-    checks = config.max_rounds * r if config.observation_check else 0
-    return config.max_rounds + 1 + config.max_reflection_rounds * r + checks
+    checks = config.options.max_rounds * r if config.options.observation_check else 0
+    return config.options.max_rounds + 1 + config.options.max_reflection_rounds * r + checks
 
 
 @dataclass
@@ -63,7 +64,7 @@ def stream(task: str, config: RunConfig, models: ModelRouter, tools: ToolRegistr
 
     # without memory the loop is the body itself: one generator fewer for every event to pass through
     body = remembered if memory is not None else functools.partial(_loop, memory=None)
-    return run_pattern(task, config, models, tools, body, call_bound(config))
+    return run_pattern(task, config, models, tools, body, call_bound(config), PROMPTS)
 
 
 # --- text protocol --------------------------------------------------------------------------------
@@ -120,7 +121,7 @@ def _similarity(a: str, b: str) -> float:
 
 def _loop(ctx: RunContext, memory: ConversationMemory | None) -> Body:
     cfg, prompts = ctx.config, ctx.prompts
-    text_mode = cfg.text_protocol
+    text_mode = cfg.options.text_protocol
     use_tools = bool(len(ctx.tools)) and not text_mode
     key = "text_protocol" if text_mode else "actor_system"
     messages: list[Message] = [system(prompts.render(key, tools=ctx.tools.describe(cfg.lang)))]
@@ -134,9 +135,9 @@ def _loop(ctx: RunContext, memory: ConversationMemory | None) -> Body:
     last_call: tuple[str, str, dict | None] | None = None
     last_thought = ""
     while True:
-        if rounds >= cfg.max_rounds:
-            yield ctx.limit("max_rounds", cfg.max_rounds,
-                            f"{cfg.max_rounds} rounds used; forcing a final answer with tools disabled")
+        if rounds >= cfg.options.max_rounds:
+            yield ctx.limit("max_rounds", cfg.options.max_rounds,
+                            f"{cfg.options.max_rounds} rounds used; forcing a final answer with tools disabled")
             return (yield from _forced_final(ctx, messages))
         rounds += 1
         ctx.step = rounds
@@ -171,7 +172,7 @@ def _loop(ctx: RunContext, memory: ConversationMemory | None) -> Body:
 
         if final is not None:
             ctx.best_answer = final
-            if cfg.max_reflection_rounds == 0:
+            if cfg.options.max_reflection_rounds == 0:
                 return final
             # each judged answer is a draft, so the UI can show what a REVISE was about and the diff
             yield ctx.event(ev.Draft, version=judged, text=final)
@@ -184,8 +185,8 @@ def _loop(ctx: RunContext, memory: ConversationMemory | None) -> Body:
             if verdict.passed:
                 ctx.end_reason = "pass"
                 return final
-            if judged >= cfg.max_reflection_rounds:
-                yield ctx.limit("max_reflection_rounds", cfg.max_reflection_rounds,
+            if judged >= cfg.options.max_reflection_rounds:
+                yield ctx.limit("max_reflection_rounds", cfg.options.max_reflection_rounds,
                                 f"{judged} judgement(s) without a pass; returning the current answer")
                 return final
             messages += [assistant(final), user(prompts.render("feedback", feedback=verdict.feedback or "-"))]
@@ -212,7 +213,7 @@ def _loop(ctx: RunContext, memory: ConversationMemory | None) -> Body:
             last_call = (call.name, call.arguments, arguments)
             output, _is_error = yield from ctx.run_tool(call, arguments)
             _observe(messages, call, output, text_mode)
-        if cfg.observation_check and calls:
+        if cfg.options.observation_check and calls:
             yield from _check_observations(ctx, messages, len(calls), rounds)
 
 
@@ -235,9 +236,9 @@ def _check_observations(ctx: RunContext, messages: list[Message], count: int, ro
 def _forced_final(ctx: RunContext, messages: list[Message]) -> Body:
     messages.append(user(ctx.prompts.render("forced_final")))
     completion = yield from ctx.llm("actor", messages, tools=False, forced=True,
-                                    protocol="text" if ctx.config.text_protocol else "native")
+                                    protocol="text" if ctx.config.options.text_protocol else "native")
     text = strip_think(completion.text)
-    if ctx.config.text_protocol:
+    if ctx.config.options.text_protocol:
         step = parse_text_step(text)
         text = step.final_answer if step.final_answer is not None else text
     ctx.best_answer = text or ctx.best_answer

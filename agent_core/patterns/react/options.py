@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from ...config import Options
 from ..spec import LimitSpec, SwitchSpec, Text
 
 LIMITS = (
@@ -20,3 +23,19 @@ SWITCHES = (
                Text("A reflector looks at each round's tool results and appends a hint when they hold an "
                     "error (seed 03).", "每轮由反思器检查工具结果，出错时在观察结果后追加提示（种子文章 03）。")),
 )
+
+
+@dataclass(frozen=True)
+class ReactOptions(Options):
+    """What only a ReAct run reads."""
+
+    LIMITS = LIMITS
+
+    max_rounds: int = 8
+    """Rounds of reason-and-act before one forced final answer with tools disabled."""
+    max_reflection_rounds: int = 0
+    """Judgements of a final answer by the reflection advisor (0 = the advisor is off)."""
+    text_protocol: bool = False
+    """Thought / Action / Action Input lines instead of native tool calls."""
+    observation_check: bool = False
+    """A reflector checks each round's tool results and appends a hint to the observation."""

@@ -12,11 +12,14 @@ from .loop import call_bound, check, stream
 from .prompts import PROMPTS
 
 SPEC = PatternSpec(
-    name="reflection", label=Text("Reflection", "反思"), order=30, stream=stream, call_bound=call_bound,
+    name="reflection", label=Text("Reflection", "反思"), order=30, options=options.ReflectionOptions,
+    stream=stream, call_bound=call_bound,
     bound_formula="1 + max_iterations · (r + 1)", roles=roles.ROLES, prompts=PROMPTS, limits=options.LIMITS,
     switches=options.SWITCHES, text_fields=options.TEXT_FIELDS, uses_tools=False, check=check,
     variants=lessons.VARIANTS, edges=lessons.edges, nodes=lessons.NODES, role_node=lessons.role_node,
     block_title=lessons.block_title, step_word=Text("iteration", "迭代"), summary="drafts", color="#54A24B",
-    eval_entries=lessons.EVAL_ENTRIES, compare_variant="reflection", presets=lessons.PRESETS, lesson=lessons.LESSON,
+    eval_entries=lessons.EVAL_ENTRIES, eval_defaults=lessons.EVAL_DEFAULTS,
+    eval_owned=lessons.EVAL_OWNED, take_tests=lessons.take_tests,
+    compare_variant="reflection", presets=lessons.PRESETS, lesson=lessons.LESSON,
     scenarios=scenarios.SCENARIOS, offline=f"{__name__}.offline",
 )

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ...config import RunConfig
 from ..spec import Edge, EvalEntry, LaneSpec, Lesson, Preset, Text, VariantSpec
 
 
@@ -72,7 +73,7 @@ EVAL_ENTRIES = (
               rounds=True),
     EvalEntry("reflection+tests", {"test_evaluator": True},
               Text("reflection whose drafts are run against the task's tests; failures go to the refiner",
-                   "反思模式，每版草稿都运行任务的单元测试，失败信息交给修订者"), rounds=True, color="#E45756"),
+                   "反思模式，每版草稿都运行任务的单元测试，失败信息交给修订者"), rounds=True, color="#E45756", tests=True),
 )
 
 
@@ -105,3 +106,13 @@ LESSON = Lesson(
           "没有外部信号的自我批评：未必有帮助（Huang 等，2024）")),
     Text("Each iteration adds at least two calls (critique and refinement): at most "
          "`1 + max_iterations × (r + 1)`.", "每轮迭代至少增加两次调用（反思与优化）：最多 `1 + max_iterations × (r + 1)`。"))
+
+
+#: Eval's tasks are code; whether a run sees their tests is the entry's choice, and the tests are the harness's.
+EVAL_DEFAULTS = {"code_task": True, "test_evaluator": False}
+EVAL_OWNED = ("tests", "test_evaluator")
+
+
+def take_tests(config: RunConfig, tests: str) -> RunConfig:
+    """An Eval run with the task's unit tests, when its entry turned the evaluator on."""
+    return config.replace(tests=tests if config.options.test_evaluator else "")

@@ -23,7 +23,7 @@ prompts; "default" stands for `prompts.reflection.DEFAULT_CRITERIA`. With `code_
 code alone: code fences and any prose around them are dropped from `draft` events.
 
 Unit tests (Reflexion's test-feedback loop, `test_evaluator`; implies a code task): every draft is
-run against `config.tests` in the sandbox, with no LLM call. The UI sees a tool call named
+run against `config.options.tests` in the sandbox, with no LLM call. The UI sees a tool call named
 "unit_tests": `tool_call(name="unit_tests", arguments={"draft": version}, call_id="unit_tests-<version>")`
 before the run and `tool_result(name="unit_tests", output=<summary, then details when failing>,
 is_error=<not passed>)` after it, both with the draft's step. The result is shown to the critic (the
@@ -53,7 +53,7 @@ from ...tools import ToolRegistry
 from ...untrusted import code_blocks
 from ...verdicts import Verdict, parse_critique, strip_think
 from ..base import Body, RunContext, run_pattern
-from .prompts import RECORD_LABELS, TESTS_FAILED, resolve_criteria, section
+from .prompts import PROMPTS, RECORD_LABELS, TESTS_FAILED, resolve_criteria, section
 
 #: The tool name under which unit-test runs appear in events.
 UNIT_TESTS = "unit_tests"
@@ -65,21 +65,21 @@ _EMPTY_CRITIQUE = Verdict("PASS", analysis="the critic's reply was empty; keepin
 
 def call_bound(config: RunConfig) -> int:
     """The most LLM calls a Reflection run can make with these limits."""
-    return 1 + config.max_iterations * ((2 if config.repair_reask else 1) + 1)
+    return 1 + config.options.max_iterations * ((2 if config.repair_reask else 1) + 1)
 
 
 def stream(task: str, config: RunConfig, models: ModelRouter, tools: ToolRegistry | None = None) -> Iterator[ev.Event]:
     """Run Reflection on `task`, yielding events as they happen."""
-    if config.test_evaluator:
-        _check_tests(config.tests)
-    body = _graph if config.graph_style else _classic
-    return run_pattern(task, config, models, tools, body, call_bound(config))
+    if config.options.test_evaluator:
+        _check_tests(config.options.tests)
+    body = _graph if config.options.graph_style else _classic
+    return run_pattern(task, config, models, tools, body, call_bound(config), PROMPTS)
 
 
 def check(config: RunConfig) -> None:
     """What a Reflection config needs beyond its ranges: parseable unit tests when the evaluator is on."""
-    if config.test_evaluator:
-        _check_tests(config.tests)
+    if config.options.test_evaluator:
+        _check_tests(config.options.tests)
 
 
 def _check_tests(tests: str) -> None:
@@ -133,7 +133,7 @@ class Memory:
 
 
 def _is_code(config: RunConfig) -> bool:
-    return config.code_task or config.test_evaluator
+    return config.options.code_task or config.options.test_evaluator
 
 
 def _draft(ctx: RunContext, completion: Completion, version: int) -> Body:
@@ -148,11 +148,11 @@ def _draft(ctx: RunContext, completion: Completion, version: int) -> Body:
 
 def _run_tests(ctx: RunContext, draft: str, version: int) -> Generator[ev.Event, None, TestOutcome | None]:
     """Run the draft against the configured tests (when the evaluator is on), as unit_tests events."""
-    if not ctx.config.test_evaluator:
+    if not ctx.config.options.test_evaluator:
         return None
     call_id = f"{UNIT_TESTS}-{version}"
     yield ctx.event(ev.ToolCallEvent, name=UNIT_TESTS, arguments={"draft": version}, call_id=call_id)
-    outcome = run_python_tests(draft, ctx.config.tests, timeout_s=TEST_TIMEOUT_S, memory_mb=TEST_MEMORY_MB)
+    outcome = run_python_tests(draft, ctx.config.options.tests, timeout_s=TEST_TIMEOUT_S, memory_mb=TEST_MEMORY_MB)
     yield ctx.event(ev.ToolResult, name=UNIT_TESTS, output=_report(outcome), is_error=not outcome.passed,
                     call_id=call_id)
     return outcome
@@ -185,7 +185,7 @@ def _parse_critique(text: str) -> Verdict | None:
 
 
 def _cap(ctx: RunContext) -> ev.Event:
-    n = ctx.config.max_iterations
+    n = ctx.config.options.max_iterations
     return ctx.limit("max_iterations", n, f"{n} critique(s) without a PASS; the last draft (version {n}) "
                                           "answers the last feedback but was not critiqued itself")
 
@@ -194,7 +194,7 @@ def _cap(ctx: RunContext) -> ev.Event:
 
 def _classic(ctx: RunContext) -> Body:
     cfg, prompts, lang = ctx.config, ctx.prompts, ctx.config.lang
-    criteria = section("criteria", resolve_criteria(cfg.criteria, lang), lang)
+    criteria = section("criteria", resolve_criteria(cfg.options.criteria, lang), lang)
     memory = Memory()
 
     ctx.step = 0
@@ -205,9 +205,9 @@ def _classic(ctx: RunContext) -> Body:
     memory.add("execution", 0, draft)
     outcome = yield from _run_tests(ctx, draft, 0)
 
-    for i in range(1, cfg.max_iterations + 1):
+    for i in range(1, cfg.options.max_iterations + 1):
         ctx.step = i
-        trajectory = section("trajectory", memory.trajectory(lang), lang) if cfg.use_trajectory else ""
+        trajectory = section("trajectory", memory.trajectory(lang), lang) if cfg.options.use_trajectory else ""
         critique = prompts.render("critic", task=ctx.task, draft=draft, criteria=criteria,
                                   tests=_tests_section(outcome, lang), trajectory=trajectory)
         verdict = yield from ctx.judge("critic", [user(critique)], _parse_critique, _EMPTY_CRITIQUE,
@@ -220,7 +220,7 @@ def _classic(ctx: RunContext) -> Body:
             ctx.end_reason = "pass"
             return ctx.best_answer
 
-        trajectory = section("trajectory", memory.trajectory(lang), lang) if cfg.use_trajectory else ""
+        trajectory = section("trajectory", memory.trajectory(lang), lang) if cfg.options.use_trajectory else ""
         refine = prompts.render("refiner", task=ctx.task, draft=draft, feedback=verdict.feedback or "-",
                                 criteria=criteria, trajectory=trajectory)
         completion = yield from ctx.llm("refiner", [user(refine)], iteration=i, version=i, prompt="refiner",
@@ -237,7 +237,7 @@ def _classic(ctx: RunContext) -> Body:
 
 def _graph(ctx: RunContext) -> Body:
     cfg, prompts, lang = ctx.config, ctx.prompts, ctx.config.lang
-    criteria = section("criteria", resolve_criteria(cfg.criteria, lang), lang)
+    criteria = section("criteria", resolve_criteria(cfg.options.criteria, lang), lang)
     generator = system(prompts.render("generator", criteria=criteria))
     reviewer = system(prompts.render("reviewer", criteria=criteria))
     history: list[Message] = [user(ctx.task)]
@@ -249,7 +249,7 @@ def _graph(ctx: RunContext) -> Body:
     draft = yield from _draft(ctx, completion, 0)
     outcome = yield from _run_tests(ctx, draft, 0)
 
-    for i in range(1, cfg.max_iterations + 1):
+    for i in range(1, cfg.options.max_iterations + 1):
         ctx.step = i
         seen = _as_reviewer(history, _tests_section(outcome, lang))
         verdict = yield from ctx.judge("critic", [reviewer, *seen], _parse_critique, _EMPTY_CRITIQUE,

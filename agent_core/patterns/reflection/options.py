@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from ...config import Options
 from ..spec import LimitSpec, SwitchSpec, Text, TextFieldSpec
 
 LIMITS = (LimitSpec("max_iterations", 1, 8, Text("Max critique rounds", "最大反思轮次"),
@@ -27,3 +30,25 @@ TEXT_FIELDS = (
     TextFieldSpec("tests", Text("Unit tests (assert statements)", "单元测试（assert 语句）"),
                   Text("Run against every draft by the unit-test evaluator.", "单元测试评估会用它们检验每一版草稿。"),
                   when="test_evaluator", height=110))
+
+
+@dataclass(frozen=True)
+class ReflectionOptions(Options):
+    """What only a Reflection run reads."""
+
+    LIMITS = LIMITS
+
+    max_iterations: int = 3
+    """Critique rounds; each may be followed by a refinement."""
+    criteria: str = ""
+    """Quality criteria for the critic, reviewer, refiner and generator ("default" = the built-in list)."""
+    use_trajectory: bool = False
+    """The refiner sees every earlier draft and critique."""
+    test_evaluator: bool = False
+    """Every draft is run against `tests`; failures force a revision."""
+    tests: str = ""
+    """Unit tests (assert statements) for the test evaluator."""
+    graph_style: bool = False
+    """A generator and a reviewer take turns on one conversation (seed 02)."""
+    code_task: bool = False
+    """Drafts are code: fences and prose around them are dropped."""
