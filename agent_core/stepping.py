@@ -26,12 +26,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from . import events as ev
+from . import settings
 from .errors import AgentError
 from .fork import Reply
 from .messages import ChatRequest, Message
 
 #: how long a paused run waits for a person before it ends with reason stop
-IDLE_TIMEOUT_S = 30 * 60.0
+IDLE_TIMEOUT_S = settings.IDLE_TIMEOUT_S
 #: the roles that give verdicts, and what a person may answer in each
 VERDICT_CHOICES = {"judge": ("PASS", "REVISE"), "critic": ("PASS", "REVISE"), "reflector": ("PASS", "RETRY", "REPLAN")}
 
@@ -108,11 +109,10 @@ class RunHandle:
                  *, idle_timeout_s: float | None = None,
                  on_event: Callable[[ev.Event], None] | None = None,
                  owner_alive: Callable[[], bool] | None = None) -> None:
-        from .settings import step_idle_timeout_s
 
         # None: the server's setting (AGENT_PLAYGROUND_STEP_IDLE_S), else IDLE_TIMEOUT_S
         self._start, self.breakpoints = start, breakpoints
-        self.idle_timeout_s = step_idle_timeout_s() if idle_timeout_s is None else idle_timeout_s
+        self.idle_timeout_s = settings.step_idle_timeout_s() if idle_timeout_s is None else idle_timeout_s
         #: called in the worker thread with every event as it is made (e.g. a poll waiting for a verdict)
         self.on_event = on_event
         #: whether whoever started the run is still there (a page: its browser session); checked about

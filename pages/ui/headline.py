@@ -21,6 +21,7 @@ from agent_core import events as ev
 from agent_core.diffing import MAX_DIFF_WORK, Budget
 
 from . import call_views, diff_view, i18n, text
+from .slots import slot
 
 #: verdict -> (text colour, background, glyph): green passes, amber sends back; anything else grey
 LOOKS = {"PASS": ("#14532d", "#bbf7d0", "✓"), "REVISE": ("#78350f", "#fde68a", "✎"),
@@ -54,8 +55,7 @@ class Headline:
     def __init__(self, key: str, *, lang: str, code: bool, diff_layout: str, diff: bool = True,
                  live: bool = True) -> None:
         """`diff=False` leaves the latest diff out (Compare's narrow lanes have their answer diff);
-        `live=False` is a redraw, painted once (render.slot says why that matters)."""
-        from .render import slot  # render imports this module
+        `live=False` is a redraw, painted once (slots.slot says why that matters)."""
         self.key, self.lang, self.code, self.layout, self.with_diff = key, lang, code, diff_layout, diff
         self.w = words(lang)
         self.seen: list[Seen] = []

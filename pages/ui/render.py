@@ -33,6 +33,7 @@ from . import call_views, diff_view, graphs, i18n, text
 from .catalogue import limit_label
 from .blocks import Block, Blocks, final_looks, tool_name
 from .headline import Headline
+from .slots import slot
 
 VERDICT_LOOK = {"PASS": ("green", ":material/check_circle:"), "REVISE": ("orange", ":material/edit_note:"),
                 "RETRY": ("orange", ":material/replay:"), "REPLAN": ("orange", ":material/alt_route:")}
@@ -213,8 +214,8 @@ class RunView:
                 self._cut_stream(self.blocks.current)
             self.blocks.settle(self.blocks.current)
             self._sync(self.blocks.current)
-        for slot, call in self.tool_slots.values():
-            slot.markdown(f"{_tool_line(call, self.w)} · {self.w['no_result']}")
+        for place, call in self.tool_slots.values():
+            place.markdown(f"{_tool_line(call, self.w)} · {self.w['no_result']}")
         self.tool_slots.clear()
         if self.final is None and self.drafts and self.reason in ("stop", "error"):
             version = max(self.drafts)
@@ -614,18 +615,6 @@ class RunView:
 def _status(status: str, w: Mapping[str, str]) -> str:
     """A plan step's status in words (pending, running, done ...)."""
     return w.get(f"status.{status}") or status
-
-
-def slot(live: bool) -> Any:
-    """A place a view fills later: redrawn often while live, once (at close) on a redraw.
-
-    Both are a container, so a live view and its redraw have the same element tree. A redraw puts
-    no empty placeholder in it first: an st.empty sent in the place of the live run's counters or
-    graph would blank them until close() drew them again, and the run area shrank for that moment
-    at the end of every run (issue 15).
-    """
-    box = st.container()
-    return box.empty() if live else box
 
 
 def _tool_line(call: ev.ToolCallEvent, w: Mapping[str, str]) -> str:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from ...patterns.reflection.prompts import TESTS_FAILED
-from ..model import Call, Reply, script
+from ..script import Call, Reply, script
 
 
 @dataclass(frozen=True)

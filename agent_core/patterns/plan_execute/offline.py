@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ...offline.model import Call, Reply, script
+from ...offline.script import Call, Reply, script
 from ...offline.scripts.generic import generic, label, role, shortened, topic
 
 Role = Callable[[Call], Reply]

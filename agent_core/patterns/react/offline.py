@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from ...offline.model import Call, Reply, script
+from ...offline.script import Call, Reply, script
 from ...offline.scripts.generic import label, role, shortened, topic
 
 

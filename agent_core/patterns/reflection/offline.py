@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 
-from ...offline.model import Call, Reply, script
+from ...offline.script import Call, Reply, script
 from ...offline.scripts.generic import label, role, topic
 
 
