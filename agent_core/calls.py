@@ -15,6 +15,7 @@ Prompt view can mark edited text and highlight `{task}`, `{draft}` and the like.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -121,6 +122,8 @@ class MessageTable:
     def __init__(self, events: Iterable[ev.Event] = ()) -> None:
         self.messages: dict[int, dict[str, Any]] = {}
         self.calls: list[ev.LlmCall] = []
+        self._ids: list[int] = []  # every message id, in order unless `_unsorted`
+        self._unsorted = False
         for e in events:
             self.add(e)
 
@@ -131,7 +134,12 @@ class MessageTable:
         self.calls.append(event)
         for item in event.new_messages:
             if isinstance(item, dict) and isinstance(item.get("id"), int):  # a hostile file may hold anything
-                self.messages[item["id"]] = item
+                mid = item["id"]
+                if mid not in self.messages:
+                    if self._ids and mid < self._ids[-1]:
+                        self._unsorted = True
+                    self._ids.append(mid)
+                self.messages[mid] = item
         return len(self.calls)
 
     @property
@@ -140,8 +148,29 @@ class MessageTable:
         return bool(self.calls) and all(c.reply_message is not None for c in self.calls)
 
     def request(self, call: ev.LlmCall) -> list[dict[str, Any]]:
-        """The messages a call was sent, in order."""
-        return [self.messages[i] for i in expand(call.messages) if i in self.messages]
+        """The messages a call was sent, in order: the ids its ranges name that the record holds.
+
+        A range is walked only where the record holds ids: `[[0, 10**9]]` from an uploaded file costs
+        what the messages in it do, not a billion steps."""
+        out: list[dict[str, Any]] = []
+        for a, b in call.messages:
+            if b - a < len(self.messages):
+                out += [self.messages[i] for i in range(a, b + 1) if i in self.messages]
+            else:
+                ids = self._sorted()
+                out += [self.messages[i] for i in ids[bisect.bisect_left(ids, a):bisect.bisect_right(ids, b)]]
+        return out
+
+    def count(self, call: ev.LlmCall) -> int:
+        """How many messages `request(call)` returns, without building them (a label needs only this)."""
+        ids = self._sorted()
+        return sum(bisect.bisect_right(ids, b) - bisect.bisect_left(ids, a) for a, b in call.messages)
+
+    def _sorted(self) -> list[int]:
+        if self._unsorted:  # ids arrive in order from a run; only a hand-made file mixes them
+            self._ids.sort()
+            self._unsorted = False
+        return self._ids
 
     def reply(self, call: ev.LlmCall) -> dict[str, Any] | None:
         return self.messages.get(call.reply_message) if call.reply_message is not None else None

@@ -19,8 +19,10 @@ class ConfigError(AgentError):
 
 
 class TemplateError(ConfigError):
-    """A prompt template is broken: missing or unknown placeholder, or a stray brace. `kind` says which
-    ("missing", "unknown", "invalid", "stray"; "" otherwise), so a page can say it in its own language."""
+    """A prompt template is broken: missing or unknown placeholder, a stray brace, or a placeholder that
+    is more than a bare name (a format spec, a conversion, an index or an attribute). `kind` says which
+    ("missing", "unknown", "invalid", "stray", "format"; "" otherwise), so a page can say it in its own
+    language."""
 
     code = "template_error"
 
@@ -115,7 +117,18 @@ class TraceFormatError(AgentError):
         self.reason = reason if reason in TRACE_PROBLEMS else "invalid"
 
 
+#: Why a task set cannot be loaded, as `TaskSetError.reason`: pages name each in the reader's language
+#: and keep the message (which names the line) as the detail.
+TASK_PROBLEMS = ("too_large", "not_gzip", "not_text", "not_json", "not_task", "bad_test", "too_many", "empty",
+                 "unreadable", "invalid")
+
+
 class TaskSetError(AgentError):
-    """An evaluation task set cannot be loaded: the message names the line and the problem."""
+    """An evaluation task set cannot be loaded: the message names the line and the problem; `reason`
+    is one of TASK_PROBLEMS."""
 
     code = "task_set"
+
+    def __init__(self, message: str, reason: str = "invalid") -> None:
+        super().__init__(message)
+        self.reason = reason if reason in TASK_PROBLEMS else "invalid"

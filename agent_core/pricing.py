@@ -14,7 +14,6 @@ bound; see its docstring for the formula and what it assumes.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
@@ -23,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import events as ev
+from . import untrusted
 from .config import RunConfig
 from .errors import ConfigError
 from .messages import estimate_tokens
@@ -116,7 +116,7 @@ def parse_user_prices(raw: Mapping[str, Any] | str | None, *, where: str = "pric
         return []
     if isinstance(raw, str):
         try:
-            raw = json.loads(raw)
+            raw = untrusted.loads(raw, max_depth=None)  # nested too deeply is a ValueError too
         except ValueError as exc:
             raise ConfigError(f"{where} is not valid JSON ({getattr(exc, 'msg', exc)})") from None
     if not isinstance(raw, Mapping):
@@ -139,7 +139,9 @@ def parse_user_prices(raw: Mapping[str, Any] | str | None, *, where: str = "pric
 
 
 def _price_value(value: Any, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+    # (an int past a float's range, 10**400, is refused before math.isfinite would raise OverflowError)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or abs(value) > 1e12 \
+            or not math.isfinite(value) or value < 0:
         raise ConfigError(f"{where}: prices must be numbers of USD per million tokens, 0 or more; got {value!r}")
     return float(value)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -65,7 +66,11 @@ class Trace:
 
 
 def _depth(value: Any, limit: int) -> int:
-    """Nesting depth of JSON data, without recursion (a hostile file could nest thousands deep)."""
+    """Nesting depth of JSON data, without recursion (a hostile file could nest thousands deep).
+
+    The same pass replaces every lone UTF-16 surrogate (JSON's `"\\ud800"`, or a string a JavaScript
+    exporter cut between the two halves of a pair) with U+FFFD, in place: no page can draw one
+    (Streamlit's messages are UTF-8), and a run of a file that holds one ended in a traceback."""
     deepest, stack = 0, [(value, 1)]
     while stack:
         item, d = stack.pop()
@@ -73,10 +78,33 @@ def _depth(value: Any, limit: int) -> int:
             return d
         deepest = max(deepest, d)
         if isinstance(item, dict):
-            stack += [(v, d + 1) for v in item.values()]
+            for key, v in list(item.items()):
+                if isinstance(v, str):
+                    if not v.isascii() and _SURROGATE.search(v):
+                        item[key] = _SURROGATE.sub("\ufffd", v)
+                elif isinstance(v, (dict, list)):
+                    stack.append((v, d + 1))
+                if not key.isascii() and _SURROGATE.search(key):
+                    item[_SURROGATE.sub("\ufffd", key)] = item.pop(key)
         elif isinstance(item, list):
-            stack += [(v, d + 1) for v in item]
+            for i, v in enumerate(item):
+                if isinstance(v, str):
+                    if not v.isascii() and _SURROGATE.search(v):
+                        item[i] = _SURROGATE.sub("\ufffd", v)
+                elif isinstance(v, (dict, list)):
+                    stack.append((v, d + 1))
+        if item and isinstance(item, (dict, list)):  # members one level deeper (scalars are not pushed)
+            deepest = max(deepest, d + 1)
     return deepest
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+#: The largest whole number an event may hold: beyond it a float is no longer exact, and a time or a
+#: latency of 10⁴⁰⁰ made a page's arithmetic raise OverflowError.
+MAX_INT = 2 ** 53
+#: The most message ids one call record may name (a 200-round run sends some 400): the ranges are
+#: compressed, so a small file could otherwise name a billion and the page expand them.
+MAX_CALL_MESSAGES = 20_000
 
 
 #: What a plan step's status can be, in a plan event (a step_finished has its own, shorter list).
@@ -94,9 +122,18 @@ def _check_nested(item: Any) -> None:
     if not isinstance(item, dict):
         return  # event_from_dict says so
     kind = item.get("kind")
+    if not isinstance(kind, str):
+        raise ev.EventFormatError(f"unknown event kind: an event's kind is a name, got {type(kind).__name__}")
     for name, value in item.items():
         if isinstance(value, float) and not math.isfinite(value):
             raise ev.EventFormatError(f"{kind}.{name} should be a finite number, got {value!r}")
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INT:
+            raise ev.EventFormatError(f"{kind}.{name} should be a number of at most 2**53, got one of "
+                                      f"{len(str(abs(value)))} digits")
+    if kind == "llm_call":
+        _check_record(item)
+    elif kind == "human_reply":
+        _objects(item.get("tool_calls", []), "human_reply.tool_calls")
     if kind != "plan" or "steps" not in item:
         return
     steps = item["steps"]
@@ -115,9 +152,71 @@ def _check_nested(item: Any) -> None:
                                       f"got {step['status'][:40]!r}")
 
 
+def _objects(value: Any, where: str) -> list[dict[str, Any]]:
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise ev.EventFormatError(f"{where} should be a list of objects")
+    return value
+
+
+#: A recorded message's fields the views and Fork read: name -> (allowed types, as said).
+_MESSAGE_FIELDS: dict[str, tuple[tuple[type, ...], str]] = {
+    "role": ((str,), "str"), "content": ((str, type(None)), "str or null"), "tool_call_id": ((str, type(None)), "str or null"),
+    "name": ((str, type(None)), "str or null"), "template": ((str, type(None)), "str or null"),
+    "edited": ((bool,), "bool"), "fills": ((list,), "a list"), "tool_calls": ((list,), "a list"),
+}
+
+
+def _check_record(item: dict[str, Any]) -> None:
+    """An llm_call's call record: id ranges, new messages and tool names of the types calls.py reads."""
+    pairs, total = item.get("messages", []), 0
+    if not isinstance(pairs, list):
+        raise ev.EventFormatError("llm_call.messages should be a list of [first, last] id ranges")
+    for n, pair in enumerate(pairs):
+        if not (isinstance(pair, list) and len(pair) == 2 and all(type(v) is int for v in pair)
+                and 0 <= pair[0] <= pair[1] <= MAX_INT):
+            raise ev.EventFormatError(f"llm_call.messages[{n}] should be a range [first, last] of message ids")
+        total += pair[1] - pair[0] + 1
+    if total > MAX_CALL_MESSAGES:
+        raise ev.EventFormatError(f"llm_call.messages names {total:,} messages; a call record holds at most "
+                                  f"{MAX_CALL_MESSAGES:,}")
+    tools = item.get("tools", [])
+    if not isinstance(tools, list) or not all(isinstance(t, str) for t in tools):
+        raise ev.EventFormatError("llm_call.tools should be a list of tool names")
+    for n, message in enumerate(_objects(item.get("new_messages", []), "llm_call.new_messages")):
+        where = f"llm_call.new_messages[{n}]"
+        if type(message.get("id")) is not int or not 0 <= message["id"] <= MAX_INT:
+            raise ev.EventFormatError(f"{where}.id should be a message id (a whole number from 0)")
+        for name, (allowed, said) in _MESSAGE_FIELDS.items():
+            if name in message and (not isinstance(message[name], allowed)
+                                    or (isinstance(message[name], bool) and bool not in allowed)):
+                raise ev.EventFormatError(f"{where}.{name} should be {said}, got {type(message[name]).__name__}")
+        for call in _objects(message.get("tool_calls", []), f"{where}.tool_calls"):
+            if not all(isinstance(call.get(k, ""), str) for k in ("id", "name", "arguments")):
+                raise ev.EventFormatError(f"{where}.tool_calls: id, name and arguments should be strings")
+
+
+def _check_prompts(config: dict[str, Any]) -> None:
+    """A trace's prompt templates: text, and placeholders that are bare names (prompts.placeholders),
+    so opening or forking the run never expands a format spec a participant wrote."""
+    from .errors import TemplateError
+    from .prompts import placeholders
+
+    prompts = config.get("prompts")
+    if prompts is None:
+        return
+    if not isinstance(prompts, dict) or not all(isinstance(v, str) for v in prompts.values()):
+        raise TraceFormatError("the run configuration's prompts must map prompt names to template text",
+                               reason="config")
+    for key, template in prompts.items():
+        try:
+            placeholders(template, key)
+        except TemplateError as exc:
+            raise TraceFormatError(f"the run configuration's prompt cannot be used: {exc}", reason="config") from None
+
+
 def loads(data: str | bytes) -> Trace:
     """Parse and validate a trace; raises TraceFormatError with a message a user can act on."""
-    size = len(data.encode() if isinstance(data, str) else data)
+    size = len(data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data)
     if size > MAX_BYTES:
         raise TraceFormatError(f"the file is {size / 1e6:.1f} MB; traces are limited to {MAX_BYTES // 1024 // 1024} MB",
                                reason="too_large")
@@ -151,6 +250,7 @@ def loads(data: str | bytes) -> Trace:
     models = raw["config"].get("models")
     if models is not None and not (isinstance(models, dict) and all(isinstance(v, str) for v in models.values())):
         raise TraceFormatError("not a trace: config.models must map roles to model names", reason="not_trace")
+    _check_prompts(raw["config"])
     events = []
     for i, item in enumerate(raw["events"]):
         try:

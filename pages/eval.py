@@ -3,6 +3,7 @@ rate against cost, beside published reference points. Rows are stored as they ar
 a page switch keeps what was measured."""
 
 import dataclasses
+import hashlib
 import uuid
 from contextlib import closing
 
@@ -43,14 +44,21 @@ if sandbox.unsafe_local_enabled():
 
 
 def _uploaded() -> None:
-    """Parse an upload once, when it arrives: the tasks, or why they cannot be used."""
+    """Parse an upload once, when it arrives, keyed by its content: the tasks, or why they cannot be
+    used. Reruns read what was kept; the same bytes uploaded again are not parsed again."""
     upload = state.get(f"{P}_upload")
-    state[f"{P}_upload_tasks"], state[f"{P}_upload_error"] = [], None
-    if upload is not None:
-        try:
-            state[f"{P}_upload_tasks"] = load_tasks(upload.getvalue())
-        except AgentError as exc:
-            state[f"{P}_upload_error"] = str(exc)
+    if upload is None:
+        state[f"{P}_upload_tasks"], state[f"{P}_upload_error"], state[f"{P}_upload_digest"] = [], None, None
+    else:
+        data = upload.getvalue()
+        digest = hashlib.sha256(data).hexdigest()
+        if digest != state.get(f"{P}_upload_digest"):
+            state[f"{P}_upload_tasks"], state[f"{P}_upload_error"] = [], None
+            try:
+                state[f"{P}_upload_tasks"] = load_tasks(data)
+            except AgentError as exc:  # (why, in the reader's language; the core's words name the line)
+                state[f"{P}_upload_error"] = (getattr(exc, "reason", "invalid"), str(exc))
+            state[f"{P}_upload_digest"] = digest
     _run_all(state[f"{P}_upload_tasks"])
 
 
@@ -75,7 +83,9 @@ else:
                      on_change=_uploaded, help=WORDS["uploader_help"], max_upload_size=5)
     tasks, problem = state.get(f"{P}_upload_tasks") or [], state.get(f"{P}_upload_error")
     if problem:
-        st.error(WORDS["bad_upload"].format(detail=text.escape(problem)), icon=":material/error:")
+        reason, detail = problem
+        said = t("task_problems.shown", problem=t(f"task_problems.{reason}"), detail=detail)
+        st.error(WORDS["bad_upload"].format(detail=text.escape(said)), icon=":material/error:")
 if tasks:
     st.caption(WORDS["tasks"].format(n=len(tasks)) + ", ".join(text.code_span(task.task_id) for task in tasks[:12])
                + (" …" if len(tasks) > 12 else ""))
@@ -120,10 +130,18 @@ buttons.button(WORDS["stop"], key=f"{P}_stop", icon=":material/stop_circle:", on
                disabled=state[f"{P}_job"] is None)
 worst = None
 if tasks and patterns and not problem:
-    try:
-        worst = worst_case(tasks, patterns, limit=int(limit), lang=lang)
-    except AgentError as exc:
-        st.error(text.escape(str(exc)), icon=":material/error:")
+    # worked out once per task set (its content digest), patterns, count and language, not on every rerun
+    asked = ("bundled" if source == "bundled" else state.get(f"{P}_upload_digest"), tuple(patterns), int(limit), lang)
+    kept = state.get(f"{P}_worst")
+    if kept is None or kept[0] != asked:
+        try:
+            kept = (asked, worst_case(tasks, patterns, limit=int(limit), lang=lang), None)
+        except AgentError as exc:
+            kept = (asked, None, str(exc))
+        state[f"{P}_worst"] = kept
+    worst = kept[1]
+    if kept[2] is not None:
+        st.error(text.escape(kept[2]), icon=":material/error:")
     else:
         buttons.caption(WORDS["bound"].format(calls=worst.calls,
                                               worst=costs.worst_case_text(worst, sidebar.model_router(), lang)))

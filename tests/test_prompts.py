@@ -26,7 +26,7 @@ def test_defaults_validate(pattern, lang):
     ("{question} {answer} }", "stray '}'"),
     ("{question} {answer} {", "stray '{'"),
     ("{question} {answer} {0}", r"\{0\} is not a valid placeholder"),
-    ("{question} {answer} {a.b}", r"\{a.b\} is not a valid placeholder"),
+    ("{question} {answer} {a.b}", r"\{a.b\} does more than name a value; a placeholder is a bare name"),
 ])
 def test_broken_judge_templates_are_named(text, message):
     with pytest.raises(TemplateError, match=message) as info:

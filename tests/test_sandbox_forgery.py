@@ -6,6 +6,8 @@ if the harness let them, what the draft's process can see, and every test style 
 from __future__ import annotations
 
 import json
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -81,6 +83,31 @@ assert has_code and not has_tests
 """
     outcome = run_python_tests(code, tests)  # (bwrap's --chdir adds PWD to the allow-list)
     assert outcome.passed and outcome.tests_run == 5, outcome.summary
+
+
+def _named(marker: bytes) -> list[str]:
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/comm", "rb") as f:
+                if f.read().strip() == marker:
+                    found.append(pid)
+        except OSError:
+            pass
+    return found
+
+
+def test_a_run_killed_at_its_timeout_leaves_no_sandbox_behind_even_when_its_draft_sleeps():
+    """The harness must die with bwrap: the uid drop before the payload clears `--die-with-parent`'s
+    death signal, and a harness waiting on a sleeping draft then outlived its run by the sleep."""
+    code = ("import ctypes, time\nctypes.CDLL(None).prctl(15, b'sleeper-7c1e0b', 0, 0, 0)\n"  # PR_SET_NAME
+            "def nap():\n    time.sleep(120)\n")
+    outcome = run_python_tests(code, "assert nap() is None\n", timeout_s=1)
+    assert outcome.status == "timeout"
+    deadline = time.monotonic() + 5
+    while _named(b"sleeper-7c1e0b") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _named(b"sleeper-7c1e0b") == []
 
 
 # --- (b) the tests' names are their own -------------------------------------------------------------

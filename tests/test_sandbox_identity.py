@@ -465,3 +465,19 @@ def test_a_refused_launch_leaves_no_descriptor_open(monkeypatch):
         with pytest.raises(SandboxUnavailable):
             run_python_tests("x = 1\n", "assert x == 1\n")
     assert len(os.listdir("/proc/self/fd")) == before
+
+
+def test_the_launcher_kills_the_sandbox_itself_whatever_death_signal_is_left(monkeypatch):
+    """A uid change clears the death signal `--die-with-parent` set; the harness sets it again, and the
+    launcher does not rely on it: at the end of a run it SIGKILLs the sandbox's PID 1 through a pidfd."""
+    inside, plain = launcher._sources()
+    assert "    die_with_bwrap()\n" in inside
+    monkeypatch.setattr(launcher, "_sources", lambda: (inside.replace("    die_with_bwrap()\n", ""), plain))
+    code = ("import ctypes, time\nctypes.CDLL(None).prctl(15, b'sleeper-5d2a91', 0, 0, 0)\n"  # PR_SET_NAME
+            "def nap():\n    time.sleep(60)\n")
+    started = time.monotonic()
+    outcome = run_python_tests(code, "assert nap() is None\n", timeout_s=1)
+    assert outcome.status == "timeout"
+    assert time.monotonic() - started < 2.5
+    left = [pid for pid, fields in _statuses().items() if fields.get("Name", "").strip() == "sleeper-5d2a91"]
+    assert left == []

@@ -3,8 +3,13 @@
 What maps: `invoke_agent`, `chat` (and OpenInference LLM spans), `execute_tool` (and OpenInference
 TOOL spans), our step and iteration spans, and span events in the `agent_patterns.*` namespace. What
 does not map is listed by name in `ImportedTrace.unmapped`, never dropped silently. The file passes
-the checks trace uploads do (5 MB, JSON, nesting depth), and the rebuilt trace is validated by
-`trace.loads` like any uploaded trace.
+the checks trace uploads do (5 MB, JSON, nesting depth, lone surrogates replaced), and the rebuilt
+trace is validated by `trace.loads` like any uploaded trace.
+
+Whatever the file holds, `loads` and `from_request` raise TraceFormatError and nothing else: JSON
+inside a string attribute is parsed with its depth bounded (20,000 levels raised RecursionError),
+times are nanoseconds that fit OTLP's fixed64 (a 400-digit start time raised OverflowError), and
+every other value is read for the type it must have.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import events as ev
-from .. import trace
+from .. import trace, untrusted
 from ..errors import TraceFormatError
 from ..patterns import registry
 from .mapping import NS
@@ -27,6 +32,8 @@ _SCALARS = {"str", "int", "float", "bool", "str | None", "int | None", "float | 
 _CHAT_OPERATIONS = ("chat", "text_completion", "generate_content")
 #: How many unmapped spans are named one by one; the rest are counted.
 MAX_LISTED = 200
+#: The latest time OTLP can say: fixed64 nanoseconds since the epoch.
+MAX_NS = 2 ** 64 - 1
 
 
 @dataclass
@@ -46,7 +53,7 @@ def is_otlp(raw: Any) -> bool:
 
 def loads(data: str | bytes) -> list[tuple[str, ImportedTrace]]:
     """Parse an OTLP/JSON file: (name, trace) per trace id in it; raises TraceFormatError saying why not."""
-    size = len(data.encode() if isinstance(data, str) else data)
+    size = len(data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data)
     if size > trace.MAX_BYTES:
         raise TraceFormatError(f"the file is {size / 1e6:.1f} MB; files are limited to "
                                f"{trace.MAX_BYTES // 1024 // 1024} MB", reason="too_large")
@@ -73,9 +80,10 @@ def from_request(raw: Any) -> list[tuple[str, ImportedTrace]]:
     for span in spans:
         by_trace.setdefault(span.trace_id, []).append(span)
     out = []
-    for n, (trace_id, group) in enumerate(by_trace.items()):
+    for trace_id, group in by_trace.items():
         imported = _rebuild(trace_id, group)
-        root = min(group, key=lambda s: (s.parent_id is not None and s.parent_id in {g.span_id for g in group}, s.start))
+        ids = {g.span_id for g in group}  # once: built per span in the key, 20,000 spans cost 4·10⁸ steps
+        root = min(group, key=lambda s: (s.parent_id is not None and s.parent_id in ids, s.start))
         out.append((f"{root.name or 'trace'} · {trace_id[:8]}" if len(by_trace) > 1 else root.name, imported))
     return out
 
@@ -116,7 +124,7 @@ def _time(value: Any, where: str) -> int:
         out = int(value) if not isinstance(value, (bool, float)) else int(value) if math.isfinite(value) else None
     except (TypeError, ValueError):
         out = None
-    if out is None or out < 0:
+    if out is None or not 0 <= out <= MAX_NS:
         raise TraceFormatError(f"not OTLP/JSON: {where} should be a time in nanoseconds, got {str(value)[:40]!r}",
                                reason="not_otlp")
     return out
@@ -168,12 +176,12 @@ def _value(value: Any) -> Any:
     if "intValue" in value:
         try:
             return int(value["intValue"])
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # OverflowError: Infinity, which JSON files may hold
             return None
     if "doubleValue" in value:
         try:
             number = float(value["doubleValue"])
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # OverflowError: an int of 400 digits
             return None
         return number if math.isfinite(number) else None
     if "arrayValue" in value:
@@ -198,7 +206,10 @@ def _event(kind: str, attributes: dict[str, Any], t: float, base: dict[str, Any]
         value = attributes[key]
         if str(f.type) not in _SCALARS and isinstance(value, str):
             try:
-                value = json.loads(value)
+                value = untrusted.loads(value, max_depth=trace.MAX_DEPTH)
+            except untrusted.JSONTooDeep:
+                raise TraceFormatError(f"{kind}.{f.name} holds JSON nested more than {trace.MAX_DEPTH} levels deep",
+                                       reason="too_deep") from None
             except ValueError:
                 raise TraceFormatError(f"{kind}.{f.name} should hold JSON", reason="bad_event") from None
         data[f.name] = value
@@ -206,10 +217,12 @@ def _event(kind: str, attributes: dict[str, Any], t: float, base: dict[str, Any]
 
 
 def _json_or_text(value: Any) -> Any:
+    """A string attribute that holds JSON (tool arguments, GenAI messages) as that JSON, else as the
+    text: JSON nested past the trace's own depth stays text too (it is shown, not walked)."""
     if not isinstance(value, str):
         return value
     try:
-        return json.loads(value)
+        return untrusted.loads(value, max_depth=trace.MAX_DEPTH)
     except ValueError:
         return value
 
@@ -217,7 +230,7 @@ def _json_or_text(value: Any) -> Any:
 def _int(value: Any) -> int:
     try:
         return max(int(value), 0)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return 0
 
 

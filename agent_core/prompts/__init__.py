@@ -3,11 +3,18 @@
 Templates use `{placeholder}` fields. Each `PromptSpec` declares which placeholders a template must
 contain and which it may contain; `validate()` names any missing or unknown placeholder, or a stray
 brace, before a model is ever called. Literal braces are written `{{` and `}}`.
+
+A placeholder is a bare name. A template is participant text, and str.format's mini-language would
+let it do more than name a value: `{task:>20000000}` pads the task to 20 MB (a width of 10⁹ needs
+gigabytes), `{task!r}` reprs it, `{task[0]}` and `{task.x}` index into it. So a format spec, a
+conversion, an index or an attribute is refused wherever a template is checked (the editor, the CLI,
+step mode, a loaded trace), and `render` never applies one.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 import string
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -46,14 +53,22 @@ def placeholders(template: str, key: str = "") -> list[str]:
     """The placeholder names in a template, in order; raises TemplateError on a stray brace."""
     names: list[str] = []
     try:
-        for _literal, name, _fmt, _conv in string.Formatter().parse(template):
+        for _literal, name, spec_, conversion in string.Formatter().parse(template):
             if name is None:
                 continue
+            head = _FIELD_HEAD.match(name)
+            if spec_ or conversion or (head and name[head.end():head.end() + 1] in ("[", ".")):
+                # an index or an attribute (`{task[0]}`, `{task.x}`), a conversion or a format spec
+                shown = _short("{" + name + (f"!{conversion}" if conversion else "") + (f":{spec_}" if spec_ else "") + "}")
+                bare = "{" + (head.group(0) if head else "task") + "}"
+                raise TemplateError(
+                    f"prompt {key!r}: {shown} does more than name a value; a placeholder is a bare name such "
+                    f"as {bare}, with no ':', '!', '[' or '.'", role=key, placeholder=shown, kind="format")
             if name == "" or not name.isidentifier():
-                shown = "{" + name + "}"
+                shown = _short("{" + name + "}")
                 raise TemplateError(
                     f"prompt {key!r}: {shown} is not a valid placeholder; use a name like {{task}}, "
-                    "or write literal braces as {{{{ and }}}}", role=key, placeholder=shown, kind="invalid")
+                    "or write literal braces as {{ and }}", role=key, placeholder=shown, kind="invalid")
             names.append(name)
     except ValueError as exc:
         brace = "}" if "'}'" in str(exc) else "{"
@@ -61,6 +76,15 @@ def placeholders(template: str, key: str = "") -> list[str]:
             f"prompt {key!r}: stray {brace!r} ({exc}); write a literal brace as {brace * 2}",
             role=key, placeholder=brace, kind="stray") from None
     return names
+
+
+#: The name a field starts with; what follows it in the field (`[0]`, `.x`) is an index or an attribute.
+_FIELD_HEAD = re.compile(r"[^\W\d]\w*")
+
+
+def _short(shown: str, limit: int = 60) -> str:
+    """A placeholder as a message quotes it: a 20 MB spec is not repeated in full."""
+    return shown if len(shown) <= limit else shown[: limit - 2] + "…}"
 
 
 def validate(template: str, prompt: PromptSpec) -> None:
@@ -118,15 +142,14 @@ class PromptSet:
         parts: list[str] = []
         spans: list[tuple[str, int, int]] = []
         at = 0
-        for literal, name, spec, conversion in self._parsed[key]:
+        for literal, name, _spec, _conversion in self._parsed[key]:
             parts.append(literal)
             at += len(literal)
             if name is None:
                 continue
-            value = filled.get(name, "")
-            if conversion:
-                value = {"r": repr, "s": str, "a": ascii}[conversion](value)
-            text = format(value, spec or "")
+            # the value as text, nothing more: a spec or a conversion never gets past validation, and
+            # none is applied here either (a width is the size of the prompt, chosen by its author)
+            text = str(filled.get(name, ""))
             parts.append(text)
             if text:
                 spans.append((name, at, at + len(text)))

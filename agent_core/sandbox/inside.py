@@ -99,6 +99,16 @@ def make_undumpable():
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE) failed")
 
 
+def die_with_bwrap():
+    """SIGKILL this process when bwrap (its parent) dies, as `--die-with-parent` had set: the change of
+    uid before the payload is read clears that setting, and a run the launcher killed at its timeout
+    would otherwise keep its PID namespace (the harness waiting on a draft that sleeps) after bwrap."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(1, signal.SIGKILL, 0, 0, 0) != 0:  # PR_SET_PDEATHSIG
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
+
+
 def compile_source(text, filename):
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)  # source lines in tracebacks
     return compile(text, filename, "exec")
@@ -642,6 +652,7 @@ def finish(channel):
 
 def main(p):
     global RECORD
+    die_with_bwrap()
     held = os.dup(0)  # the rest of stdin holds the tests: read after the fork, closed in the draft's process
     null = os.open("/dev/null", os.O_RDONLY)
     os.dup2(null, 0)  # the code under test reads nothing from stdin

@@ -282,10 +282,15 @@ class _Gate:
         self.close()
 
     def reap(self, timeout_s: float = 2.0) -> None:
-        """Wait (bounded) until the sandbox's PID 1, and so every process of its PID namespace, is gone:
-        after a kill it dies a moment after bwrap, and its cgroup can only be removed once it is empty."""
+        """Kill the sandbox's PID 1, and so every process of its PID namespace, and wait (bounded) until
+        it is gone: the run is over, whatever the death signal bwrap set still holds, and its cgroup can
+        only be removed once it is empty."""
         if self.pidfd < 0:
             return
+        try:
+            signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+        except (OSError, AttributeError):
+            pass  # already gone
         with selectors.DefaultSelector() as sel:
             sel.register(self.pidfd, selectors.EVENT_READ)
             sel.select(timeout_s)

@@ -10,6 +10,8 @@ final label (st.status sleeps 50 ms per block to let updates land; a redraw must
 
 from __future__ import annotations
 
+import bisect
+import itertools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +22,8 @@ from agent_core.patterns import registry
 from . import i18n, text
 
 #: run_failed error types raised by a model endpoint (agent_core.errors.ModelError codes)
+#: Tool names a block's label lists; more are counted.
+LABEL_TOOLS = 6
 MODEL_ERRORS = frozenset({"model_error", "auth_error", "rate_limited", "connection_error", "timeout", "bad_request",
                           "server_error", "stream_cut", "malformed_response"})
 
@@ -41,12 +45,30 @@ class Block:
     #: running | complete | error, as st.status has them, or sent_back: a step a verdict sent back
     #: (REPLAN) — the pattern at work, drawn amber; red is kept for real errors (issue 15)
     state: str = "running"
-    tools: list[str] = field(default_factory=list)
+    #: the tools called in the block, each once, in the order of their first call
+    tools: dict[str, None] = field(default_factory=dict)
+    #: how many events the block holds (a redraw folds the middle of a long one)
+    events: int = 0
     #: the current LLM call has streamed text that no llm_call has closed yet
     streaming: bool = False
     box: Any = None
     stream: Any = None
-    streamed: str = ""
+    #: the text the current call has streamed, in pieces (joined when read: `+=` on an attribute
+    #: copies the whole text per token, quadratic in a file of many tokens)
+    _parts: list[str] = field(default_factory=list)
+
+    @property
+    def streamed(self) -> str:
+        if len(self._parts) > 1:
+            self._parts[:] = ["".join(self._parts)]
+        return self._parts[0] if self._parts else ""
+
+    @streamed.setter
+    def streamed(self, value: str) -> None:
+        self._parts = [value] if value else []
+
+    def stream_more(self, piece: str) -> None:
+        self._parts.append(piece)
 
     @property
     def label(self) -> str:
@@ -136,15 +158,20 @@ class Blocks:
     # --- labels and states ------------------------------------------------------------------------
     def note(self, e: ev.Event, block: Block | None) -> None:
         """Update labels and states after `e` was drawn in `block`."""
+        if block is not None:
+            block.events += 1
         if isinstance(e, ev.Token) and block is not None:
             block.streaming = True
         elif isinstance(e, ev.LlmCall) and block is not None:
             block.streaming = False
         elif isinstance(e, ev.ToolCallEvent) and block is not None and e.name != "unit_tests":
-            block.tools.append(e.name)
-            # tool names come from the model (or a file): escaped, like every label from data
-            block.suffix = self.w["calls"].format(tools=", ".join(tool_name(name)
-                                                                 for name in dict.fromkeys(block.tools)))
+            if e.name not in block.tools:  # the label changes only with a new name: linear in the calls
+                block.tools[e.name] = None
+                # tool names come from the model (or a file): escaped, like every label from data; a
+                # block of a thousand names lists the first few
+                shown = [tool_name(name) for name in itertools.islice(block.tools, LABEL_TOOLS)]
+                more = len(block.tools) - len(shown)
+                block.suffix = self.w["calls"].format(tools=", ".join(shown) + (f", … (+{more})" if more else ""))
         elif isinstance(e, ev.PlanEvent) and block is not None:
             self.plans += 1
             for s in e.steps:
@@ -178,12 +205,47 @@ class Blocks:
             block.state = "complete"
 
 
-def final_looks(config: Mapping[str, Any], events: Iterable[ev.Event],
-                lang: str | None = None) -> list[tuple[str, str]]:
-    """(label, state) of every block once the events are all in: what a redraw draws at once."""
+def final_blocks(config: Mapping[str, Any], events: Iterable[ev.Event], lang: str | None = None) -> list[Block]:
+    """Every block once the events are all in, settled: their final labels and states, and their sizes."""
     blocks = Blocks(config, lang)
     for e in events:
         blocks.note(e, blocks.place(e))
     if blocks.current is not None:
         blocks.settle(blocks.current)
-    return [(b.label, b.state) for b in blocks.items]
+    return blocks.items
+
+
+def final_looks(config: Mapping[str, Any], events: Iterable[ev.Event],
+                lang: str | None = None) -> list[tuple[str, str]]:
+    """(label, state) of every block once the events are all in: what a redraw draws at once."""
+    return [(b.label, b.state) for b in final_blocks(config, events, lang)]
+
+
+class Versions:
+    """Draft versions seen so far, each with its text; `previous(v)` is the latest one before `v`.
+
+    Sorted, so a run of 20,000 drafts (or a file that numbers them backwards) costs a binary search
+    per draft, not a scan of every earlier one."""
+
+    def __init__(self) -> None:
+        self.texts: dict[int, str] = {}
+        self._order: list[int] = []
+
+    def add(self, version: int, body: str) -> int | None:
+        """Keep `body` as `version`; the version it follows (None for the first)."""
+        before = self.previous(version)
+        if version not in self.texts:
+            bisect.insort(self._order, version)
+        self.texts[version] = body
+        return before
+
+    def previous(self, version: int) -> int | None:
+        at = bisect.bisect_left(self._order, version)
+        return self._order[at - 1] if at else None
+
+    @property
+    def latest(self) -> int | None:
+        return self._order[-1] if self._order else None
+
+    def __bool__(self) -> bool:
+        return bool(self.texts)

@@ -38,12 +38,12 @@ def call_views(container: Any, table: MessageTable, call: ev.LlmCall, lang: str,
     """
     w = words(lang)
     row = container.container(horizontal=True, vertical_alignment="center", gap="small")
-    sent = table.request(call)
-    prompt = row.popover(f"{w['prompt']} · {w['messages'].format(n=len(sent))}", icon=":material/input:",
+    # counted, not built: the messages themselves are read only when the popover is open
+    prompt = row.popover(f"{w['prompt']} · {w['messages'].format(n=table.count(call))}", icon=":material/input:",
                          type="tertiary", key=f"{key}-prompt", on_change="rerun")
     if prompt.open:
         with prompt:
-            draw_prompt(sent, call, lang)
+            draw_prompt(table.request(call), call, lang)
     reply = row.popover(w["reply"], icon=":material/output:", type="tertiary", key=f"{key}-reply", on_change="rerun")
     if reply.open:
         with reply:

@@ -21,6 +21,7 @@ from agent_core import events as ev
 from agent_core.diffing import MAX_DIFF_WORK, Budget
 
 from . import call_views, diff_view, i18n, text
+from .blocks import Versions
 from .slots import slot
 
 #: verdict -> (text colour, background, glyph): green passes, amber sends back; anything else grey
@@ -34,6 +35,11 @@ _PILL = ("display: inline-flex; align-items: center; gap: 0.35em; padding: 0.2em
 _WHERE = "font-weight: 400; font-size: 0.8em; opacity: 0.8;"
 #: the word diff in the head costs at most one diff's work, whatever the drafts
 HEAD_DIFF_WORK = MAX_DIFF_WORK
+#: Verdicts the trail draws: the first TRAIL_FIRST and the latest TRAIL_LATEST, the others counted
+#: in one pill between them (20,000 pills were 20 MB of HTML on every redraw).
+TRAIL_FIRST, TRAIL_LATEST = 3, 24
+#: Characters of each side of the head's diff.
+DIFF_CHARS = 50_000
 
 
 def words(lang: str | None = None) -> dict[str, str]:
@@ -59,10 +65,11 @@ class Headline:
         self.key, self.lang, self.code, self.layout, self.with_diff = key, lang, code, diff_layout, diff
         self.w = words(lang)
         self.seen: list[Seen] = []
+        self._by_role: dict[str, int] = {}  # verdicts seen per role (the trail numbers them)
         #: the latest change of the run: (old name, new name, old text, new text) — a draft against the
         #: one before, a re-plan against the plan, a retried step's result against the first one
         self.diff: tuple[str, str, str, str] | None = None
-        self.drafts: dict[int, str] = {}
+        self.drafts = Versions()
         self.plan: str | None = None
         self.plans = 0
         self.results: dict[int, list[str]] = {}
@@ -82,11 +89,10 @@ class Headline:
         if isinstance(e, ev.VerdictEvent):
             self._verdict(e)
         elif isinstance(e, ev.Draft):
-            earlier = [v for v in self.drafts if v < e.version]
-            self.drafts[e.version] = e.text
-            if earlier:
+            since = self.drafts.add(e.version, e.text)
+            if since is not None:
                 draft = lambda v: i18n.t("render.draft", self.lang, version=v)  # noqa: E731
-                self._changed(draft(max(earlier)), draft(e.version), self.drafts[max(earlier)], e.text)
+                self._changed(draft(since), draft(e.version), self.drafts.texts[since], e.text)
         elif isinstance(e, ev.PlanEvent):
             # a re-plan: what the plan was, and what it is now
             now = "\n".join(f"{s.get('id')}. {s.get('description', '')}" for s in e.steps)
@@ -106,9 +112,10 @@ class Headline:
         if e.role == "reflector":
             where = self.w["at_step"].format(step=e.step)
         elif e.role == "critic" and self.drafts:
-            where = self.w["at_draft"].format(version=max(self.drafts))
+            where = self.w["at_draft"].format(version=self.drafts.latest)
         else:
-            where = self.w["at_answer"].format(n=sum(1 for s in self.seen if s.verdict.role == e.role) + 1)
+            where = self.w["at_answer"].format(n=self._by_role.get(e.role, 0) + 1)
+        self._by_role[e.role] = self._by_role.get(e.role, 0) + 1
         self.seen.append(Seen(e, where))
         self.dirty = True
 
@@ -133,7 +140,14 @@ class Headline:
 
     def _trail(self) -> None:
         pills = []
-        for n, seen in enumerate(self.seen, 1):
+        shown = self.seen
+        if len(shown) > TRAIL_FIRST + TRAIL_LATEST + 1:
+            shown = [*self.seen[:TRAIL_FIRST], None, *self.seen[-TRAIL_LATEST:]]
+        for seen in shown:
+            if seen is None:  # the verdicts between the first and the latest, counted
+                more = html.escape(self.w["fold.trail_more"].format(n=f"{len(self.seen) - TRAIL_FIRST - TRAIL_LATEST:,}"))
+                pills.append(f'<span class="apg-verdict-more" style="{_WHERE}">{more}</span>')
+                continue
             e = seen.verdict
             fg, bg, glyph = LOOKS.get(e.verdict, OTHER)
             tip = " · ".join(v for v in (e.feedback, e.analysis, e.suggestion) if v) or self.w["no_feedback"]
@@ -162,5 +176,5 @@ class Headline:
 
     def _diff(self, old_name: str, new_name: str, old: str, new: str) -> None:
         st.markdown(f"**{self.w['diff'].format(old=old_name, new=new_name)}**")
-        diff_view.word_diff_block(old, new, code=self.code, layout=self.layout, budget=Budget(HEAD_DIFF_WORK),
-                                  names=(old_name, new_name))
+        diff_view.word_diff_block(text.clip(old, DIFF_CHARS), text.clip(new, DIFF_CHARS), code=self.code,
+                                  layout=self.layout, budget=Budget(HEAD_DIFF_WORK), names=(old_name, new_name))

@@ -43,6 +43,7 @@ AREA = f"{P}_area"
 K_SOURCE, K_EXAMPLE, K_UPLOAD, K_FILE, K_LANE = (f"{P}_{n}" for n in ("source", "example", "upload", "file", "lane"))
 K_POS, K_SEEK, K_PLAYING, K_PLAYED, K_SPEED, K_LOADED = (f"{P}_{n}" for n in ("pos", "seek", "playing", "played",
                                                                               "speed", "loaded"))
+K_FORK_EVENTS = f"{P}_fork_events"
 SPEEDS = (1, 2, 4)
 #: where a trace comes from (labels: the catalogue's [player.source])
 SOURCES = ("example", "upload")
@@ -197,6 +198,7 @@ def _uploaded() -> None:
     (or why it cannot be replayed) until another file replaces it or the file is removed."""
     state = st.session_state
     upload = state.get(K_UPLOAD)
+    state.pop(K_FORK_EVENTS, None)  # made again for the trace shown next
     if upload is None:
         state.pop(K_FILE, None)
         return
@@ -307,7 +309,12 @@ def _fork_actions(loaded: Loaded):
     if not fork_view.forkable(loaded.events):
         fork_view.note_unforkable(loaded.events, current_lang())
         return None
-    return fork_view.call_actions(events=[e.to_dict() for e in loaded.events], run_id=loaded.trace.run_id,
+    # the events as a fork's target holds them, made once per trace (a 20,000-event trace took a
+    # quarter of a second a script run)
+    cached = st.session_state.get(K_FORK_EVENTS)
+    if cached is None or cached[0] != loaded.ident:
+        cached = st.session_state[K_FORK_EVENTS] = (loaded.ident, [e.to_dict() for e in loaded.events])
+    return fork_view.call_actions(events=cached[1], run_id=loaded.trace.run_id,
                                   config=dict(loaded.config), task=loaded.task, lang=current_lang(), key=VIEW,
                                   home=P)
 

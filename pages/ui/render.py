@@ -15,6 +15,7 @@ is skipped on redraw.
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -31,7 +32,7 @@ from agent_core.patterns.registry import LIMITS
 
 from . import call_views, diff_view, graphs, i18n, text
 from .catalogue import limit_label
-from .blocks import Block, Blocks, final_looks, tool_name
+from .blocks import Block, Blocks, Versions, final_blocks, final_looks, tool_name
 from .headline import Headline
 from .slots import slot
 
@@ -53,6 +54,19 @@ STEP_RESULT_CHARS = 800
 #: A redraw draws this many blocks at most (a page); the others are counted but not drawn, so a
 #: 20,000-event trace redraws in the time of a short one. The latest page is shown first.
 PAGE_BLOCKS = 50
+#: ... and a page holds at most this many drawn events (a folded block counts what it can draw).
+PAGE_EVENTS = 300
+#: A block of more than FOLD_HEAD + FOLD_WINDOW + FOLD_TAIL events is folded on redraw: its first
+#: FOLD_HEAD and last FOLD_TAIL events are drawn, and between them FOLD_WINDOW of the rest, chosen in
+#: a picker. One step that holds 20,000 verdicts then costs what forty do (it took 115 s whole).
+FOLD_HEAD, FOLD_WINDOW, FOLD_TAIL = 10, 20, 10
+#: Events of the run's ending drawn (answers, limits, failures, finishes); more are counted.
+END_EVENTS = 12
+#: Characters of one body drawn (a thought, a verdict's words, a draft, an answer); the rest is cut
+#: with a note saying how much (the downloads hold all of it).
+BODY_CHARS = 50_000
+#: Rows of a plan drawn, in its block and in the side table; and rows of the side table's drafts and tools.
+PLAN_ROWS = SIDE_ROWS = 100
 #: Element comparisons all the diffs of one view may spend: two costly diffs.
 DIFF_BUDGET = 2 * MAX_DIFF_WORK
 
@@ -97,8 +111,15 @@ class RunView:
     def __init__(self, config: Mapping[str, Any], *, bound: int, key: str, task: str = "",
                  diff_layout: str = "inline", looks: list[tuple[str, str]] | None = None,
                  compact: bool = False, recorded: int = 0,
-                 call_actions: Callable[[Any, int, ev.LlmCall], None] | None = None) -> None:
+                 call_actions: Callable[[Any, int, ev.LlmCall], None] | None = None,
+                 sizes: list[int] | None = None) -> None:
         self.config = dict(config)
+        #: events per block (blocks.final_blocks), for a redraw: long blocks are folded, pages weighed
+        self.sizes = sizes
+        self._ordinal: dict[int, int] = {}  # block index -> events of it seen so far
+        self._window: dict[int, int] = {}  # folded block index -> the first event of the window drawn
+        self._ends = 0  # ending events drawn, and counted past END_EVENTS
+        self._keys: dict[str, int] = {}  # keyed boxes made so far (a file may repeat a draft version)
         #: a fork's first `recorded` calls were served from its parent's record: they are marked so
         self.recorded, self.call_actions = recorded, call_actions
         self.table = MessageTable()
@@ -120,9 +141,10 @@ class RunView:
         self.reason: str | None = None
         self.active: str | None = None
         self.visited: list[str] = []
-        self.drafts: dict[int, str] = {}
+        self.drafts = Versions()
         self.draft_rows: list[dict[str, Any]] = []
         self.plan: list[dict[str, Any]] = []
+        self._steps: dict[Any, list[dict[str, Any]]] = {}  # step id -> its rows of the plan
         self.tool_rows: dict[str, list[int]] = {}
         self.tool_slots: dict[str, tuple[Any, ev.ToolCallEvent]] = {}
         self.raw: dict[str, str] = {}
@@ -166,9 +188,12 @@ class RunView:
             if opened:
                 self._sync(self.blocks.items[opened - 1])
             self._create(self.blocks.items[-1])
-        hidden = block is not None and block.box is None
+        hidden = block is not None and (block.box is None or self._folded(block))
+        if block is None and not self.live and not isinstance(event, ev.RunStarted):
+            self._ends += 1
+            hidden = self._ends > END_EVENTS  # a file of 20,000 answers draws a dozen
         if hidden:
-            self._count(event, block)  # a block off the page: its numbers count, nothing is drawn
+            self._count(event, block)  # off the page, folded or past the ending's bound: it counts, nothing is drawn
         else:
             getattr(self, "_on_" + event.kind)(event, block)
         self.blocks.note(event, block)
@@ -218,10 +243,12 @@ class RunView:
             place.markdown(f"{_tool_line(call, self.w)} · {self.w['no_result']}")
         self.tool_slots.clear()
         if self.final is None and self.drafts and self.reason in ("stop", "error"):
-            version = max(self.drafts)
+            version = self.drafts.latest
             with self._end.container(border=True, key=f"{self.key}-latest-draft"):
                 st.markdown(self.w["latest_draft"].format(version=version))
-                self._text_block(self.drafts[version])
+                self._text_block(self.drafts.texts[version])
+        if self._ends > END_EVENTS:
+            self._end.caption(":material/unfold_less: " + self.w["fold.ends"].format(n=f"{self._ends - END_EVENTS:,}"))
         self._refresh(graph=True)
         self.head.paint()
 
@@ -249,7 +276,7 @@ class RunView:
         self.bound = e.max_llm_calls or self.bound
 
     def _on_token(self, e: ev.Token, block: Block) -> None:
-        block.streamed += e.text
+        block.stream_more(e.text)
         if not self.live:
             return
         # Each paint re-sends the call's whole text so far: at most TOKEN_PAINT_S apart, so a long
@@ -290,7 +317,7 @@ class RunView:
         # keyed as the model's text (like drafts and replies), so a reader can tell it from the page's labels
         self.thoughts += 1
         block.box.container(key=f"{self.key}-thought-{self.thoughts}").markdown(
-            f":material/psychology: {text.escape(e.text)}")
+            f":material/psychology: {text.escape(text.clip(e.text, BODY_CHARS))}")
 
     def _on_tool_call(self, e: ev.ToolCallEvent, block: Block) -> None:
         slot = block.box.empty()
@@ -323,15 +350,16 @@ class RunView:
                 st.code(output, language="json" if text.looks_like_json(output) else None, wrap_lines=True)
 
     def _on_plan(self, e: ev.PlanEvent, block: Block) -> None:
-        self.plan = [dict(s) for s in e.steps]
-        self._side_dirty = True
+        self._set_plan(e.steps)
         lines = []
-        for s in e.steps:
-            tool = self.w["plan_tool"].format(tool=text.code_span(str(s["tool"]))) if s.get("tool") else ""
+        for s in e.steps[:PLAN_ROWS]:
+            tool = self.w["plan_tool"].format(tool=text.code_span(text.flat(s["tool"], 60))) if s.get("tool") else ""
             critical = self.w["plan_critical"] if s.get("critical") else ""
             icon = STEP_ICONS.get(s.get("status", "pending"), "")
             lines.append(f"{text.inline(str(s.get('id')), 40)}. {icon} {text.inline(s.get('description', ''), 300)}"
                          f"{tool}{critical}")
+        if len(e.steps) > PLAN_ROWS:
+            lines.append(self.w["fold.more_steps"].format(n=f"{len(e.steps) - PLAN_ROWS:,}"))
         block.box.markdown("  \n".join(lines) or self.w["empty_plan"])
 
     def _on_step_started(self, e: ev.StepStarted, _block: Block) -> None:
@@ -360,7 +388,7 @@ class RunView:
                 row.badge(self.w["fallback"], color="gray", icon=":material/warning:", help=self.w["fallback_help"])
             for name, value in (("feedback", e.feedback), ("analysis", e.analysis), ("suggestion", e.suggestion)):
                 if value:
-                    st.markdown(f"**{self.w[name]}** · {text.escape(value)}")
+                    st.markdown(f"**{self.w[name]}** · {text.escape(text.clip(value, BODY_CHARS))}")
             raw = self.raw.get(e.role, "")
             if not e.parsed and raw.strip():
                 st.caption(self.w["unparsed"])
@@ -370,25 +398,32 @@ class RunView:
             self._side_dirty = True
 
     def _on_draft(self, e: ev.Draft, block: Block) -> None:
-        earlier = [v for v in self.drafts if v < e.version]
-        previous = self.drafts[max(earlier)] if earlier else None
+        since = self.drafts.previous(e.version)
+        previous = self.drafts.texts[since] if since is not None else None
         budget = self._budget  # the view's cost bound (agent_core.diffing)
-        stats = self._draft_row(e, previous, budget)
-        with block.box.container(key=f"{self.key}-draft-{e.version}"):
+        stats = self._draft_row(e, budget)
+        with block.box.container(key=self._unique(f"{self.key}-draft-{e.version}")):
             row = st.container(horizontal=True, vertical_alignment="center", gap="small")
             row.badge(self.w["draft"].format(version=e.version), color="blue", icon=":material/description:")
             if stats is not None:
                 row.caption(self.w["draft_stats"].format(added=stats.added_lines, removed=stats.removed_lines,
-                                                         ratio=f"{stats.changed_ratio:.0%}", since=max(earlier)))
+                                                         ratio=f"{stats.changed_ratio:.0%}", since=since))
             if previous is None:
                 self._text_block(e.text)
                 return
-            with st.container(key=f"{self.key}-diff-{e.version}"):
-                self._diff(previous, e.text, max(earlier), e.version, budget)
+            with st.container(key=self._unique(f"{self.key}-diff-{e.version}")):
+                self._diff(text.clip(previous, BODY_CHARS), text.clip(e.text, BODY_CHARS), since, e.version, budget)
 
-    def _draft_row(self, e: ev.Draft, previous: str | None, budget: Budget) -> Any:
+    def _unique(self, key: str) -> str:
+        """`key`, or `key` and a count when a file repeats what names it (two drafts numbered 1)."""
+        seen = self._keys.get(key, 0)
+        self._keys[key] = seen + 1
+        return key if not seen else f"{key}-{seen}"
+
+    def _draft_row(self, e: ev.Draft, budget: Budget) -> Any:
         """Keep the draft and its row in the side table; its diff stats (None for a first draft)."""
-        self.drafts[e.version] = e.text
+        since = self.drafts.add(e.version, e.text)
+        previous = self.drafts.texts[since] if since is not None else None
         stats = diff_stats(previous, e.text, budget) if previous is not None else None
         changed = f"{'' if stats.exact else '~'}{stats.changed_ratio:.0%}" if stats else "—"
         self.draft_rows.append({"draft": e.version, "lines": len(e.text.splitlines()), "characters": len(e.text),
@@ -412,6 +447,7 @@ class RunView:
             self._text_block(new)
 
     def _text_block(self, body: str) -> None:
+        body = text.clip(body, BODY_CHARS)
         if self.code:
             st.code(body, language="python")
         else:
@@ -430,7 +466,7 @@ class RunView:
     def _on_edited(self, e: ev.Edited, block: Block) -> None:
         w = self.w
         what = w.get(f"edited_what.{e.what}", w["edited_what.messages"]).format(
-            template=text.code_span(e.template or ""))
+            template=text.code_span(text.flat(e.template or "", 80)))
         block.box.markdown(f":orange-badge[:material/edit: {w['edited'].format(call=e.call, what=what)}]")
 
     def _on_human_reply(self, e: ev.HumanReply, block: Block) -> None:
@@ -444,7 +480,7 @@ class RunView:
         # the core words a limit's message in English, with the run's specifics; another language gets
         # the catalogue's line for that limit (a limit this app does not know keeps the core's message)
         why = self.w.get(f"limit_why.{e.limit}") if self.lang != "en" else None
-        message = why.format(value=e.value) if why else text.escape(e.message)
+        message = why.format(value=e.value) if why else text.escape(text.clip(e.message, BODY_CHARS))
         target.warning(self.w["limit"].format(limit=self._limit_name(e.limit), value=e.value, message=message),
                        icon=":material/block:")
 
@@ -456,7 +492,7 @@ class RunView:
 
     def _on_final_answer(self, e: ev.FinalAnswer, _block: None) -> None:
         self.final = e.text
-        with self._end.container(border=True, key=f"{self.key}-final"):
+        with self._end.container(border=True, key=self._unique(f"{self.key}-final")):
             st.markdown(f"#### {self.w['final']}")
             if e.text.strip():
                 self._text_block(e.text)
@@ -468,14 +504,14 @@ class RunView:
         if block.streamed:
             slot = block.stream if block.stream is not None else block.box.empty()
             with slot.container():
-                st.code(block.streamed, language=None, wrap_lines=True)
+                st.code(text.clip(block.streamed, BODY_CHARS), language=None, wrap_lines=True)
                 st.caption(self.w["cut_stream"])
         block.stream, block.streamed = None, ""
 
     def _on_run_failed(self, e: ev.RunFailed, block: Block | None) -> None:
         # the kind of failure in the page's language; the message itself is the endpoint's or the core's
         kind = self.w.get(f"error.{e.error_type}") or text.inline(e.error_type)
-        message = f"**{kind}** · {text.escape(e.message)}"
+        message = f"**{kind}** · {text.escape(text.clip(e.message, BODY_CHARS))}"
         if block is not None and block.box is not None:
             self._cut_stream(block)
             block.box.error(message, icon=":material/error:")
@@ -485,7 +521,7 @@ class RunView:
         self.reason = e.reason
         self.elapsed = max(self.elapsed, e.elapsed_ms / 1000)
         label, color, line = ending(e.reason, self.lang)
-        with self._end.container(key=f"{self.key}-end-{e.reason if e.reason in ENDING_COLORS else 'other'}"):
+        with self._end.container(key=self._unique(f"{self.key}-end-{e.reason if e.reason in ENDING_COLORS else 'other'}")):
             row = st.container(horizontal=True, vertical_alignment="center", gap="small")
             row.badge(self.w["ended"].format(label=label), color=color, icon=":material/flag:")
             row.caption(self.w["ended_line_one" if e.llm_calls == 1 else "ended_line"].format(line=line, calls=e.llm_calls, tokens=f"{e.total_tokens:,}",
@@ -493,37 +529,75 @@ class RunView:
 
     # --- long runs: pages of blocks ----------------------------------------------------------------
     def _page(self) -> range | None:
-        """The blocks this redraw draws: all of them, or the page picked (the latest one at first)."""
+        """The blocks this redraw draws: all of them, or the page picked (the latest one at first).
+
+        A page is at most PAGE_BLOCKS blocks and PAGE_EVENTS drawn events (a folded block draws at most
+        FOLD_HEAD + FOLD_WINDOW + FOLD_TAIL), so what one script run draws is bounded whatever the run."""
         n = len(self.looks or ())
-        if n <= PAGE_BLOCKS:
+        sizes = self.sizes if self.sizes is not None and len(self.sizes) == n else [1] * n
+        starts, blocks, drawn = [0], 0, 0
+        for i, size in enumerate(sizes):
+            weight = min(size, FOLD_HEAD + FOLD_WINDOW + FOLD_TAIL)
+            if blocks and (blocks == PAGE_BLOCKS or drawn + weight > PAGE_EVENTS):
+                starts.append(i)
+                blocks, drawn = 0, 0
+            blocks, drawn = blocks + 1, drawn + weight
+        if len(starts) == 1:
             return None
-        pages = -(-n // PAGE_BLOCKS)
+        bounds = [*starts, n]
         state, key = st.session_state, f"{self.key}-page"
-        if state.get(key) not in range(pages):
-            state[key] = pages - 1
+        if state.get(key) not in range(len(starts)):
+            state[key] = len(starts) - 1
         w = self.w
-        page = st.selectbox(w["page"], range(pages), key=key, help=w["page_help"], persist_state="session",
-                            format_func=lambda p: w[
-            "page_of"].format(first=p * PAGE_BLOCKS + 1, last=min(n, (p + 1) * PAGE_BLOCKS), n=n))
-        return range(page * PAGE_BLOCKS, (page + 1) * PAGE_BLOCKS)
+        page = st.selectbox(w["page"], range(len(starts)), key=key, help=w["page_help"], persist_state="session",
+                            format_func=lambda p: w["page_of"].format(first=bounds[p] + 1, last=bounds[p + 1], n=n))
+        return range(bounds[page], bounds[page + 1])
+
+    def _folded(self, block: Block) -> bool:
+        """True when the event just placed in `block` falls in the folded middle of a long block (a
+        redraw only); the first of the middle draws the picker of which events to show."""
+        if self.live or self.sizes is None or block.index >= len(self.sizes):
+            return False
+        k = self._ordinal.get(block.index, 0)
+        self._ordinal[block.index] = k + 1
+        size = self.sizes[block.index]
+        if size <= FOLD_HEAD + FOLD_WINDOW + FOLD_TAIL or k < FOLD_HEAD or k >= size - FOLD_TAIL:
+            return False
+        if k == FOLD_HEAD:
+            self._window[block.index] = self._fold_picker(block, size)
+        start = self._window[block.index]
+        return not start <= k < start + FOLD_WINDOW
+
+    def _fold_picker(self, block: Block, size: int) -> int:
+        """Say how much of a long block is folded, and pick the FOLD_WINDOW events of its middle to draw."""
+        w, last = self.w, size - FOLD_TAIL
+        starts = range(FOLD_HEAD, last, FOLD_WINDOW)
+        with block.box.container(key=f"{self.key}-fold-{block.index}"):
+            st.caption(":material/unfold_less: " + w["fold.folded"].format(
+                n=f"{size - FOLD_HEAD - FOLD_TAIL - FOLD_WINDOW:,}", total=f"{size:,}", head=FOLD_HEAD, tail=FOLD_TAIL))
+            return st.selectbox(w["fold.window"], starts, key=f"{self.key}-fold-{block.index}-at",
+                                help=w["fold.help"], persist_state="session",
+                                format_func=lambda a: w["fold.range"].format(first=f"{a + 1:,}",
+                                                                             last=f"{min(a + FOLD_WINDOW, last):,}"))
 
     def _count(self, e: ev.Event, block: Block) -> None:
         """What an event off the page adds to the counters, the graph and the side table."""
         if isinstance(e, ev.Token):
-            block.streamed += e.text
+            block.stream_more(e.text)
         elif isinstance(e, ev.LlmCall):
             self.calls += 1
             self.tokens += e.prompt_tokens + e.completion_tokens
             self.estimated |= e.usage_estimated
-            self.raw[e.role], block.streamed = block.streamed, ""
+            self.table.add(e)  # a drawn call's prompt may resend messages this one introduced
+            if block is not None:
+                self.raw[e.role], block.streamed = block.streamed, ""
         elif isinstance(e, ev.ToolResult):
             row = self.tool_rows.setdefault(e.name, [0, 0])
             row[0] += 1
             row[1] += int(e.is_error)
             self._side_dirty = True
         elif isinstance(e, ev.PlanEvent):
-            self.plan = [dict(s) for s in e.steps]
-            self._side_dirty = True
+            self._set_plan(e.steps)
         elif isinstance(e, (ev.StepStarted, ev.StepFinished)):
             self._set_status(e.step_id, "running" if isinstance(e, ev.StepStarted) else e.status)
         elif isinstance(e, ev.VerdictEvent):
@@ -531,17 +605,29 @@ class RunView:
             if self.draft_rows and e.role == "critic":
                 self.draft_rows[-1]["verdict"] = text.inline(e.verdict, 20)  # a table cell is Markdown
         elif isinstance(e, ev.Draft):
-            earlier = [v for v in self.drafts if v < e.version]
-            self._draft_row(e, self.drafts[max(earlier)] if earlier else None, self._rough)
-        elif isinstance(e, ev.RunFailed):
-            self._on_run_failed(e, block)  # the ending's message is drawn whatever the page
+            self._draft_row(e, self._rough)
+        elif isinstance(e, ev.FinalAnswer):
+            self.final = e.text
+        elif isinstance(e, ev.RunFinished):
+            self.reason = e.reason
+            self.elapsed = max(self.elapsed, e.elapsed_ms / 1000)
+        elif isinstance(e, ev.RunFailed) and block is not None:
+            self._ends += 1  # the ending's message is drawn whatever the page (a dozen: a file may hold thousands)
+            if self._ends <= END_EVENTS:
+                self._on_run_failed(e, None)
 
     # --- live panels ------------------------------------------------------------------------------
     def _set_status(self, step_id: int, status: str) -> None:
         self._side_dirty = True
+        for s in self._steps.get(step_id, ()):  # by id: a scan of the whole plan per event was quadratic
+            s["status"] = status
+
+    def _set_plan(self, steps: Iterable[Mapping[str, Any]]) -> None:
+        self.plan = [dict(s) for s in steps]
+        self._steps = {}
         for s in self.plan:
-            if s.get("id") == step_id:
-                s["status"] = status
+            self._steps.setdefault(s.get("id"), []).append(s)
+        self._side_dirty = True
 
     def _refresh_soon(self, graph: bool) -> None:
         """Refresh now if the graph moved (it shows where the run is), else at most every REFRESH_S: a
@@ -594,17 +680,24 @@ class RunView:
             # st.table draws its cells as Markdown: text from the model is escaped, names are code
             rows = [{"status": _status(s.get("status", "pending"), w), "step": text.inline(str(s.get("id")), 40),
                      "description": text.inline(s.get("description", ""), 300),
-                     "tool": text.code_span(str(s["tool"])) if s.get("tool") else "",
-                     "critical": "✓" if s.get("critical") else ""} for s in self.plan]
+                     "tool": text.code_span(text.flat(s["tool"], 60)) if s.get("tool") else "",
+                     "critical": "✓" if s.get("critical") else ""} for s in self.plan[:SIDE_ROWS]]
             # st.table, not a data grid: its cells wrap, so no word is cut at a column's edge at
             # 1280×720 ("replannec", "query_or": issue 15)
-            self._side.table(self._headed(rows), hide_index=True)
+            self._side_table(rows, len(self.plan))
         elif self.summary == "drafts" and self.draft_rows:
-            self._side.table(self._headed(self.draft_rows), hide_index=True)
+            self._side_table(self.draft_rows[-SIDE_ROWS:], len(self.draft_rows))  # the latest drafts
         elif self.summary == "tools" and self.tool_rows:
-            rows = [{"tool": text.code_span(name), "calls": n, "errors": errors}
-                    for name, (n, errors) in self.tool_rows.items()]
-            self._side.table(self._headed(rows), hide_index=True)
+            rows = [{"tool": text.code_span(text.flat(name, 60)), "calls": n, "errors": errors}
+                    for name, (n, errors) in itertools.islice(self.tool_rows.items(), SIDE_ROWS)]
+            self._side_table(rows, len(self.tool_rows))
+
+    def _side_table(self, rows: list[dict[str, Any]], total: int) -> None:
+        """The side table, and how many rows it leaves out (a plan of 10,000 steps shows 100)."""
+        with self._side.container():
+            st.table(self._headed(rows), hide_index=True)
+            if total > len(rows):
+                st.caption(self.w["fold.more_rows"].format(n=f"{total - len(rows):,}"))
 
     def _headed(self, rows: list[dict[str, Any]]) -> pd.DataFrame:
         """The side table's rows, under column headers in the page's language."""
@@ -654,11 +747,13 @@ def hide_stale(area_key: str, live: bool) -> None:
 def draw_run(config: Mapping[str, Any], events: Iterable[ev.Event], *, bound: int, key: str, task: str = "",
              diff_layout: str = "inline", compact: bool = False, recorded: int = 0,
              call_actions: Callable[[Any, int, ev.LlmCall], None] | None = None) -> RunView:
-    """Redraw a stored run (finished, stopped or failed) from its events."""
+    """Redraw a stored run (finished, stopped or failed) from its events: a page of its blocks, long
+    blocks folded (RunView._page, RunView._folded), so the work is bounded whatever the run holds."""
     events = list(events)
+    settled = final_blocks(config, events)
     view = RunView(config, bound=bound, key=key, task=task, diff_layout=diff_layout,
-                   looks=final_looks(config, events), compact=compact, recorded=recorded,
-                   call_actions=call_actions)
+                   looks=[(b.label, b.state) for b in settled], compact=compact, recorded=recorded,
+                   call_actions=call_actions, sizes=[b.events for b in settled])
     view.add_all(events)
     view.close()
     return view

@@ -219,10 +219,10 @@ def _reset_prompt(name: str, default: str) -> None:
 def template_problem(exc: TemplateError, spec: PromptSpec, lang: str) -> str:
     """What is wrong with a prompt template and how to fix it, in `lang` (the core's words for a kind of
     problem this page does not know)."""
-    if exc.kind not in ("missing", "unknown", "invalid", "stray"):
+    if exc.kind not in ("missing", "unknown", "invalid", "stray", "format"):
         return str(exc)
     allowed = ", ".join("{" + n + "}" for n in sorted(spec.required | spec.optional)) or "—"
-    holder = exc.placeholder if exc.kind in ("invalid", "stray") else "{" + exc.placeholder + "}"
+    holder = exc.placeholder if exc.kind in ("invalid", "stray", "format") else "{" + exc.placeholder + "}"
     return t(f"setup_state.template.{exc.kind}", lang, prompt=spec.key, placeholder=holder, allowed=allowed,
              double=exc.placeholder * 2)
 

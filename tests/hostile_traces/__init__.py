@@ -1,7 +1,9 @@
 """A corpus of hostile trace files for Replay, built from the bundled examples.
 
 Each entry of `corpus()` is a file a participant could upload: markup in every field that reaches a
-label, trace shapes no run produces, drafts whose diff costs cubic time, and a 20,000-event run.
+label, trace shapes no run produces, drafts whose diff costs cubic time, a 20,000-event run, and
+files that are small but costly to draw (`DRAWING`: 20,000 verdicts in one step, thousands of
+answers, a 30,000-step plan, a token flood, a call record naming a billion messages).
 `write(folder)` saves them as .json files (for the browser test, or to try by hand:
 `python -m tests.hostile_traces /tmp/hostile`).
 
@@ -182,7 +184,122 @@ def corpus() -> dict[str, tuple[dict[str, Any] | list[Any], str | None]]:
         next(e for e in data["events"] if e["kind"] == kind)[field_name] = value
         shapes[name] = (data, words)
     return {**labels, **shapes, "cubic-diff": (_cubic_diff(), None), "many-cubic-drafts": (_many_cubic_drafts(), None),
-            "many-events": (_many_events(), None)}
+            "many-events": (_many_events(), None), **drawing()}
+
+
+def many_verdicts(n: int = 20_000) -> dict[str, Any]:
+    """A Reflection run whose one critique holds `n` verdicts (about 3 MB): a whole redraw of it took
+    a real server's script run 115 s."""
+    data = _example("primes")
+    events = data["events"]
+    first = next(i for i, e in enumerate(events) if e["kind"] == "verdict")
+    verdict = events[first]
+    flood = [{**verdict, "verdict": ("PASS", "REVISE")[i % 2],
+              "feedback": f"Verdict {i}: {PAYLOAD if i % 1000 == 0 else 'keep the sieve, bound it by sqrt(n)'}",
+              "analysis": f"analysis {i}"} for i in range(n)]
+    data["events"] = events[:first] + flood + [e for e in events[first + 1:] if e["kind"] != "verdict"]
+    return data
+
+
+def _many_endings(n: int = 2_000) -> dict[str, Any]:
+    """A run that ends `n` times: answers, limits, failures and finishes (each drawn in the ending)."""
+    data = _example("weather-report")
+    events = [e for e in data["events"] if e["kind"] not in ("final_answer", "run_finished")]
+    t = events[-1]["t"]
+    for i in range(n):
+        events += [{"kind": "final_answer", "t": t, "step": None, "text": f"Answer {i} {PAYLOAD}"},
+                   {"kind": "limit_reached", "t": t, "step": None, "limit": "max_rounds", "value": i, "message": PAYLOAD},
+                   {"kind": "run_finished", "t": t, "step": None, "reason": "answer", "llm_calls": 1,
+                    "total_tokens": 10, "elapsed_ms": 1.0}]
+    data["events"] = events
+    return data
+
+
+def _repeated_drafts(n: int = 200) -> dict[str, Any]:
+    """A Reflection run whose drafts all say they are version 1 (their boxes are keyed by version)."""
+    data = _example("primes")
+    draft = next(e for e in data["events"] if e["kind"] == "draft")
+    at = data["events"].index(draft)
+    data["events"][at:at + 1] = [{**draft, "version": 1, "text": f"def f():\n    return {i}\n"} for i in range(n)]
+    return data
+
+
+def _huge_plan(steps: int = 30_000) -> dict[str, Any]:
+    """order-99999 with a first plan of `steps` steps, each started and finished (a side-table row each)."""
+    data = _example("order-99999")
+    plan = next(e for e in data["events"] if e["kind"] == "plan")
+    plan["steps"] = [{"id": i, "description": f"step {i}", "tool": None, "critical": False, "synthesis": False,
+                      "status": "pending", "reason": ""} for i in range(1, steps + 1)]
+    return data
+
+
+def _token_flood(n: int = 60_000) -> dict[str, Any]:
+    """A ReAct run whose first call streamed `n` one-character tokens, kept in the trace."""
+    data = _example("weather-report")
+    events = data["events"]
+    call = next(i for i, e in enumerate(events) if e["kind"] == "llm_call")
+    role, t = events[call]["role"], events[call]["t"]
+    events[call:call] = [{"kind": "token", "t": t, "step": 1, "role": role, "text": "x"} for _ in range(n)]
+    return data
+
+
+def _many_tools(n: int = 10_000) -> dict[str, Any]:
+    """A ReAct round that calls `n` differently named tools (the round's label names its tools)."""
+    data = _example("weather-report")
+    events = data["events"]
+    at = next(i for i, e in enumerate(events) if e["kind"] == "tool_call")
+    t, step = events[at]["t"], events[at]["step"]
+    events[at:at] = [{"kind": "tool_call", "t": t, "step": step, "name": f"tool_{i}", "arguments": {}, "call_id": ""}
+                     for i in range(n)]
+    return data
+
+
+def _call_record_bomb() -> dict[str, Any]:
+    """A call record whose one range names a billion message ids: 60 bytes that expanded to 8 GB."""
+    data = _example("order-99999")
+    next(e for e in data["events"] if e["kind"] == "llm_call")["messages"] = [[0, 10 ** 9]]
+    return data
+
+
+def _huge_number() -> dict[str, Any]:
+    data = _example("order-99999")
+    next(e for e in data["events"] if e["kind"] == "llm_call")["latency_ms"] = 10 ** 400
+    return data
+
+
+def _format_spec_prompt() -> dict[str, Any]:
+    """A run whose edited template pads its value to 20 MB (`{task:>20000000}`): forked, it would."""
+    data = _example("weather-report")
+    data["config"]["prompts"] = {"actor_system": "{tools:>20000000}"}
+    return data
+
+
+def _surrogates() -> dict[str, Any]:
+    """Lone UTF-16 surrogates (JSON's \\ud800) in labels and bodies: no page can send one to a browser."""
+    data = _example("order-99999")
+    for e in data["events"]:
+        if e["kind"] == "thought":
+            e["text"] = "half a pair: \ud83d and \udfff"
+        elif e["kind"] == "tool_call":
+            e["name"] = "tool\ud800"
+    data["config"]["models"] = {"default": "model\udc00"}
+    return data
+
+
+#: Small files that cost the most to draw: name -> (data, None if it must replay, or the words of its refusal).
+def drawing() -> dict[str, tuple[dict[str, Any], str | None]]:
+    return {
+        "many-verdicts": (many_verdicts(), None),
+        "many-endings": (_many_endings(), None),
+        "repeated-drafts": (_repeated_drafts(), None),
+        "huge-plan": (_huge_plan(), None),
+        "token-flood": (_token_flood(), None),
+        "many-tools": (_many_tools(), None),
+        "surrogates": (_surrogates(), None),
+        "call-record-bomb": (_call_record_bomb(), "names 1,000,000,001 messages"),
+        "huge-number": (_huge_number(), "llm_call.latency_ms should be a number of at most 2**53"),
+        "format-spec-prompt": (_format_spec_prompt(), "does more than name a value"),
+    }
 
 
 def _steps_object() -> dict[str, Any]:
@@ -192,8 +309,9 @@ def _steps_object() -> dict[str, Any]:
 
 
 def dumps(data: Any) -> bytes:
-    """The bytes of a trace file (Infinity and NaN written as Python's json writes them)."""
-    return json.dumps(data, ensure_ascii=False).encode()
+    """The bytes of a trace file (Infinity and NaN written as Python's json writes them, a lone
+    surrogate as its JSON escape)."""
+    return json.dumps(data, ensure_ascii=False).encode("utf-8", "backslashreplace")
 
 
 def write(folder: Path) -> dict[str, Path]:
