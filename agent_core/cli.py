@@ -22,6 +22,7 @@ from typing import TextIO
 from . import evaluation, sandbox, settings
 from . import events as ev
 from .config import RunConfig
+from .patterns import registry
 from .patterns.registry import PATTERNS, config_from_dict, configure
 from .scenarios import for_scenario
 from .errors import AgentError, ConfigError
@@ -226,7 +227,8 @@ def _open_stream(args: argparse.Namespace, config: RunConfig, task: str, models:
     if args.reply_file:
         reply = reply_from_text(_read(args.reply_file, "--reply-file"))
         role = table.calls[args.fork_at - 1].role
-        problem = None if reply.tool_calls else reply_problem(role, reply.text, config.tools)
+        grammar = registry.get(config.pattern).role(role)
+        problem = None if reply.tool_calls else reply_problem(grammar, reply.text, config.tools)
         if problem:
             raise ForkError(f"--reply-file: the {role}'s reply would not parse ({problem}); the pattern would fall back")
     stream, _recorded = fork(args.parent.events, args.fork_at, config, models, reply=reply)
@@ -236,15 +238,13 @@ def _open_stream(args: argparse.Namespace, config: RunConfig, task: str, models:
 
 def _ask_person(out: TextIO):
     """The CLI's person in a role: print the pending request, read the reply from standard input."""
-    from .stepping import VERDICT_CHOICES, verdict_reply
-
     def ask(handle, pending) -> None:  # noqa: ANN001 - a RunHandle and its Pending
         if not pending.human:
             handle.resume()
             return
         last = pending.messages[-1].content if pending.messages else ""
         shown = last if len(last) <= 1500 else last[:1500] + f"… ({len(last) - 1500} more characters)"
-        choices = VERDICT_CHOICES.get(pending.role)
+        choices = pending.grammar.verdicts if pending.grammar is not None else ()
         how = " | ".join(f"{c}: feedback" if c != "PASS" else c for c in choices) if choices else "your reply, one line"
         print(f"  ── call {pending.call} is yours ({pending.role}). It was about to be sent:\n{shown}\n"
               f"  ── your {pending.role} reply ({how}):", file=out, flush=True)
@@ -253,7 +253,7 @@ def _ask_person(out: TextIO):
             print("  (no more input: the run stops here)", file=out, flush=True)
             handle.stop()
             return
-        handle.answer(verdict_reply(pending.role, line) if choices else line.rstrip("\n"))
+        handle.answer(pending.grammar.verdict_reply(line) if choices else line.rstrip("\n"))
     return ask
 
 

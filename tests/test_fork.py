@@ -15,6 +15,7 @@ import agent_core as ac
 from agent_core import events as ev
 from agent_core import examples, trace
 from agent_core.patterns.registry import config_from_dict, configure
+from agent_core.patterns import registry
 from agent_core.fork import ForkError, Reply, fork, recorded_reply, reply_problem
 from agent_core.offline import OfflineModel
 from agent_core.testing import ScriptedModel, say, tool
@@ -132,10 +133,10 @@ def test_bad_forks_say_why():
         fork(events, 9, config, OfflineModel())
     with pytest.raises(ForkError, match="no call records"):
         fork(examples_v1(events), 1, config, OfflineModel())
-    assert reply_problem("reflector", "looks fine to me") is not None
-    assert reply_problem("judge", "yes") is not None
-    assert reply_problem("judge", PASS_JUDGE) is None
-    assert reply_problem("planner", "just do it") is not None
+    assert reply_problem(registry.role("reflector"), "looks fine to me") is not None
+    assert reply_problem(registry.role("judge"), "yes") is not None
+    assert reply_problem(registry.role("judge"), PASS_JUDGE) is None
+    assert reply_problem(registry.role("planner"), "just do it") is not None
     assert recorded_reply(events, 1).text.startswith("def find_primes") or "find_primes" in recorded_reply(events, 1).text
 
 

@@ -66,8 +66,8 @@ def test_every_pattern_module_exports_one_spec_in_display_order():
     assert [s.order for s in specs.values()] == sorted(s.order for s in specs.values())
     for spec in specs.values():
         assert spec.variants and spec.roles and spec.prompts and spec.lesson is not None
-        assert set(spec.roles) <= set(ev.ROLES)
-        assert {p.role for p in spec.prompts} <= set(spec.roles)
+        assert set(spec.role_names()) <= set(ev.ROLES)
+        assert {p.role for p in spec.prompts} <= set(spec.role_names())
         assert specs_for(spec.name) == {p.key: p for p in spec.prompts}
         for text in (spec.label, *(v.label for v in spec.variants), *(v.blurb for v in spec.variants),
                      *(lim.label for lim in spec.limits), *(s.help for s in spec.switches), *spec.nodes.values()):
@@ -290,3 +290,21 @@ def test_the_bundled_traces_and_a_flat_trace_of_every_field_load_and_run_again_e
     flat = {"pattern": "reflection", "max_rounds": 3, "reflector": True, "max_iterations": 2, "code_task": True}
     config = ac.config_from_dict(flat)
     assert config.options.max_iterations == 2 and config.options.code_task and "max_rounds" not in config.to_dict()
+
+
+# --- roles own their reply grammar ----------------------------------------------------------------
+
+def test_a_role_reads_its_reply_lists_its_verdicts_and_turns_a_persons_line_into_a_reply():
+    critic = registry.get("reflection").role("critic")
+    assert critic.verdicts == ("PASS", "REVISE") and critic.read('{"verdict": "PASS"}', ())[1] is None
+    assert json.loads(critic.verdict_reply("revise: name the sieve"))["verdict"] == "REVISE"
+    assert critic.verdict_reply("looks fine") == "looks fine", "a line that is no verdict goes as written"
+    planner = registry.get("plan-execute").role("planner")
+    assert not planner.verdicts and planner.read("just do it", ())[1] is not None
+    for spec in registry.specs().values():
+        for role in spec.roles:
+            assert role.label.en and role.label.zh, f"{spec.name}.{role.name}: a label in English and Chinese"
+            assert bool(role.verdicts) == (role.answer is not None), f"{spec.name}.{role.name}: verdicts and answers"
+            same = registry.role(role.name)
+            assert (same.read, same.verdicts, same.answer) == (role.read, role.verdicts, role.answer), \
+                f"{role.name}: a role of the same name reads and answers the same way in every pattern"

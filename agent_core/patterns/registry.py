@@ -20,6 +20,7 @@ from typing import Any
 from ..config import SHARED_FIELDS, SHARED_LIMITS, RunConfig
 from ..errors import ConfigError
 from ..prompts import PromptSet, PromptSpec
+from ..roles import Role
 from .spec import EvalEntry, LimitSpec, PatternSpec, Preset, VariantSpec
 
 #: Every pattern, one line each: its folder (agent_core/patterns/<folder>/).
@@ -140,6 +141,12 @@ def validate(config: RunConfig, spec: PatternSpec | None = None) -> None:
     PromptSet(spec.prompt_specs(), config.lang, config.prompts)
     if spec.check is not None:
         spec.check(config)
+
+
+def role(name: str) -> Role | None:
+    """The role called `name` (same-named roles of different patterns share their grammar), or None;
+    for a role that arrives as a name, from a trace or a widget."""
+    return next((r for spec in specs().values() if (r := spec.role(name)) is not None), None)
 
 
 def variants() -> dict[str, VariantSpec]:

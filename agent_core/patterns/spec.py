@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..config import LimitSpec as LimitSpec  # re-exported for the patterns' modules
 from ..config import Options
+from ..roles import Role
 from ..text import Text as Text
 
 if TYPE_CHECKING:
@@ -149,7 +150,8 @@ class PatternSpec:
     call_bound: Callable[[RunConfig], int]
     #: a one-line formula of the bound, for people
     bound_formula: str
-    roles: tuple[str, ...]
+    #: its roles, each with its reply grammar (its roles.py)
+    roles: tuple[Role, ...]
     prompts: tuple[PromptSpec, ...]
     limits: tuple[LimitSpec, ...] = ()
     switches: tuple[SwitchSpec, ...] = ()
@@ -165,6 +167,10 @@ class PatternSpec:
     role_node: Callable[[str, Mapping[str, Any], str | None], str] = lambda role, config, after: role
     #: the node a final answer lands in
     answer_node: str = "end"
+    #: the node an event of one of the pattern's own kinds moves the graph to, by kind (its views.py)
+    event_nodes: Mapping[str, str] = field(default_factory=dict)
+    #: the node a tool call or result lights, by tool name (its views.py: e.g. unit tests have their own)
+    tool_node: Callable[[str], str] = lambda name: "tools"
     #: step blocks: the block a model call of `role` at `step` goes in, and a block's title
     block_of: Callable[[str, int | None], tuple[Any, ...]] = lambda role, step: (role, step)
     block_title: Callable[[tuple[Any, ...], Mapping[str, Any], str], str | None] = lambda ident, config, lang: None
@@ -201,6 +207,13 @@ class PatternSpec:
     @property
     def fields(self) -> tuple[str, ...]:
         return tuple(f.name for f in self.text_fields)
+
+    def role_names(self) -> tuple[str, ...]:
+        return tuple(r.name for r in self.roles)
+
+    def role(self, name: str) -> Role | None:
+        """This pattern's role called `name`, or None."""
+        return next((r for r in self.roles if r.name == name), None)
 
     def prompt_specs(self) -> dict[str, PromptSpec]:
         """Every prompt of this pattern, keyed by prompt key."""

@@ -25,6 +25,7 @@ import streamlit as st
 import agent_core as ac
 from agent_core import events as ev
 from agent_core.config import RunConfig
+from agent_core.patterns import registry
 from agent_core.patterns.registry import LIMITS, config_from_dict
 from agent_core.errors import AgentError
 from agent_core.fork import ForkError, fork_inputs, read_reply, recorded_reply, reply_from_text, reply_text
@@ -158,7 +159,7 @@ def _reply_check(target: dict[str, Any], role: str, base: RunConfig, w: dict[str
     except ForkError as exc:
         return str(exc)
     if not reply.tool_calls:
-        what, problem = read_reply(role, reply.text, base.tools)
+        what, problem = read_reply(registry.get(base.pattern).role(role), reply.text, base.tools)
         if problem:
             st.warning(w["problem"].format(problem=text.escape(problem)), icon=":material/warning:")
         elif what != "text":

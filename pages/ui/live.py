@@ -17,6 +17,7 @@ import streamlit as st
 
 import agent_core as ac
 from agent_core import events as ev
+from agent_core.patterns import registry
 from agent_core.models import ModelRouter
 from agent_core.pricing import worst_case
 from agent_core.stepping import RunHandle
@@ -135,9 +136,10 @@ def _start_handle(record: runs.RunRecord, router: ModelRouter) -> None:
         if isinstance(event, ev.RunFinished):  # every end: finished, failed, stopped, idle, its tab gone
             record.prefix_ready.set()
             room.close()
+    spec = registry.get(record.run_config().pattern)  # its roles' grammar goes with every pause
     record.handle = RunHandle(lambda gate: run_stream(record, replace(router, gate=gate)),
                               step_view.breakpoints(record.step or {}), on_event=on_event,
-                              owner_alive=_session_alive()).start()
+                              owner_alive=_session_alive(), roles={r.name: r for r in spec.roles}).start()
 
 
 def _session_alive():  # noqa: ANN202 - a () -> bool, or None

@@ -156,7 +156,7 @@ class RunView:
         if task:
             st.markdown(self.w["task"].format(task=text.inline(task, 400)))
         # verdict first: the trail and the latest diff lead, counters and graph come after (issue 15)
-        self.head = Headline(key, lang=self.lang, code=self.code, diff_layout=diff_layout, diff=not compact,
+        self.head = Headline(key, spec=self.blocks.spec, lang=self.lang, code=self.code, diff_layout=diff_layout, diff=not compact,
                              live=self.live)
         self._counters, self._graph, self._side = slot(self.live), slot(self.live), slot(self.live)
         #: blocks drawn on redraw (a page of them); the others only count. `hide_before` (live views)
@@ -393,9 +393,14 @@ class RunView:
             if not e.parsed and raw.strip():
                 st.caption(self.w["unparsed"])
                 st.code(text.clip(raw, 1500), language=None, wrap_lines=True)
-        if self.draft_rows and e.role == "critic":
+        if self.draft_rows and self._on_draft_verdict(e.role):
             self.draft_rows[-1]["verdict"] = text.inline(e.verdict, 20)  # a table cell is Markdown
             self._side_dirty = True
+
+    def _on_draft_verdict(self, role: str) -> bool:
+        """Whether a verdict in `role` judges the latest draft (so the drafts table shows it)."""
+        grammar = self.blocks.spec.role(role)
+        return grammar is not None and grammar.verdict_at == "draft"
 
     def _on_draft(self, e: ev.Draft, block: Block) -> None:
         since = self.drafts.previous(e.version)
@@ -602,7 +607,7 @@ class RunView:
             self._set_status(e.step_id, "running" if isinstance(e, ev.StepStarted) else e.status)
         elif isinstance(e, ev.VerdictEvent):
             self.n += 1
-            if self.draft_rows and e.role == "critic":
+            if self.draft_rows and self._on_draft_verdict(e.role):
                 self.draft_rows[-1]["verdict"] = text.inline(e.verdict, 20)  # a table cell is Markdown
         elif isinstance(e, ev.Draft):
             self._draft_row(e, self._rough)

@@ -2,4 +2,9 @@
 
 from __future__ import annotations
 
-ROLES = ("actor",)
+from ...roles import Role
+from ..spec import Text
+
+ACTOR = Role("actor", Text("actor", "执行者"))
+
+ROLES = (ACTOR,)

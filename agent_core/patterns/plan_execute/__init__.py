@@ -7,7 +7,7 @@ lessons; `SPEC` is what the registry reads.
 from __future__ import annotations
 
 from ..spec import PatternSpec, Text
-from . import lessons, options, roles, scenarios
+from . import lessons, options, roles, scenarios, views
 from .loop import call_bound, stream
 from .prompts import PROMPTS
 
@@ -18,6 +18,6 @@ SPEC = PatternSpec(
     limits=options.LIMITS, switches=options.SWITCHES, variants=lessons.VARIANTS, edges=lessons.edges,
     nodes=lessons.NODES, block_of=lessons.block_of, block_title=lessons.block_title, step_word=Text("step", "步骤"),
     summary="plan", color="#F58518", eval_entries=lessons.EVAL_ENTRIES,
-    eval_defaults=lessons.EVAL_DEFAULTS, compare_variant="plan-execute-reflector",
+    event_nodes=views.EVENT_NODES, eval_defaults=lessons.EVAL_DEFAULTS, compare_variant="plan-execute-reflector",
     presets=lessons.PRESETS, lesson=lessons.LESSON, scenarios=scenarios.SCENARIOS, offline=f"{__name__}.offline",
 )

@@ -7,7 +7,7 @@ lessons; `SPEC` is what the registry reads.
 from __future__ import annotations
 
 from ..spec import PatternSpec, Text
-from . import lessons, options, roles, scenarios
+from . import lessons, options, roles, scenarios, views
 from .loop import call_bound, check, stream
 from .prompts import PROMPTS
 
@@ -18,7 +18,7 @@ SPEC = PatternSpec(
     switches=options.SWITCHES, text_fields=options.TEXT_FIELDS, uses_tools=False, check=check,
     variants=lessons.VARIANTS, edges=lessons.edges, nodes=lessons.NODES, role_node=lessons.role_node,
     block_title=lessons.block_title, step_word=Text("iteration", "迭代"), summary="drafts", color="#54A24B",
-    eval_entries=lessons.EVAL_ENTRIES, eval_defaults=lessons.EVAL_DEFAULTS,
+    tool_node=views.tool_node, eval_entries=lessons.EVAL_ENTRIES, eval_defaults=lessons.EVAL_DEFAULTS,
     eval_owned=lessons.EVAL_OWNED, take_tests=lessons.take_tests,
     compare_variant="reflection", presets=lessons.PRESETS, lesson=lessons.LESSON,
     scenarios=scenarios.SCENARIOS, offline=f"{__name__}.offline",
