@@ -17,13 +17,13 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from contextlib import closing
-from typing import TextIO
+from typing import Any, TextIO
 
 from . import evaluation, sandbox, settings
 from . import events as ev
 from .config import RunConfig
 from .patterns import registry
-from .patterns.registry import PATTERNS, config_from_dict, configure
+from .patterns.registry import LIMITS, PATTERNS, config_from_dict, configure
 from .scenarios import for_scenario
 from .errors import AgentError, ConfigError
 from .models import ROLES, ModelRouter
@@ -31,12 +31,6 @@ from .scenarios import SCENARIOS
 from .messages import estimate_tokens
 from .terminal import LiveView
 
-_FLAGS = {  # flag -> RunConfig field, for the limits every pattern exposes
-    "max_rounds": "max_rounds", "reflection_rounds": "max_reflection_rounds",
-    "max_step_retries": "max_step_retries", "max_replans": "max_replans",
-    "max_iterations": "max_iterations", "max_calls": "max_llm_calls", "max_tokens": "max_total_tokens",
-    "max_output_tokens": "max_output_tokens", "max_seconds": "max_seconds",
-}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -62,25 +56,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="replace a prompt template with a file's text (repeatable), e.g. critic=strict.txt")
     run.add_argument("--lang", choices=("en", "zh"), default="en")
     run.add_argument("--tools", help="comma-separated mock tools for --task (see agent_core.mock_tools)")
-    run.add_argument("--max-rounds", type=int)
-    run.add_argument("--reflection-rounds", type=int)
-    run.add_argument("--max-step-retries", type=int)
-    run.add_argument("--max-replans", type=int)
-    run.add_argument("--max-iterations", type=int)
-    run.add_argument("--max-calls", type=int, help="run-wide budget of LLM calls")
-    run.add_argument("--max-tokens", type=int, help="run-wide budget of tokens")
-    run.add_argument("--max-output-tokens", type=int, metavar="N",
-                     help="most tokens one reply may have, sent as max_tokens (default 1024; 0 = not sent)")
+    _add_option_flags(run)
     run.add_argument("--role-output-tokens", action="append", default=[], metavar="ROLE=N",
                      help="a different cap for one role (repeatable), e.g. planner=2048")
-    run.add_argument("--max-seconds", type=int, metavar="S", help="run-wide time limit in seconds (0 = off)")
-    run.add_argument("--text-protocol", action="store_true", help="ReAct: Thought/Action text protocol")
-    run.add_argument("--no-reflector", action="store_true", help="Plan-and-Execute without the step Reflector")
-    run.add_argument("--reflector", action="store_true", help="Plan-and-Execute with the step Reflector")
-    run.add_argument("--goal-aware-executor", action="store_true")
-    run.add_argument("--rule-precheck", action="store_true")
-    run.add_argument("--selective-reflection", action="store_true")
-    run.add_argument("--test-evaluator", action="store_true", help="Reflection: run drafts against unit tests")
     _add_model_flags(run)
     run.add_argument("--show-tokens", action="store_true",
                      help="print streamed text as it arrives (the default on a terminal, dimmed; otherwise a "
@@ -108,8 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="write every draft's verdict of the multi-draft patterns here: task_id, pattern, round, "
                           "passed, changed_from_previous")
     ev_.add_argument("--lang", choices=("en", "zh"), default="en", help="language of the prompts")
-    ev_.add_argument("--max-iterations", type=int, help="Reflection: critique rounds")
-    ev_.add_argument("--max-calls", type=int, help="budget of LLM calls for each run")
+    _add_option_flags(ev_, switches=False)
     ev_.add_argument("--unsafe-local-sandbox", action="store_true",
                      help="judge without bubblewrap, in-process guards only: a single-user laptop, never a shared server")
     ev_.add_argument("--concurrency", type=int, default=evaluation.DEFAULT_CONCURRENCY, metavar="N",
@@ -126,8 +103,35 @@ def _add_model_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--offline-speed", type=float, default=0.0, help="offline model tokens/s (0 = instant)")
 
 
+def _add_option_flags(parser: argparse.ArgumentParser, *, switches: bool = True) -> None:
+    """A flag for every limit (each pattern's, then the run-wide ones) and, for runs, `--X` / `--no-X`
+    for every switch, from the patterns' specs: a new pattern's options need no edit here."""
+    for lim in LIMITS.values():
+        who = ", ".join(registry.get(p).label.en for p in lim.patterns) if len(lim.patterns) < len(PATTERNS) else ""
+        parser.add_argument(lim.spec.cli_flag, dest=f"opt_{lim.name}", type=int, metavar="N",
+                            help=f"{who + ': ' if who else ''}{lim.spec.help.en} ({lim.low}-{lim.high})")
+    if not switches:
+        return
+    seen: set[str] = set()
+    for spec in registry.specs().values():
+        for switch in spec.switches:
+            if switch.name in seen:
+                continue
+            seen.add(switch.name)
+            flag = switch.name.replace("_", "-")
+            parser.add_argument(f"--{flag}", dest=f"opt_{switch.name}", action="store_const", const=True,
+                                help=f"{spec.label.en}: {switch.help.en}")
+            parser.add_argument(f"--no-{flag}", dest=f"opt_{switch.name}", action="store_const", const=False,
+                                help=argparse.SUPPRESS)
+
+
+def _option_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """The options the flags set (an option whose flag was not given is left out)."""
+    return {name[4:]: value for name, value in vars(args).items() if name.startswith("opt_") and value is not None}
+
+
 def _config(args: argparse.Namespace) -> tuple[RunConfig, str]:
-    overrides = {field: getattr(args, flag) for flag, field in _FLAGS.items() if getattr(args, flag) is not None}
+    overrides = _option_overrides(args)
     prompts = _prompt_files(args.prompt)
     if getattr(args, "role_output_tokens", None):
         overrides["max_output_tokens_by_role"] = _role_caps(args.role_output_tokens)
@@ -135,13 +139,6 @@ def _config(args: argparse.Namespace) -> tuple[RunConfig, str]:
         return _fork_config(args, overrides, prompts)
     if prompts:
         overrides["prompts"] = prompts
-    for toggle in ("text_protocol", "goal_aware_executor", "rule_precheck", "selective_reflection", "test_evaluator"):
-        if getattr(args, toggle):
-            overrides[toggle] = True
-    if args.no_reflector:
-        overrides["reflector"] = False
-    elif args.reflector:
-        overrides["reflector"] = True
     if args.scenario:
         if args.pattern:
             overrides["pattern"] = args.pattern
@@ -463,8 +460,7 @@ def eval_command(args: argparse.Namespace, out: TextIO) -> int:
     sandbox.check_available()  # refused before any model call: SandboxUnavailable says why and how to fix it
     tasks = evaluation.bundled_tasks() if args.tasks == "bundled" else evaluation.load_tasks(args.tasks)
     patterns = args.patterns or list(evaluation.EVAL_PATTERNS)
-    overrides = {field: value for field, value in (("max_iterations", args.max_iterations),
-                                                   ("max_llm_calls", args.max_calls)) if value is not None}
+    overrides = _option_overrides(args)
     models, _secrets = _models(args)
     runs = evaluation.evaluate(tasks, patterns, models, limit=args.limit, config_overrides=overrides, lang=args.lang,
                                concurrency=args.concurrency)

@@ -26,6 +26,12 @@ class LimitSpec:
     high: int
     label: Text
     help: Text
+    #: the CLI's flag, without its dashes, when it is not the name with dashes
+    flag: str = ""
+
+    @property
+    def cli_flag(self) -> str:
+        return "--" + (self.flag or self.name.replace("_", "-"))
 
     def check(self, value: Any) -> None:
         """Raise ConfigError unless `value` is an integer in range."""
@@ -59,9 +65,9 @@ class Options:
 SHARED_LIMITS: tuple[LimitSpec, ...] = (
     LimitSpec("max_llm_calls", 0, 500, Text("Budget · LLM calls", "预算 · 大模型调用次数"),
               Text("run-wide budget of LLM calls (0 = only the pattern's bound)",
-                   "整次运行的大模型调用预算（0 = 只受模式自身上限约束）")),
+                   "整次运行的大模型调用预算（0 = 只受模式自身上限约束）"), flag="max-calls"),
     LimitSpec("max_total_tokens", 0, 2_000_000, Text("Budget · tokens", "预算 · token 数"),
-              Text("run-wide budget of tokens (0 = unlimited)", "整次运行的 token 预算（0 = 不限）")),
+              Text("run-wide budget of tokens (0 = unlimited)", "整次运行的 token 预算（0 = 不限）"), flag="max-tokens"),
     # A bound on every call: without one a small local model can stream for minutes.
     LimitSpec("max_output_tokens", 0, 32_768, Text("Max tokens per reply", "单次回复 token 上限"),
               Text("most tokens one reply may have, sent as the request's max_tokens (0 = not sent)",
@@ -88,7 +94,7 @@ class RunConfig:
     max_llm_calls: int = 0
     max_total_tokens: int = 0
     max_output_tokens: int = 1024
-    #: per-role caps over `max_output_tokens`, e.g. {"planner": 2048, "judge": 256}
+    #: per-role caps over `max_output_tokens`, role name -> tokens
     max_output_tokens_by_role: dict[str, int] = field(default_factory=dict)
     max_seconds: int = 0
     temperature: float | None = None

@@ -308,3 +308,56 @@ def test_a_role_reads_its_reply_lists_its_verdicts_and_turns_a_persons_line_into
             same = registry.role(role.name)
             assert (same.read, same.verdicts, same.answer) == (role.read, role.verdicts, role.answer), \
                 f"{role.name}: a role of the same name reads and answers the same way in every pattern"
+
+
+# --- nothing outside a pattern's folder names its roles or options ---------------------------------
+
+#: Modules that still name roles outside their patterns' folders, and why. The event contract types a
+#: call's role (events.py; a trace with an unknown role is refused on load, below the registry), a
+#: request defaults to the actor (messages.py), and the eval tasks' offline script answers every
+#: pattern's roles on the bundled code tasks. Nothing else may join this list.
+ROLE_NAMES_ALLOWED_IN = {"agent_core/events.py", "agent_core/messages.py", "agent_core/offline/scripts/eval_tasks.py"}
+
+
+def _names_outside_their_folders(root: Path, extra: dict[str, str] | None = None) -> list[str]:
+    """Every line outside the patterns' folders that names a role or an option of a pattern: a role
+    compared or listed on a line about roles, an option read from a config, or an option's name quoted
+    (names that are also plain words, like "tests", only where a config is read)."""
+    roles = {r for spec in registry.specs().values() for r in spec.role_names()}
+    options = {o for spec in registry.specs().values() for o in spec.option_names()}
+    folders = tuple(_folders().values())
+    files = {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8")
+             for base in ("agent_core", "pages") for p in root.joinpath(base).rglob("*.py")}
+    files.update(extra or {})
+    found = []
+    for rel, text in sorted(files.items()):
+        if rel.startswith(folders) or rel == REGISTRATION:
+            continue
+        for number, line in enumerate(text.splitlines(), 1):
+            hits = []
+            if rel not in ROLE_NAMES_ALLOWED_IN and re.search(r"role", line, re.IGNORECASE):
+                hits += [r for r in roles if _quoted(r).search(line)]
+            for option in options:
+                read = re.search(r"""(config|options|cfg)(\.get\(|\[)(["'])%s\3|\b(config|options|cfg)\.%s\b"""
+                                 % (option, option), line)
+                if read or ("_" in option and _quoted(option).search(line)):
+                    hits.append(option)
+            found += [f"{rel}:{number}: {name}: {line.strip()}" for name in sorted(set(hits))]
+    return found
+
+
+def test_no_code_outside_a_patterns_folder_names_its_roles_or_options():
+    found = _names_outside_their_folders(ROOT)
+    assert not found, "a pattern's role or option named outside its folder (ask its spec or role):\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize("line", [
+    'if pending.role == "critic":',                       # a branch on a role
+    'CHOICES = {"judge": ("PASS", "REVISE")}  # by role',  # a table keyed by roles
+    'if config.get("test_evaluator"):',                    # an option read from a trace's config
+    'rounds = config.options.max_rounds',                  # an option read from a RunConfig
+    'FLAGS = ("goal_aware_executor",)',                    # an option's name quoted
+])
+def test_the_names_check_fails_on_a_violation(line):
+    # the check itself, against a module that is not there: each usual way of naming one is caught
+    assert _names_outside_their_folders(ROOT, {"agent_core/not_a_pattern.py": line + "\n"})

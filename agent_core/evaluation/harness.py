@@ -201,7 +201,7 @@ def evaluate(tasks: Iterable[EvalTask], patterns: Iterable[str], models: ModelRo
     yielding progress and rows (rows in sequential order, whatever the concurrency).
 
     `config_overrides` holds RunConfig fields for every pattern, and optionally, under a pattern's
-    name, fields for that pattern only: `{"max_llm_calls": 20, "<entry id>": {"max_iterations": 2}}`.
+    name, fields for that pattern only: `{"max_llm_calls": 20, "<entry id>": {"<option>": 2}}`.
     Patterns, limits and prompts are checked here, before anything runs. `gate` lets several
     evaluations on one endpoint share their rate-limit back-off; `prices` prices each row's calls
     (default: the built-in table).

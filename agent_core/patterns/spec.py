@@ -167,6 +167,10 @@ class PatternSpec:
     role_node: Callable[[str, Mapping[str, Any], str | None], str] = lambda role, config, after: role
     #: the node a final answer lands in
     answer_node: str = "end"
+    #: whether a run's drafts and answer are code (shown and reported as Python), from its config
+    code_answers: Callable[[Mapping[str, Any]], bool] = lambda config: False
+    #: what a report shows of its free-text options: (heading, text, "python" or "" for a quote)
+    report_texts: Callable[[Mapping[str, Any], str], list[tuple[Text, str, str]]] = lambda config, lang: []
     #: the node an event of one of the pattern's own kinds moves the graph to, by kind (its views.py)
     event_nodes: Mapping[str, str] = field(default_factory=dict)
     #: the node a tool call or result lights, by tool name (its views.py: e.g. unit tests have their own)

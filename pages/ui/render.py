@@ -124,7 +124,6 @@ class RunView:
         self.recorded, self.call_actions = recorded, call_actions
         self.table = MessageTable()
         self.compact = compact
-        self.code = bool(self.config.get("code_task") or self.config.get("test_evaluator"))
         self.bound, self.key, self.diff_layout = bound, key, diff_layout
         self.looks, self.live = looks, looks is None
         self.lang = i18n.lang()
@@ -132,6 +131,7 @@ class RunView:
         #: blocks drawn by `catch_up` as a redraw would: expanders, which have no live label or state
         self._static: set[int] = set()
         self.blocks = Blocks(self.config, self.lang)
+        self.code = self.blocks.spec.code_answers(self.config)
         #: the summary beside the graph: plan, drafts or tools (from the pattern's spec)
         self.summary = self.blocks.spec.summary
         self.shown: dict[int, tuple[str, str]] = {}

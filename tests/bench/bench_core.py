@@ -42,7 +42,8 @@ from agent_core.messages import (CONTEXT_INDEX, CallContext, ChatRequest, Comple
 from agent_core.prompts import PromptSet  # noqa: E402
 from agent_core.patterns.registry import specs_for  # noqa: E402
 from agent_core.models import ModelRouter  # noqa: E402
-from agent_core.patterns import react, reflection  # noqa: E402
+from agent_core.patterns.react import loop as react  # noqa: E402
+from agent_core.patterns.reflection import loop as reflection  # noqa: E402
 from agent_core.tools import Tool, ToolRegistry  # noqa: E402
 from tests.bench._util import machine, median, met, peak_kib, per_call, table, version  # noqa: E402
 
@@ -113,7 +114,7 @@ def react_config(rounds: int) -> RunConfig:
     so setting it afterwards runs exactly the code a capped run runs, for N up to 200 in one run.
     """
     config = configure(pattern="react", max_rounds=LIMITS["max_rounds"].high)
-    object.__setattr__(config, "max_rounds", rounds)
+    object.__setattr__(config.options, "max_rounds", rounds)
     return config
 
 

@@ -12,7 +12,8 @@ LIMITS = (
               Text("ReAct rounds before one forced final answer with tools disabled",
                    "ReAct 轮次上限，之后禁用工具、强制作答一次")),
     LimitSpec("max_reflection_rounds", 0, 5, Text("Max judge rounds", "最大评审轮次"),
-              Text("judge evaluations of a final answer (0 = advisor off)", "对最终答案的评审次数（0 = 关闭反思顾问）")),
+              Text("judge evaluations of a final answer (0 = advisor off)", "对最终答案的评审次数（0 = 关闭反思顾问）"),
+              flag="reflection-rounds"),
 )
 
 SWITCHES = (

@@ -41,19 +41,21 @@ from __future__ import annotations
 
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from ... import events as ev
 from ...config import RunConfig
 from ...errors import ConfigError
 from ...messages import Completion, Message, assistant, system, user
 from ...models import ModelRouter
-from ...sandbox import TestOutcome, run_python_tests
 from ...tools import ToolRegistry
 from ...untrusted import code_blocks
 from ...verdicts import Verdict, parse_critique, strip_think
 from ..base import Body, RunContext, run_pattern
 from .prompts import PROMPTS, RECORD_LABELS, TESTS_FAILED, resolve_criteria, section
+
+if TYPE_CHECKING:
+    from ...sandbox import TestOutcome
 
 #: The tool name under which unit-test runs appear in events.
 UNIT_TESTS = "unit_tests"
@@ -152,6 +154,9 @@ def _run_tests(ctx: RunContext, draft: str, version: int) -> Generator[ev.Event,
         return None
     call_id = f"{UNIT_TESTS}-{version}"
     yield ctx.event(ev.ToolCallEvent, name=UNIT_TESTS, arguments={"draft": version}, call_id=call_id)
+    # the sandbox is loaded only by a run that judges code: every other import of the core skips its cost
+    from ...sandbox import run_python_tests
+
     outcome = run_python_tests(draft, ctx.config.options.tests, timeout_s=TEST_TIMEOUT_S, memory_mb=TEST_MEMORY_MB)
     yield ctx.event(ev.ToolResult, name=UNIT_TESTS, output=_report(outcome), is_error=not outcome.passed,
                     call_id=call_id)
