@@ -17,18 +17,20 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from contextlib import closing
-from typing import Any, TextIO
+from typing import TextIO
 
-from . import evaluation, sandbox, settings
+from . import evaluation, settings
 from . import events as ev
 from .config import RunConfig
 from .patterns import registry
-from .patterns.registry import LIMITS, PATTERNS, config_from_dict, configure
+from .flags import add_option_flags, option_overrides
+from .patterns.registry import PATTERNS, config_from_dict, configure
 from .scenarios import for_scenario
 from .errors import AgentError, ConfigError
 from .models import ROLES, ModelRouter
 from .scenarios import SCENARIOS
 from .messages import estimate_tokens
+from .mcp import cli as mcp_cli
 from .terminal import LiveView
 
 
@@ -56,10 +58,11 @@ def build_parser() -> argparse.ArgumentParser:
                      help="replace a prompt template with a file's text (repeatable), e.g. critic=strict.txt")
     run.add_argument("--lang", choices=("en", "zh"), default="en")
     run.add_argument("--tools", help="comma-separated mock tools for --task (see agent_core.mock_tools)")
-    _add_option_flags(run)
+    add_option_flags(run)
     run.add_argument("--role-output-tokens", action="append", default=[], metavar="ROLE=N",
                      help="a different cap for one role (repeatable), e.g. planner=2048")
     _add_model_flags(run)
+    mcp_cli.add_run_flags(run)
     run.add_argument("--show-tokens", action="store_true",
                      help="print streamed text as it arrives (the default on a terminal, dimmed; otherwise a "
                           "counter of tokens and seconds goes to stderr)")
@@ -68,6 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="send the run's OpenTelemetry spans live to this OTLP/HTTP collector, e.g. "
                           "http://127.0.0.1:4318 (default: OTEL_EXPORTER_OTLP_ENDPOINT; needs requirements-otel.txt)")
 
+    mcp_cli.add_tools_command(sub)
+
     export = sub.add_parser("export", help="write a saved trace in another format to standard output")
     export.add_argument("--otlp-json", required=True, metavar="TRACE",
                         help="a trace JSON file, written out as OTLP/JSON (OpenTelemetry GenAI spans)")
@@ -75,23 +80,28 @@ def build_parser() -> argparse.ArgumentParser:
                         help="wall-clock start of the run, e.g. 2026-05-01T09:30:00+00:00 (default: a fixed date, "
                              "so the same trace always exports to the same bytes)")
 
-    ev_ = sub.add_parser("eval", help="score patterns on code tasks with unit tests (HumanEval's JSONL format)")
-    ev_.add_argument("--tasks", required=True, metavar="FILE|bundled",
-                     help="a .jsonl or .jsonl.gz task set, or 'bundled' for the small set shipped with the package")
+    ev_ = sub.add_parser("eval", help="score patterns on a task set: code with unit tests, or questions with answers")
+    ev_.add_argument("--tasks", required=True, metavar="FILE|bundled|PRESET",
+                     help="a .jsonl(.gz) or .csv task set (HumanEval, MBPP, GSM8K or generic questions), 'bundled' "
+                          "for the small code set shipped with the package, or a bundled sample by name")
     ev_.add_argument("--pattern", action="append", dest="patterns", choices=evaluation.EVAL_PATTERNS, metavar="P",
                      help=f"repeat for several; one of {', '.join(evaluation.EVAL_PATTERNS)} (default: all)")
     ev_.add_argument("--limit", type=int, help="only the first N tasks")
-    ev_.add_argument("--out", help="write the per-task results as CSV here")
+    ev_.add_argument("--out", help="write one row per task x pattern x repeat as CSV here, as they finish; rerun "
+                                   "with the same file to run only the missing rows")
     ev_.add_argument("--rounds-out", metavar="CSV",
-                     help="write every draft's verdict of the multi-draft patterns here: task_id, pattern, round, "
-                          "passed, changed_from_previous")
+                     help="write every round's verdict here (a one-call run has one, round 0): task_id, pattern, "
+                          "repeat, round, passed, changed_from_previous")
     ev_.add_argument("--lang", choices=("en", "zh"), default="en", help="language of the prompts")
-    _add_option_flags(ev_, switches=False)
+    add_option_flags(ev_, switches=False)
     ev_.add_argument("--unsafe-local-sandbox", action="store_true",
                      help="judge without bubblewrap, in-process guards only: a single-user laptop, never a shared server")
     ev_.add_argument("--concurrency", type=int, default=evaluation.DEFAULT_CONCURRENCY, metavar="N",
                      help=f"runs at once (1-{evaluation.MAX_CONCURRENCY}, default {evaluation.DEFAULT_CONCURRENCY}); "
                           "results and their order are those of a sequential run")
+    from .evaluation import eval_cli  # task sets, scorers, repeats, statistics, backends
+
+    eval_cli.add_arguments(ev_)
     _add_model_flags(ev_)
     return parser
 
@@ -103,35 +113,8 @@ def _add_model_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--offline-speed", type=float, default=0.0, help="offline model tokens/s (0 = instant)")
 
 
-def _add_option_flags(parser: argparse.ArgumentParser, *, switches: bool = True) -> None:
-    """A flag for every limit (each pattern's, then the run-wide ones) and, for runs, `--X` / `--no-X`
-    for every switch, from the patterns' specs: a new pattern's options need no edit here."""
-    for lim in LIMITS.values():
-        who = ", ".join(registry.get(p).label.en for p in lim.patterns) if len(lim.patterns) < len(PATTERNS) else ""
-        parser.add_argument(lim.spec.cli_flag, dest=f"opt_{lim.name}", type=int, metavar="N",
-                            help=f"{who + ': ' if who else ''}{lim.spec.help.en} ({lim.low}-{lim.high})")
-    if not switches:
-        return
-    seen: set[str] = set()
-    for spec in registry.specs().values():
-        for switch in spec.switches:
-            if switch.name in seen:
-                continue
-            seen.add(switch.name)
-            flag = switch.name.replace("_", "-")
-            parser.add_argument(f"--{flag}", dest=f"opt_{switch.name}", action="store_const", const=True,
-                                help=f"{spec.label.en}: {switch.help.en}")
-            parser.add_argument(f"--no-{flag}", dest=f"opt_{switch.name}", action="store_const", const=False,
-                                help=argparse.SUPPRESS)
-
-
-def _option_overrides(args: argparse.Namespace) -> dict[str, Any]:
-    """The options the flags set (an option whose flag was not given is left out)."""
-    return {name[4:]: value for name, value in vars(args).items() if name.startswith("opt_") and value is not None}
-
-
 def _config(args: argparse.Namespace) -> tuple[RunConfig, str]:
-    overrides = _option_overrides(args)
+    overrides = option_overrides(args)
     prompts = _prompt_files(args.prompt)
     if getattr(args, "role_output_tokens", None):
         overrides["max_output_tokens_by_role"] = _role_caps(args.role_output_tokens)
@@ -211,12 +194,12 @@ def _open_stream(args: argparse.Namespace, config: RunConfig, task: str, models:
 
         if args.from_trace:
             raise ConfigError("--human and --from-trace do not go together (fork first, then answer in the fork)")
-        handle = RunHandle.for_run(task, config, models, breakpoints=Breakpoints(people=frozenset(args.human)))
+        handle = RunHandle.for_run(task, config, models, getattr(args, "registry", None), breakpoints=Breakpoints(people=frozenset(args.human)))
         return drive(handle, _ask_person(args.out_stream))
     if not args.from_trace:
         if args.fork_at is not None or args.reply_file:
             raise ConfigError("--fork-at and --reply-file go with --from-trace")
-        return runner.stream(task, config, models)
+        return runner.stream(task, config, models, getattr(args, "registry", None))
     from .fork import ForkError, fork, fork_inputs, reply_from_text, reply_problem
 
     table, _ = fork_inputs(args.parent.events, args.fork_at)
@@ -228,7 +211,8 @@ def _open_stream(args: argparse.Namespace, config: RunConfig, task: str, models:
         problem = None if reply.tool_calls else reply_problem(grammar, reply.text, config.tools)
         if problem:
             raise ForkError(f"--reply-file: the {role}'s reply would not parse ({problem}); the pattern would fall back")
-    stream, _recorded = fork(args.parent.events, args.fork_at, config, models, reply=reply)
+    stream, _recorded = fork(args.parent.events, args.fork_at, config, models, getattr(args, "registry", None),
+                             reply=reply)
     args.fork_point = {"run_id": args.parent.run_id, "at": args.fork_at, "edited": reply is not None}
     return stream
 
@@ -339,6 +323,9 @@ def run_command(args: argparse.Namespace, out: TextIO) -> int:
     config, task = _config(args)
     models, secrets = _models(args)
     args.out_stream = out
+    from .runner import default_tools
+
+    args.registry, connections = mcp_cli.run_tools(args, config, default_tools(config))
     events: list[ev.Event] = []
     live = LiveView(out, sys.stderr, show_text=True if args.show_tokens else None)
     started = time.monotonic()
@@ -367,12 +354,15 @@ def run_command(args: argparse.Namespace, out: TextIO) -> int:
         print(f"stopped by {signal.Signals(stopped_by).name}", file=out, flush=True)
     finally:
         restore()
+        for connection in connections:  # no MCP server outlives its run
+            connection.close()
         if telemetry is not None:
             for event in events[telemetry.seen:]:
                 telemetry.add(event)  # the closing events a signal's stop added after the loop
             _send_spans(args, telemetry)
         if args.trace_out and events:
-            text = trace.Trace.of(config.to_dict(), events, models.names(), run_id=getattr(args, "otlp_run_id", None),
+            cfg = config.to_dict() if args.registry is None else mcp_cli.trace_config(config.to_dict(), args.registry)
+            text = trace.Trace.of(cfg, events, models.names(), run_id=getattr(args, "otlp_run_id", None),
                                   fork=getattr(args, "fork_point", None)).dumps(secrets=secrets)
             with open(args.trace_out, "w", encoding="utf-8") as fh:
                 fh.write(text)
@@ -457,60 +447,9 @@ def eval_command(args: argparse.Namespace, out: TextIO) -> int:
     if args.unsafe_local_sandbox:
         os.environ[settings.UNSAFE_SANDBOX_ENV] = "1"  # read by the sandbox at every run, as the app's setting is
         print("warning: --unsafe-local-sandbox: judged code runs without kernel isolation", file=sys.stderr)
-    sandbox.check_available()  # refused before any model call: SandboxUnavailable says why and how to fix it
-    tasks = evaluation.bundled_tasks() if args.tasks == "bundled" else evaluation.load_tasks(args.tasks)
-    patterns = args.patterns or list(evaluation.EVAL_PATTERNS)
-    overrides = _option_overrides(args)
-    models, _secrets = _models(args)
-    runs = evaluation.evaluate(tasks, patterns, models, limit=args.limit, config_overrides=overrides, lang=args.lang,
-                               concurrency=args.concurrency)
-    try:  # refused now rather than after a long evaluation
-        csv_file = open(args.out, "w", encoding="utf-8", newline="") if args.out else None
-    except OSError as exc:
-        print(f"error: cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
-    try:
-        rounds_file = open(args.rounds_out, "w", encoding="utf-8", newline="") if args.rounds_out else None
-    except OSError as exc:
-        print(f"error: cannot write {args.rounds_out}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
-    shown = tasks[:args.limit] if args.limit else tasks
-    total = len(shown) * len(patterns)
-    print(f"eval: {len(shown)} task(s) x {len(patterns)} pattern(s) on {models.default.name}, "
-          f"{runs.concurrency} at a time", file=out, flush=True)
-    rows: list[evaluation.EvalRow] = []
-    width = max(len(t.task_id) for t in shown)
-    try:
-        with closing(runs):
-            for item in runs:
-                if isinstance(item, evaluation.EvalRow):
-                    rows.append(item)
-                    calls = f"{item.llm_calls} call{'' if item.llm_calls == 1 else 's'}"
-                    summary = item.summary if len(item.summary) <= 100 else item.summary[:99] + "…"
-                    print(f"[{len(rows):>{len(str(total))}}/{total}] {item.task_id:<{width}}  {item.pattern:<16} "
-                          f"{'PASS' if item.passed else 'FAIL'}  {calls:>8}  {summary}", file=out, flush=True)
-    except KeyboardInterrupt:
-        runs.stop()
-        rows = runs.finished_rows()  # also the rows that finished ahead of a run still going
-        print(f"stopped by the user after {len(rows)} of {total} runs", file=out)
-    if runs.gate.refusals:
-        print(f"the endpoint rate-limited {runs.gate.refusals} call(s); the pool waited "
-              f"{runs.gate.waited_s:.1f} s in all", file=out)
-    _print_scores(evaluation.summarize(rows), out)
-    _print_rounds(rows, out)
-    if csv_file is not None:
-        with csv_file:
-            csv_file.write(evaluation.rows_to_csv(rows))
-        print(f"wrote {args.out} ({len(rows)} rows)", file=out)
-    if rounds_file is not None:
-        with rounds_file:
-            rounds_file.write(evaluation.rounds_to_csv(rows))
-        print(f"wrote {args.rounds_out} ({sum(len(r.rounds) for r in rows)} rows)", file=out)
-    failed = [r for r in rows if r.error]
-    if failed:
-        print(f"error: {len(failed)} of {len(rows)} runs failed; the first: {failed[0].error}", file=sys.stderr)
-        return 1
-    return 0
+    from .evaluation import eval_cli
+
+    return eval_cli.run(args, out, _models)
 
 
 def export_command(args: argparse.Namespace, out: TextIO) -> int:
@@ -545,38 +484,6 @@ def _start_ns(value: str | None) -> int | None:
     return int(moment.timestamp() * 1e9)
 
 
-def _print_rounds(rows: list[evaluation.EvalRow], out: TextIO) -> None:
-    """Per round of the multi-draft patterns: pass rate and transitions; then self vs oracle stop."""
-    stats = evaluation.round_stats(rows)
-    if not stats:
-        return
-    print("\nby round (a run that stopped keeps its last draft):", file=out)
-    # lines start with the round or "stop", so a reader of the per-pattern table above is not confused
-    print(f"{'round':>5}  {'pattern':<18} {'pass':>7}  {'R→W':>4} {'W→R':>4} {'R→R':>4} {'W→W':>4}", file=out)
-    for s in stats:
-        print(f"{s.round:>5}  {s.pattern:<18} {100 * s.pass_rate:>6.1f}%  {s.right_to_wrong:>4} {s.wrong_to_right:>4} "
-              f"{s.right_to_right:>4} {s.wrong_to_wrong:>4}", file=out)
-    print(f"\n{'':>5}  {'pattern':<18} {'self stop':>10} {'calls':>6}  {'oracle stop*':>12} {'calls':>6}", file=out)
-    for s in evaluation.stop_stats(rows, evaluation.harness.BASELINE_ENTRIES):
-        name = s.pattern + (" (baseline)" if s.baseline else "")
-        print(f"{'stop':>5}  {name:<18} {100 * s.self_rate:>9.1f}% {s.self_calls:>6.2f}  {100 * s.oracle_rate:>11.1f}% "
-              f"{s.oracle_calls:>6.2f}", file=out)
-    print("* oracle stop: stop at the first passing draft — it needs the answer key, so no real run can do it "
-          "(Huang et al. 2024)", file=out)
-
-
-def _print_scores(scores: list[evaluation.PatternScore], out: TextIO) -> None:
-    print(f"\n{'pattern':<17}  {'pass rate':>9}  {'passed':>7}  {'calls/task':>10}  {'tokens/task':>11}", file=out)
-    for s in scores:
-        name = s.pattern + ("*" if s.sees_tests else "")
-        print(f"{name:<17}  {s.pass_rate:>9.1%}  {f'{s.passed}/{s.tasks}':>7}  {s.calls_per_task:>10.2f}  "
-              f"{s.tokens_per_task:>11.0f}{'~' if s.tokens_estimated else ''}", file=out)
-    if any(s.sees_tests for s in scores):
-        print(f"* {evaluation.TEST_FEEDBACK_NOTE['en']}", file=out)
-    if any(s.tokens_estimated for s in scores):
-        print("~ token counts estimated (the endpoint sent no usage)", file=out)
-
-
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     args = build_parser().parse_args(argv)
@@ -589,6 +496,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
             return eval_command(args, out)
         if args.command == "export":
             return export_command(args, out)
+        if args.command == "tools":
+            return mcp_cli.tools_command(args, out)
         return run_command(args, out)
     except AgentError as exc:  # a bad flag value, a broken template, an unreachable endpoint...
         print(f"error: {exc}", file=sys.stderr)

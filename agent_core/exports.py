@@ -31,7 +31,7 @@ def lane_items(raw: Any) -> list[Any] | None:
     is a single trace; raises TraceFormatError for an export of another version or with no run."""
     if isinstance(raw, dict) and "lanes" in raw and "events" not in raw:
         if raw.get("version") != trace_format.VERSION:
-            raise TraceFormatError(f"export version {raw.get('version')!r} is not supported (this app reads "
+            raise TraceFormatError(f"export version {ev.quoted(raw.get('version'))} is not supported (this app reads "
                                    f"version {trace_format.VERSION})", reason="version")
         items = raw["lanes"]
     elif isinstance(raw, list):

@@ -119,7 +119,7 @@ class OpenAICompatibleModel:
         try:
             if response.headers.get("content-type", "").lower().startswith("application/json"):
                 # Some servers ignore `stream: true` and answer with one JSON completion.
-                text = chunks.feed(self._whole_body(response.read()))
+                text = chunks.feed(self._whole_body(_read_capped(response)))
                 if text:
                     yield text
             else:
@@ -451,19 +451,39 @@ def _sse_data(blocks: Iterator[bytes]) -> Iterator[str]:
         yield "\n".join(data)
 
 
+#: The longest line of a server-sent stream, and the largest whole (non-streamed) body, read from an
+#: endpoint: a participant may point the app at a server of their own, which could send gigabytes.
+MAX_LINE_BYTES = 8 << 20
+MAX_BODY_BYTES = 32 << 20
+
+
 def _lines(blocks: Iterator[bytes]) -> Iterator[bytes]:
     # Split on LF (and CRLF) only: str.splitlines() would also split on U+2028 and friends, which
-    # may appear raw inside a JSON string.
+    # may appear raw inside a JSON string. Each byte is searched once: a long line arriving in many
+    # blocks was searched again from its start with every block (quadratic), and is now bounded.
     pending = bytearray()
     for block in blocks:
+        searched = len(pending)  # no line break in what was pending
         pending += block
         start = 0
-        while (end := pending.find(b"\n", start)) != -1:
+        while (end := pending.find(b"\n", max(start, searched))) != -1:
             yield bytes(pending[start:end]).removesuffix(b"\r")
             start = end + 1
         del pending[:start]
+        if len(pending) > MAX_LINE_BYTES:
+            raise ValueError(f"the endpoint sent a line of more than {MAX_LINE_BYTES >> 20} MB")
     if pending:
         yield bytes(pending).removesuffix(b"\r")
+
+
+def _read_capped(response: Any, cap: int = MAX_BODY_BYTES) -> bytes:
+    """A whole response body, refused past `cap` bytes (ValueError) instead of held in memory."""
+    out = bytearray()
+    for block in response.iter_bytes():
+        out += block
+        if len(out) > cap:
+            raise ValueError(f"the endpoint's answer is over {cap >> 20} MB")
+    return bytes(out)
 
 
 def _retry_after(headers: Any) -> float | None:

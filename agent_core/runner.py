@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from . import events as ev
 from .config import RunConfig
@@ -35,7 +35,23 @@ def stream(task: str, config: RunConfig, models: ModelRouter | ChatModel,
     spec = registry.get(config.pattern)
     registry.validate(config, spec)
     router = models if isinstance(models, ModelRouter) else ModelRouter(models)
-    return spec.stream(task, config, router, tools if tools is not None else default_tools(config))
+    tools = tools if tools is not None else default_tools(config)
+    events = spec.stream(task, config, router, tools)
+    servers = {name: t.server for name, t in tools.tools.items() if t.server}
+    return _with_servers(events, servers) if servers else events
+
+
+def _with_servers(events: Iterator[ev.Event], servers: dict[str, str]) -> Iterator[ev.Event]:
+    """The run's events with each tool call and result naming the MCP server its tool came from."""
+    try:
+        for e in events:
+            if type(e) in (ev.ToolCallEvent, ev.ToolResult) and e.name in servers:  # type: ignore[attr-defined]
+                e = replace(e, server=servers[e.name])  # type: ignore[attr-defined]
+            yield e
+    finally:
+        close = getattr(events, "close", None)
+        if close is not None:
+            close()
 
 
 @dataclass

@@ -28,6 +28,8 @@ class Tool:
     parameters: Mapping[str, Any]
     fn: Callable[..., Any]
     description_zh: str = ""
+    #: the MCP server that serves this tool ("" for a built-in tool); the run's trace names it
+    server: str = ""
 
     def schema(self, lang: str = "en") -> dict[str, Any]:
         """The OpenAI `tools` entry for this tool."""
@@ -113,6 +115,11 @@ class ToolRegistry:
         except Exception as exc:  # a tool's own failure is something the model can react to
             return Observation(f"error: tool {name} failed: {type(exc).__name__}: {exc}", True, args)
         kind = type(result)
+        if kind is Observation:  # a tool that already knows its verdict (an MCP server's isError): kept as is
+            text = result.output
+            if len(text) > MAX_OUTPUT_CHARS:
+                text = text[:MAX_OUTPUT_CHARS] + f"... [truncated {len(text) - MAX_OUTPUT_CHARS} characters]"
+            return Observation(text, result.is_error, args)
         # str and int are most tool results; for an int JSON is its str() (bool is not int here: type())
         text = result if kind is str else str(result) if kind is int else _JSON.encode(result)
         if len(text) > MAX_OUTPUT_CHARS:

@@ -226,6 +226,12 @@ def loads(data: str | bytes) -> Trace:
         raise TraceFormatError("the JSON is nested too deeply to be a trace", reason="too_deep") from None
     except (ValueError, UnicodeDecodeError) as exc:
         raise TraceFormatError(f"not a JSON file ({exc})", reason="not_json") from None
+    return from_json(raw)
+
+
+def from_json(raw: Any) -> Trace:
+    """Validate data parsed from a trace file (json.loads of at most MAX_BYTES), as `loads` does after
+    parsing; for a caller that parsed the file already. Lone surrogates in it are replaced in place."""
     if not isinstance(raw, dict):
         raise TraceFormatError("a trace is a JSON object with version, config, events and result", reason="not_trace")
     if _depth(raw, MAX_DEPTH) > MAX_DEPTH:
@@ -234,7 +240,7 @@ def loads(data: str | bytes) -> Trace:
     if missing:
         raise TraceFormatError(f"not a trace: missing field(s) {', '.join(missing)}", reason="not_trace")
     if raw["version"] not in SUPPORTED_VERSIONS or isinstance(raw["version"], bool):
-        raise TraceFormatError(f"trace version {raw['version']!r} is not supported (this app reads versions "
+        raise TraceFormatError(f"trace version {ev.quoted(raw['version'])} is not supported (this app reads versions "
                                f"{', '.join(map(str, SUPPORTED_VERSIONS))})", reason="version")
     run_id = raw.get("run_id", "")
     fork = raw.get("fork")

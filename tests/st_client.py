@@ -16,8 +16,12 @@ them cost the machine little beyond the server they load.
 from __future__ import annotations
 
 import asyncio
+import http.client
 import time
+import urllib.request
+import uuid
 from collections.abc import Callable
+from urllib.parse import urlsplit
 
 import websockets
 from streamlit.proto.BackMsg_pb2 import BackMsg
@@ -76,6 +80,41 @@ class Session:
     async def toggle(self, key: str, value: bool) -> None:
         """Switch a toggle or checkbox on or off (the value is sent with a rerun)."""
         await self._rerun(widget=(key, "bool_value", value))
+
+    async def choose(self, key: str, label: str, *, many: bool = False) -> None:
+        """Pick an option of a radio or selectbox (`many`: a segmented control or multiselect) by the
+        label it shows: widgets send their formatted option."""
+        if many:
+            msg = BackMsg()
+            state = msg.rerun_script
+            state.page_name, state.page_script_hash = self.page, self.page_hash
+            proto = state.widget_states.widgets.add()
+            proto.id = self.widgets[key]
+            proto.string_array_value.data.append(label)
+            self._sent_after = self.runs_finished
+            await self._ws.send(msg.SerializeToString())
+        else:
+            await self._rerun(widget=(key, "string_value", label))
+
+    async def upload(self, key: str, name: str, data: bytes) -> int:
+        """Drop a file on the file uploader `key`, as the frontend does: a multipart PUT of its bytes to
+        /_stcore/upload_file/<session>/<file> (with the XSRF cookie and header), then a rerun whose
+        widget state names the file. The PUT's HTTP status."""
+        file_id = uuid.uuid4().hex
+        status = await asyncio.to_thread(_put_file, self.url, self.session_id, file_id, name, data)
+        msg = BackMsg()
+        state = msg.rerun_script
+        state.page_name, state.page_script_hash = self.page, self.page_hash
+        proto = state.widget_states.widgets.add()
+        proto.id = self.widgets[key]
+        info = proto.file_uploader_state_value.uploaded_file_info.add()
+        info.file_id, info.name, info.size = file_id, name, len(data)
+        info.file_urls.file_id = file_id
+        info.file_urls.upload_url = f"/_stcore/upload_file/{self.session_id}/{file_id}"
+        info.file_urls.delete_url = info.file_urls.upload_url
+        self._sent_after = self.runs_finished
+        await self._ws.send(msg.SerializeToString())
+        return status
 
     async def wait_for(self, seen: Callable[[Session], bool], timeout: float = 300.0) -> float:
         """Wait until `seen(self)` holds; returns the seconds it took."""
@@ -156,6 +195,27 @@ class Session:
         for page in nav.app_pages:
             if page.page_script_hash == nav.page_script_hash:
                 self.page = page.url_pathname
+
+
+def _put_file(ws_url: str, session_id: str, file_id: str, name: str, data: bytes) -> int:
+    parts = urlsplit(ws_url.replace("ws://", "http://"))
+    base = f"http://{parts.hostname}:{parts.port}"
+    with urllib.request.urlopen(base + "/_stcore/health", timeout=60) as response:  # the page's XSRF cookie
+        cookies = [h.partition("=") for h in response.headers.get_all("Set-Cookie") or []]
+        xsrf = next((rest.split(";", 1)[0] for k, _s, rest in cookies if k.strip() == "_streamlit_xsrf"), "")
+    boundary = uuid.uuid4().hex
+    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"; filename=\"{name}\"\r\n"
+            "Content-Type: application/octet-stream\r\n\r\n").encode() + data + f"\r\n--{boundary}--\r\n".encode()
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=120)
+    try:
+        conn.request("PUT", f"/_stcore/upload_file/{session_id}/{file_id}", body=body,
+                     headers={"Content-Type": f"multipart/form-data; boundary={boundary}", "X-Xsrftoken": xsrf,
+                              "Cookie": f"_streamlit_xsrf={xsrf}", "Origin": base})
+        response = conn.getresponse()
+        response.read()
+        return response.status
+    finally:
+        conn.close()
 
 
 # --- moves in this app -----------------------------------------------------------------------------

@@ -85,8 +85,11 @@ def test_the_cli_writes_the_rounds_and_prints_the_oracle_beside_the_self_stop(tm
                  "--rounds-out", str(path)], out=out)
     assert code == 0
     text = out.getvalue()
-    assert "oracle stop*" in text and "direct (baseline)" in text and f"wrote {path} (9 rows)" in text
-    assert path.read_text().splitlines()[0] == "task_id,pattern,round,passed,changed_from_previous"
+    # 9 rounds of reflection's drafts and the baseline's 7 one-call runs, round 0 each
+    assert "oracle stop*" in text and "direct (baseline)" in text and f"wrote {path} (16 rows)" in text
+    lines = path.read_text().splitlines()
+    assert lines[0] == "task_id,pattern,repeat,round,passed,changed_from_previous"
+    assert sum(line.split(",")[1] == "direct" for line in lines) == 7
 
 
 def test_an_uploaded_humaneval_file_gets_the_rounds_section():

@@ -14,6 +14,7 @@ import agent_core as ac
 from agent_core import events as ev
 from agent_core.cli import main
 from agent_core.errors import ConfigError, EndpointConnectionError, TaskSetError
+from agent_core.evaluation.rows import ROW_COLUMNS
 from agent_core.evaluation import (CSV_COLUMNS, EVAL_PATTERNS, MAX_BYTES, MAX_TASKS, EvalProgress, EvalRow, EvalTask,
                                    bundled_tasks, evaluate, extract_code, load_tasks, rows_to_csv, scores_figure,
                                    runnable_tests, summarize, task_text)
@@ -348,7 +349,8 @@ def test_cli_prints_each_run_and_the_pass_rates_and_writes_the_csv(tmp_path, mon
     assert table == {"react": ["50.0%", "1/2", "1.00"], "reflection+tests*": ["100.0%", "2/2", "3.00"]}
     assert "* reflection+tests gives the refiner the task's own tests" in out
     written = path.read_text(encoding="utf-8")
-    assert written.splitlines()[0] == ",".join(CSV_COLUMNS) and written.count("bundled/fizzbuzz,") == 2
+    # one row per task x pattern x repeat (agent_core/evaluation/rows.py)
+    assert written.splitlines()[0] == ",".join(ROW_COLUMNS) and written.count("bundled/fizzbuzz,") == 2
 
 
 def test_cli_bad_task_file_is_one_line_and_a_nonzero_exit(tmp_path, capsys):

@@ -193,3 +193,28 @@ def test_json_refusals_are_value_errors_whatever_breaks():
     assert parse_arguments("[" * 1500)[0] is None  # the model's tool arguments: an observation, not a crash
     assert parse_arguments('{"n": ' + "9" * 1900 + "}") == ({"n": int("9" * 1900)}, None)
     assert parse_arguments("[" * 1999)[1].startswith("arguments are not valid JSON")
+
+
+def test_an_endpoints_stream_is_split_in_one_pass_and_a_line_is_bounded():
+    from agent_core.llm import MAX_LINE_BYTES, _lines
+
+    blocks = [b"data: " + b"x" * 16_378] + [b"x" * 16_384] * 400 + [b"\n\ndata: [DONE]\n\n"]  # a 6.5 MB line
+    started = time.process_time()
+    lines = list(_lines(iter(blocks)))
+    assert time.process_time() - started < BOUND_S
+    assert len(lines[0]) == 16_384 * 401 and lines[-2] == b"data: [DONE]"
+    with pytest.raises(ValueError, match="a line of more than 8 MB"):
+        list(_lines(iter([b"x" * 65_536] * (MAX_LINE_BYTES // 65_536 + 2))))
+
+
+def test_a_whole_answer_from_an_endpoint_is_read_up_to_a_bound():
+    from agent_core.llm import MAX_BODY_BYTES, _read_capped
+
+    class Endless:
+        def iter_bytes(self):
+            while True:
+                yield b"x" * 1_048_576
+
+    with pytest.raises(ValueError, match="over 32 MB"):
+        _read_capped(Endless())
+    assert MAX_BODY_BYTES == 32 << 20

@@ -232,3 +232,27 @@ def test_in_a_venv_the_base_interpreters_site_packages_is_masked_too(tmp_path):
                           env={**os.environ, "PYTHONPATH": f"{APP}{os.pathsep}{libs}"})
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("True"), done.stdout
+
+
+@pytest.mark.parametrize("code, tests", [
+    ("import time\ndef nap():\n    time.sleep(30)\n", "nap()\n"),  # killed at its timeout while it sleeps
+    ("import os, time\ndef bomb():\n    while True:\n        try:\n            os.fork()\n        except OSError:\n"
+     "            time.sleep(30)\n", "bomb()\n"),  # a fork bomb at its process limit, all asleep
+])
+def test_a_killed_runs_cgroup_is_removed_with_it(monkeypatch, code, tests):
+    """A run killed at its timeout leaves no cgroup behind: the launcher kills the sandbox's PID 1 while
+    bwrap still lives to reap it, and waits for it before the group is removed."""
+    made: list[str] = []
+    enter = cgroups.Group.__enter__
+
+    def enter_(self):
+        group = enter(self)
+        made.extend(group.dirs)
+        return group
+
+    monkeypatch.setattr(cgroups.Group, "__enter__", enter_)
+    outcome = run_python_tests(code, tests, timeout_s=1)
+    assert outcome.status in ("timeout", "killed"), outcome.summary
+    if not made:
+        pytest.skip("no writable cgroup here")
+    assert [d for d in made if os.path.exists(d)] == []

@@ -132,7 +132,7 @@ def _parse(text: str) -> list[EvalTask]:
                                reason="too_many")
         task = _task(line, lineno)
         if task.task_id in seen:
-            raise TaskSetError(f"line {lineno}: task_id {task.task_id!r} repeats line {seen[task.task_id]}",
+            raise TaskSetError(f"line {lineno}: task_id {task.task_id[:80]!r} repeats line {seen[task.task_id]}",
                                reason="not_task")
         seen[task.task_id] = lineno
         tasks.append(task)
@@ -174,11 +174,11 @@ def _task(line: str, lineno: int) -> EvalTask:
                                    f"(a lone surrogate, {value[exc.start]!r}, at character {exc.start})",
                                    reason="not_text") from None
     task = EvalTask(*(raw[f] for f in (*REQUIRED_FIELDS, "canonical_solution")))
-    where = f"line {lineno} ({task.task_id})"
+    where = f"line {lineno} ({task.task_id[:80]})"
     if not task.task_id.strip():
         raise TaskSetError(f"line {lineno}: task_id is empty", reason="not_task")
     if not task.entry_point.isidentifier():
-        raise TaskSetError(f"{where}: entry_point {task.entry_point!r} is not a Python function name",
+        raise TaskSetError(f"{where}: entry_point {task.entry_point[:80]!r} is not a Python function name",
                            reason="not_task")
     if not task.test.strip():
         raise TaskSetError(f"{where}: the test is empty", reason="bad_test")

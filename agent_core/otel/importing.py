@@ -342,12 +342,14 @@ def _rebuild(trace_id: str, spans: list[_Span]) -> ImportedTrace:
             call = {"name": name, "call_id": str(a.get("gen_ai.tool.call.id") or ""),
                     "arguments": _json_or_text(a.get("gen_ai.tool.call.arguments", a.get("input.value"))),
                     "step": a.get(NS + "step")}
+            if isinstance(a.get("mcp.server.name"), str):
+                call["server"] = a["mcp.server.name"]
             add(s.start, a.get(NS + "seq"), {"kind": "tool_call", "t": t_of(s.start), **call})
             if NS + "result_seq" in a or NS + "seq" not in a:
                 output = a.get("gen_ai.tool.call.result", a.get("output.value"))
                 add(s.end, a.get(NS + "result_seq"), {
                     "kind": "tool_result", "t": t_of(s.end), "name": name, "call_id": call["call_id"],
-                    "step": call["step"], "is_error": bool(a.get(NS + "is_error", s.error)),
+                    "step": call["step"], "server": call.get("server", ""), "is_error": bool(a.get(NS + "is_error", s.error)),
                     "output": output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)})
         elif NS + "step_id" in a and NS + "attempt" in a:
             add(s.start, a.get(NS + "seq"), _event("step_started", a, t_of(s.start)))

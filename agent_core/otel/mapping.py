@@ -28,6 +28,8 @@ from ..calls import MessageTable
 from ..diffing import diff_stats
 
 NS = "agent_patterns."
+#: the attribute naming the MCP server an execute_tool span's tool came from
+MCP_SERVER = "mcp.server.name"
 SCOPE_NAME = "agent_patterns"
 SCOPE_VERSION = "1"
 SERVICE_NAME = "agent-patterns-playground"
@@ -241,6 +243,8 @@ class SpanBuilder:
                 "gen_ai.tool.call.id": event.call_id or None,
                 "gen_ai.tool.call.arguments": json.dumps(event.arguments, ensure_ascii=False, default=str),
                 NS + "seq": seq, NS + "step": event.step})
+            if event.server:  # the MCP server that served the tool
+                span.attributes[MCP_SERVER] = event.server
             self._tools[event.call_id or event.name] = span
             return closed
         if isinstance(event, ev.ToolResult):

@@ -281,16 +281,22 @@ class _Gate:
             pass  # bwrap died meanwhile: the run ends as "did not start"
         self.close()
 
-    def reap(self, timeout_s: float = 2.0) -> None:
-        """Kill the sandbox's PID 1, and so every process of its PID namespace, and wait (bounded) until
-        it is gone: the run is over, whatever the death signal bwrap set still holds, and its cgroup can
-        only be removed once it is empty."""
+    def kill(self) -> bool:
+        """SIGKILL the sandbox's PID 1, and so every process of its PID namespace, whatever death signal
+        survived the uid drop; False when it was never admitted (nothing to kill)."""
         if self.pidfd < 0:
-            return
+            return False
         try:
             signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
         except (OSError, AttributeError):
             pass  # already gone
+        return True
+
+    def reap(self, timeout_s: float = 2.0) -> None:
+        """Kill the sandbox's PID 1 if it still runs, and wait (bounded) until it is gone: the run is
+        over, and its cgroup can only be removed once it is empty."""
+        if not self.kill():
+            return
         with selectors.DefaultSelector() as sel:
             sel.register(self.pidfd, selectors.EVENT_READ)
             sel.select(timeout_s)
@@ -338,11 +344,11 @@ def run(payload: dict, *, timeout_s: float, output_cap: int, join: Callable[[int
         except LaunchError as exc:
             said = _said(proc)
             raise LaunchError(f"{exc} ({said})" if said else str(exc)) from None
-        return _collect(proc, stdin, result_r, timeout_s, output_cap)
+        return _collect(proc, stdin, result_r, timeout_s, output_cap, gate)
     finally:
         gate.close()
         os.close(result_r)
-        _kill(proc)
+        _kill(proc, gate)
         gate.reap()
 
 
@@ -361,7 +367,8 @@ def _said(proc: subprocess.Popen) -> str:
     return next((line for line in lines if line.startswith("bwrap:")), lines[-1] if lines else "")
 
 
-def _collect(proc: subprocess.Popen, stdin: bytes, result_r: int, timeout_s: float, output_cap: int) -> Finished:
+def _collect(proc: subprocess.Popen, stdin: bytes, result_r: int, timeout_s: float, output_cap: int,
+             gate: _Gate) -> Finished:
     deadline = time.monotonic() + timeout_s
     out, err = proc.stdout.fileno(), proc.stderr.fileno()
     limits = {out: output_cap, err: output_cap, result_r: RECORDS_LIMIT}
@@ -410,13 +417,20 @@ def _collect(proc: subprocess.Popen, stdin: bytes, result_r: int, timeout_s: flo
             proc.wait(max(deadline - time.monotonic(), 0.05))
         except subprocess.TimeoutExpired:
             timed_out = True
-    _kill(proc)
+    _kill(proc, gate)
     return Finished(bytes(kept[result_r]), bytes(kept[out]), bytes(kept[err]), totals[out], totals[err],
                     proc.returncode, timed_out)
 
 
-def _kill(proc: subprocess.Popen) -> None:
-    """SIGKILL bwrap's process group; its PID namespace (so every process the code started) goes too."""
+def _kill(proc: subprocess.Popen, gate: _Gate | None = None) -> None:
+    """SIGKILL the sandbox's PID 1 (its PID namespace, so every process the code started, goes too), then
+    bwrap's process group. PID 1 goes first so that bwrap, still alive, reaps it: killed first, bwrap
+    would leave it to the host's init to reap, and its cgroup holds it until then."""
+    if proc.returncode is None and gate is not None and gate.kill():
+        try:
+            proc.wait(1.0)
+        except subprocess.TimeoutExpired:
+            pass
     if proc.returncode is None:
         try:
             os.killpg(proc.pid, signal.SIGKILL)

@@ -99,7 +99,9 @@ def open_file(data: bytes) -> list[tuple[str, trace.Trace]]:
         return [(name, _checked(t)) for name, t in otlp.from_request(raw)]
     items = exports.lane_items(raw)
     if items is None:
-        return [("", _checked(trace.loads(data)))]
+        return [("", _checked(trace.from_json(raw)))]  # parsed once: a 5 MB file took a tenth of a second a parse
+    if trace._depth(raw, trace.MAX_DEPTH) > trace.MAX_DEPTH:  # before a lane is written out again
+        raise TraceFormatError(f"the JSON is nested more than {trace.MAX_DEPTH} levels deep", "too_deep")
     out = []
     for i, item in enumerate(items):
         name = item.get("name") if isinstance(item, dict) and isinstance(item.get("name"), str) else ""

@@ -225,11 +225,12 @@ def _repeated_drafts(n: int = 200) -> dict[str, Any]:
 
 
 def _huge_plan(steps: int = 30_000) -> dict[str, Any]:
-    """order-99999 with a first plan of `steps` steps, each started and finished (a side-table row each)."""
+    """order-99999 whose plans hold `steps` steps each (a block line and a side-table row per step)."""
     data = _example("order-99999")
-    plan = next(e for e in data["events"] if e["kind"] == "plan")
-    plan["steps"] = [{"id": i, "description": f"step {i}", "tool": None, "critical": False, "synthesis": False,
-                      "status": "pending", "reason": ""} for i in range(1, steps + 1)]
+    plans = [e for e in data["events"] if e["kind"] == "plan"]
+    for plan in plans:
+        plan["steps"] = [{"id": i, "description": f"step {i}", "tool": None, "critical": False, "synthesis": False,
+                          "status": "pending", "reason": ""} for i in range(1, steps // len(plans) + 1)]
     return data
 
 
