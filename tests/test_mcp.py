@@ -341,9 +341,12 @@ def test_a_deeply_nested_schema_is_refused_or_accepted_without_a_crash():
     mc.check_tool("deep", deep)  # either answer; never a RecursionError out of it
 
 
-def test_a_name_clash_leaves_the_second_tool_out(bundled):
-    reg, left = mc.registry([bundled["en"]], base=mock_tools.registry(["weather"]))
-    assert reg.tools["weather"].server == "" and ("mock-tools", "weather", "the name is already taken by built-in") in left
+def test_a_servers_tool_replaces_a_built_in_one_and_a_second_server_with_the_name_is_left_out(bundled):
+    reg, left = mc.registry([bundled["en"], bundled["zh"]], base=mock_tools.registry(["weather"]))
+    assert reg.tools["weather"].server == "mock-tools" and reg.tools["weather"].fn.__name__ == "weather"
+    assert ("mock-tools", "weather", "replaces the built-in tool of that name") in left
+    assert ("mock-tools", "weather", "left out: the name is already taken by mock-tools") in left
+    assert "查询" not in reg.tools["weather"].description  # the first server's (English) tool stayed
 
 
 # -- the record -------------------------------------------------------------------------------------

@@ -520,16 +520,19 @@ class Connection:
 
 def registry(connections: Sequence[Connection], base: ToolRegistry | None = None,
              enabled: Mapping[str, Sequence[str]] | None = None) -> tuple[ToolRegistry, list[tuple[str, str, str]]]:
-    """`base`'s tools plus every connection's (those `enabled[server]` names, when given). A tool whose
-    name is already taken is left out: returns the registry and (server, tool, reason) of each left out."""
+    """`base`'s tools plus every connection's (those `enabled[server]` names, when given). A server's
+    tool takes the place of a built-in tool of the same name (it was asked for); a name another server
+    already gave is left out. Returns the registry and (server, tool, note) for each."""
     tools = dict(base.tools) if base is not None else {}
     left: list[tuple[str, str, str]] = []
     for conn in connections:
         for tool in conn.as_tools(None if enabled is None else enabled.get(conn.name, ())):
-            if tool.name in tools:
-                owner = tools[tool.name].server or "built-in"
-                left.append((conn.name, tool.name, f"the name is already taken by {owner}"))
+            taken = tools.get(tool.name)
+            if taken is not None and taken.server:
+                left.append((conn.name, tool.name, f"left out: the name is already taken by {taken.server}"))
                 continue
+            if taken is not None:
+                left.append((conn.name, tool.name, "replaces the built-in tool of that name"))
             tools[tool.name] = tool
     return ToolRegistry(tools), left
 
