@@ -314,9 +314,11 @@ def test_a_role_reads_its_reply_lists_its_verdicts_and_turns_a_persons_line_into
 
 #: Modules that still name roles outside their patterns' folders, and why. The event contract types a
 #: call's role (events.py; a trace with an unknown role is refused on load, below the registry), a
-#: request defaults to the actor (messages.py), and the eval tasks' offline script answers every
-#: pattern's roles on the bundled code tasks. Nothing else may join this list.
-ROLE_NAMES_ALLOWED_IN = {"agent_core/events.py", "agent_core/messages.py", "agent_core/offline/scripts/eval_tasks.py"}
+#: request defaults to the actor (messages.py), the eval sets' offline scripts answer every pattern's
+#: roles on the bundled tasks and questions, and Eval's judge scorer calls its model in the judge role
+#: (so a model bound to judges grades answers too). Nothing else may join this list.
+ROLE_NAMES_ALLOWED_IN = {"agent_core/events.py", "agent_core/messages.py", "agent_core/offline/scripts/eval_tasks.py",
+                         "agent_core/offline/scripts/eval_questions.py", "agent_core/evaluation/scorers.py"}
 
 
 def _names_outside_their_folders(root: Path, extra: dict[str, str] | None = None) -> list[str]:

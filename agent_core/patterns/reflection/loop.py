@@ -19,7 +19,7 @@ still stop early with PASS or a stop phrase; the last generator output wins. The
 the memory here, so `use_trajectory` does not apply.
 
 Quality criteria (`criteria`, seed 05) go into the critic's, reviewer's, refiner's and generator's
-prompts; "default" stands for `prompts.reflection.DEFAULT_CRITERIA`. With `code_task`, drafts are the
+prompts; "default" stands for `prompts.DEFAULT_CRITERIA`. With `code_task`, drafts are the
 code alone: code fences and any prose around them are dropped from `draft` events.
 
 Unit tests (Reflexion's test-feedback loop, `test_evaluator`; implies a code task): every draft is
