@@ -1,12 +1,11 @@
 """Every pattern, registered by one line in `REGISTERED`: the name of its folder under this package,
 whose `__init__.py` exports `SPEC`. Nothing else lists the patterns. `specs()` is in display order.
+A list rather than discovery of the subpackages: a folder half-built on a branch (or left behind as
+`__pycache__` after a checkout) is never registered by accident, and one place says which patterns exist.
 
 Here, too, is the border where a pattern's name and flat fields become a `RunConfig` (`configure`,
 `config_from_dict`): the name picks the pattern's options type, and traces that hold flat fields (every
 trace ever saved) load into it.
-
-A list rather than discovery of the subpackages: a folder half-built on a branch (or left behind as
-`__pycache__` after a checkout) is never registered by accident, and one place says which patterns exist.
 """
 
 from __future__ import annotations
@@ -100,7 +99,7 @@ def configure(pattern: str = "", **fields: Any) -> RunConfig:
     ignored, as a config always ignored what its pattern does not read; a name nobody knows is refused."""
     spec = get(pattern or names()[0])
     own = {k: fields.pop(k) for k in list(fields) if k in spec.option_names()}
-    unknown = sorted(set(fields) - set(SHARED_FIELDS) - _ALL_OPTIONS())
+    unknown = sorted(set(fields) - set(SHARED_FIELDS) - _all_options())
     if unknown:
         raise ConfigError(f"bad run configuration: no field {unknown[0]!r}")
     shared = {k: v for k, v in fields.items() if k in SHARED_FIELDS and k != "pattern"}
@@ -115,7 +114,7 @@ def configure(pattern: str = "", **fields: Any) -> RunConfig:
 def config_from_dict(data: Mapping[str, Any]) -> RunConfig:
     """A config from a trace's flat dict (`RunConfig.to_dict()`, or any trace saved before options had
     a type): the pattern's fields are read, anything else is left out."""
-    known = set(SHARED_FIELDS) | _ALL_OPTIONS()
+    known = set(SHARED_FIELDS) | _all_options()
     return configure(**{k: v for k, v in data.items() if k in known})
 
 
@@ -129,7 +128,7 @@ def check_overrides(pattern: str, lang: str, overrides: Mapping[str, str]) -> No
     PromptSet(specs_for(pattern), lang, overrides)
 
 
-def _ALL_OPTIONS() -> set[str]:
+def _all_options() -> set[str]:
     return {name for spec in specs().values() for name in spec.option_names()}
 
 
