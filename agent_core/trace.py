@@ -78,17 +78,20 @@ def _depth(value: Any, limit: int) -> int:
             return d
         deepest = max(deepest, d)
         if isinstance(item, dict):
-            for key, v in list(item.items()):
-                if isinstance(v, str):
+            renamed = []
+            for key, v in item.items():
+                if type(v) is str:
                     if not v.isascii() and _SURROGATE.search(v):
-                        item[key] = _SURROGATE.sub("\ufffd", v)
+                        item[key] = _SURROGATE.sub("\ufffd", v)  # (a value, not a key: the dict keeps its size)
                 elif isinstance(v, (dict, list)):
                     stack.append((v, d + 1))
                 if not key.isascii() and _SURROGATE.search(key):
-                    item[_SURROGATE.sub("\ufffd", key)] = item.pop(key)
+                    renamed.append(key)
+            for key in renamed:
+                item[_SURROGATE.sub("\ufffd", key)] = item.pop(key)
         elif isinstance(item, list):
             for i, v in enumerate(item):
-                if isinstance(v, str):
+                if type(v) is str:
                     if not v.isascii() and _SURROGATE.search(v):
                         item[i] = _SURROGATE.sub("\ufffd", v)
                 elif isinstance(v, (dict, list)):

@@ -4,6 +4,7 @@ a page switch keeps what was measured."""
 
 import dataclasses
 import hashlib
+import time
 import uuid
 from contextlib import closing
 
@@ -13,10 +14,15 @@ import streamlit as st
 from agent_core import sandbox
 from agent_core.errors import AgentError
 from agent_core.evaluation import (DEFAULT_CONCURRENCY, EVAL_PATTERNS, MAX_CONCURRENCY, PATTERN_HELP, REFERENCE_POINTS,
-                                   TEST_FEEDBACK_NOTE, EvalProgress, EvalRow, bundled_tasks, evaluate, load_tasks,
+                                   TEST_FEEDBACK_NOTE, EvalProgress, EvalRow, bundled_tasks, evaluate,
                                    rows_to_csv, scores_figure, summarize, worst_case)
+from agent_core.evaluation import backends, samples, tasksets
+from agent_core.evaluation.harness import WITH_TESTS
+from agent_core.evaluation.rows import ResultRow
+from agent_core.evaluation.scorers import SCORERS
+from agent_core.offline.model import MODEL_NAME
 from agent_core.sandbox import admission
-from pages.ui import costs, eval_rounds, live, runs, shell, sidebar, text
+from pages.ui import costs, eval_rounds, eval_stats, live, runs, shell, sidebar, text
 from pages.ui.i18n import t, words
 
 shell.require("eval")
@@ -27,6 +33,7 @@ state.setdefault(f"{P}_patterns", list(EVAL_PATTERNS))  # the reference, every p
 state.setdefault(f"{P}_rows", [])
 state.setdefault(f"{P}_job", None)  # the id of the evaluation this session is running, if any
 state.setdefault(f"{P}_concurrency", DEFAULT_CONCURRENCY)
+state.setdefault(f"{P}_repeats", 1)
 
 WORDS = words("eval", lang)
 #: pattern ids (the rows' own) and sandbox statuses, as this page shows them
@@ -54,8 +61,9 @@ def _uploaded() -> None:
         digest = hashlib.sha256(data).hexdigest()
         if digest != state.get(f"{P}_upload_digest"):
             state[f"{P}_upload_tasks"], state[f"{P}_upload_error"] = [], None
-            try:
-                state[f"{P}_upload_tasks"] = load_tasks(data)
+            try:  # every format (HumanEval, MBPP, GSM8K, questions) through the one bounded loader
+                state[f"{P}_upload_set"] = tasksets.load_task_set(data, name=upload.name)
+                state[f"{P}_upload_tasks"] = list(state[f"{P}_upload_set"].tasks)
             except AgentError as exc:  # (why, in the reader's language; the core's words name the line)
                 state[f"{P}_upload_error"] = (getattr(exc, "reason", "invalid"), str(exc))
             state[f"{P}_upload_digest"] = digest
@@ -67,31 +75,51 @@ def _run_all(tasks: list) -> None:
     state[f"{P}_limit"] = max(1, len(tasks))
 
 
+def _sample(name: str) -> tasksets.TaskSet:
+    return samples.load_sample(name)  # read once per process
+
+
 def _source_changed() -> None:
-    _run_all(bundled_tasks() if state[f"{P}_source"] == "bundled" else state.get(f"{P}_upload_tasks") or [])
+    chosen = state[f"{P}_source"]
+    _run_all(bundled_tasks() if chosen == "bundled" else list(_sample(chosen).tasks) if chosen in samples.SAMPLES
+             else state.get(f"{P}_upload_tasks") or [])
 
 
-SOURCES = {"bundled": WORDS["bundled"], "upload": WORDS["upload"]}
+SOURCES = {"bundled": WORDS["bundled"],
+           **{s.id: s.title[lang] for s in samples.SAMPLES.values() if s.id != "bundled"}, "upload": WORDS["upload"]}
 source = st.radio(WORDS["task_set"], list(SOURCES), horizontal=True, key=f"{P}_source", format_func=SOURCES.__getitem__,
                   disabled=state[f"{P}_job"] is not None, persist_state="session", on_change=_source_changed)
 tasks, problem = [], None
+task_set = None
 if source == "bundled":
     tasks = bundled_tasks()
+elif source in samples.SAMPLES:
+    task_set = _sample(source)
+    tasks = list(task_set.tasks)
 else:
     # max_upload_size: 5 MB, the most load_tasks reads; the uploader refuses a bigger file before sending it
-    st.file_uploader(WORDS["uploader"], type=["jsonl", "gz", "json"], key=f"{P}_upload",
+    st.file_uploader(WORDS["uploader"], type=["jsonl", "gz", "json", "csv"], key=f"{P}_upload",
                      on_change=_uploaded, help=WORDS["uploader_help"], max_upload_size=5)
     tasks, problem = state.get(f"{P}_upload_tasks") or [], state.get(f"{P}_upload_error")
+    task_set = state.get(f"{P}_upload_set") if tasks else None
     if problem:
         reason, detail = problem
         said = t("task_problems.shown", problem=t(f"task_problems.{reason}"), detail=detail)
         st.error(WORDS["bad_upload"].format(detail=text.escape(said)), icon=":material/error:")
+#: a question set (answers scored by a scorer, not code judged by tests) runs through agent_core.evaluation.backends
+questions = task_set is not None and not task_set.is_code
+STATS = words("eval_stats", lang)
+if questions:
+    st.caption(STATS["questions"].format(n=len(tasks), format=task_set.format, scorer=", ".join(
+        dict.fromkeys(t.scorer for t in tasks))))
 if tasks:
     st.caption(WORDS["tasks"].format(n=len(tasks)) + ", ".join(text.code_span(task.task_id) for task in tasks[:12])
                + (" …" if len(tasks) > 12 else ""))
 
-left, middle, right = st.columns([3, 1, 1])
-patterns = left.multiselect(WORDS["pattern_pick"], list(EVAL_PATTERNS), key=f"{P}_patterns", format_func=_label,
+offered = [p for p in EVAL_PATTERNS if not (questions and p == WITH_TESTS)]  # a question has no unit tests
+state[f"{P}_patterns"] = [p for p in state[f"{P}_patterns"] if p in offered]
+left, middle, right, far = st.columns([3, 1, 1, 1])
+patterns = left.multiselect(WORDS["pattern_pick"], offered, key=f"{P}_patterns", format_func=_label,
                             disabled=state[f"{P}_job"] is not None, persist_state="session",
                             help="\n\n".join(f"**{_label(p)}** — {PATTERN_HELP[p][lang]}" for p in EVAL_PATTERNS))
 state.setdefault(f"{P}_limit", max(1, len(tasks)))
@@ -101,12 +129,24 @@ limit = middle.number_input(WORDS["limit"], min_value=1, max_value=max(1, len(ta
 concurrency = right.number_input(WORDS["concurrency"], min_value=1, max_value=MAX_CONCURRENCY, step=1,
                                  key=f"{P}_concurrency", help=WORDS["concurrency_help"],
                                  disabled=state[f"{P}_job"] is not None, persist_state="session")
-if "reflection+tests" in patterns:
+repeats = far.number_input(STATS["repeats"], min_value=1, max_value=backends.MAX_REPEATS, step=1, key=f"{P}_repeats",
+                           help=STATS["repeats_help"], disabled=state[f"{P}_job"] is not None, persist_state="session")
+scorer = None
+if questions:
+    picked = st.selectbox(STATS["scorer"], ["", *SCORERS], key=f"{P}_scorer", help=STATS["scorer_help"],
+                          format_func=lambda s: s or STATS["scorer_default"], disabled=state[f"{P}_job"] is not None,
+                          persist_state="session")
+    scorer = picked or None
+#: question sets and repeats run through the backends (rows per task x pattern x repeat); a single run of a
+#: code set keeps the harness's rows (the rounds view reads them)
+repeated = questions or int(repeats) > 1
+if WITH_TESTS in patterns:
     st.info(TEST_FEEDBACK_NOTE[lang], icon=":material/info:")
 
 
 def _start() -> None:
     state[f"{P}_rows"] = []
+    state[f"{P}_started"] = time.monotonic()
     state[f"{P}_note"] = None
     state[f"{P}_job"] = uuid.uuid4().hex[:8]
 
@@ -117,9 +157,13 @@ def _stop() -> None:
     job, pool = state.get(f"{P}_pool") or (None, None)
     if pool is not None and job == state[f"{P}_job"]:
         pool.stop(timeout=1.0)  # workers close their runs at their next event; the rows are kept either way
-        state[f"{P}_rows"] = [dataclasses.asdict(r) for r in pool.finished_rows()]
+        state[f"{P}_rows"] = [_kept(r) for r in pool.finished_rows()]
         state[f"{P}_note"] = ("info", WORDS["stopped"].format(rows=len(state[f"{P}_rows"])))
     state[f"{P}_job"] = None
+
+
+def _kept(row: EvalRow | ResultRow) -> dict:  # stored as a dict with its kind
+    return {**dataclasses.asdict(row), "_kind": "result" if isinstance(row, ResultRow) else "eval"}
 
 
 blocked = not tasks or not patterns or bool(problem) or runs.any_active()
@@ -129,7 +173,7 @@ buttons.button(WORDS["run"], key=f"{P}_run", type="primary", icon=":material/pla
 buttons.button(WORDS["stop"], key=f"{P}_stop", icon=":material/stop_circle:", on_click=_stop,
                disabled=state[f"{P}_job"] is None)
 worst = None
-if tasks and patterns and not problem:
+if tasks and patterns and not problem and not questions:
     # worked out once per task set (its content digest), patterns, count and language, not on every rerun
     asked = ("bundled" if source == "bundled" else state.get(f"{P}_upload_digest"), tuple(patterns), int(limit), lang)
     kept = state.get(f"{P}_worst")
@@ -153,6 +197,10 @@ table = st.empty()
 
 
 def _frame(rows: list[dict]) -> pd.DataFrame:
+    if rows and rows[0].get("_kind") == "result":
+        frame = pd.DataFrame(rows, columns=["task_id", "pattern", "repeat", "passed", "status", "calls", "tokens",
+                                            "cost", "detail"])
+        return frame.rename(columns={"calls": "llm_calls", "cost": "cost_usd", "detail": "summary"})
     columns = ["task_id", "pattern", "passed", "status", "llm_calls", "prompt_tokens", "completion_tokens", "cost_usd",
                "summary"]
     return pd.DataFrame(rows, columns=columns)
@@ -174,7 +222,8 @@ def _gauge(rows: list[dict]) -> None:
     router = sidebar.model_router()
     price, _ = costs.model_price(router, costs.price_table()[0])
     ceiling = worst.cost(price) if worst is not None else None
-    spent = None if any(r.get("cost_usd") is None for r in rows) else sum(r.get("cost_usd") or 0.0 for r in rows)
+    paid = [r.get("cost_usd", r.get("cost")) for r in rows]
+    spent = None if any(c is None for c in paid) else sum(paid)
     words = costs.words(lang)
     if spent is None:
         gauge.caption(words["spend_unknown"].format(models=", ".join(dict.fromkeys(router.names().values()))))
@@ -199,11 +248,18 @@ job = state[f"{P}_job"]
 if job is not None:
     pool = None
     try:
-        sandbox.check_available()  # no sandbox, no judging: SandboxUnavailable says why and how to fix it
+        if not questions:
+            sandbox.check_available()  # no sandbox, no judging: SandboxUnavailable says why and how to fix it
         alive = live._session_alive()  # a closed tab's runs leave the judge queue (None under AppTest)
         with admission.cancelled_when(None if alive is None else (lambda: not alive())):
-            pool = evaluate(tasks, patterns, sidebar.model_router(), limit=int(limit), lang=lang,
-                            concurrency=int(concurrency), prices=costs.price_table()[0])
+            if repeated:
+                chosen = (task_set or tasksets.TaskSet("humaneval", tuple(tasks))).with_scorer(scorer)
+                plan = backends.plan(chosen, patterns, repeats=int(repeats), limit=int(limit), lang=lang)
+                pool = backends.local(plan, sidebar.model_router(), concurrency=int(concurrency),
+                                      prices=costs.price_table()[0])
+            else:
+                pool = evaluate(tasks, patterns, sidebar.model_router(), limit=int(limit), lang=lang,
+                                concurrency=int(concurrency), prices=costs.price_table()[0])
         state[f"{P}_pool"] = (job, pool)  # for Stop's callback, which runs in another script run
         latest: EvalProgress | None = None
         with closing(pool):  # a page switch or the toolbar's Stop ends every run under way
@@ -213,17 +269,18 @@ if job is not None:
                 if isinstance(item, admission.QueueState):
                     _in_line(item)
                     continue
-                if isinstance(item, EvalRow):
-                    state[f"{P}_rows"].append(dataclasses.asdict(item))
+                if isinstance(item, (EvalRow, ResultRow)):
+                    state[f"{P}_rows"].append(_kept(item))
                     _table(state[f"{P}_rows"])
                     _gauge(state[f"{P}_rows"])
                 else:
                     latest = item
                 if latest is not None:  # counted from the pool: rows may finish ahead of the table
                     done = len(pool.finished_rows())
+                    eta = eval_stats.eta_text(done, pool.total, time.monotonic() - state[f"{P}_started"], lang)
                     progress.progress(done / pool.total, text=WORDS["progress"].format(
                         done=done, total=pool.total, running=max(0, pool.in_flight), pattern=_label(latest.pattern),
-                        task=latest.task_id))
+                        task=latest.task_id) + (f" · {eta}" if eta else ""))
         if pool.gate.refusals:
             state[f"{P}_note"] = ("warning", WORDS["waited"].format(n=pool.gate.refusals, s=pool.gate.waited_s))
     except AgentError as exc:
@@ -233,7 +290,7 @@ if job is not None:
     finally:
         if state.get(f"{P}_job") == job:
             if pool is not None:  # ended here (finished, page switch): every finished row, in order
-                state[f"{P}_rows"] = [dataclasses.asdict(r) for r in pool.finished_rows()]
+                state[f"{P}_rows"] = [_kept(r) for r in pool.finished_rows()]
             state[f"{P}_job"] = None
         if (state.get(f"{P}_pool") or (None,))[0] == job:
             state[f"{P}_pool"] = None
@@ -244,7 +301,18 @@ if note:
     kind, message = note
     {"error": st.error, "warning": st.warning}.get(kind, st.info)(text.escape(message))
 
-rows = [EvalRow(**r) for r in state[f"{P}_rows"]]
+def _row(kept: dict) -> EvalRow | ResultRow:
+    fields = {k: tuple(v) if isinstance(v, list) else v for k, v in kept.items() if k != "_kind"}
+    return ResultRow(**fields) if kept.get("_kind") == "result" else EvalRow(**fields)
+
+
+stored = [_row(r) for r in state[f"{P}_rows"]]
+rows = [r for r in stored if isinstance(r, EvalRow)]
+results = [r for r in stored if isinstance(r, ResultRow)]
+if results:
+    progress.empty()
+    _table(state[f"{P}_rows"])
+    eval_stats.show(results, lang, P, LABELS)
 if rows:
     progress.empty()
     _table(state[f"{P}_rows"])
@@ -266,7 +334,27 @@ if rows:
         hide_index=True, width="stretch")
     st.download_button(WORDS["download"], rows_to_csv(rows), file_name="eval-results.csv", mime="text/csv",
                        key=f"{P}_csv", icon=":material/download:")
+    eval_stats.show(eval_stats.from_eval_rows(rows), lang, P, LABELS)
     eval_rounds.show(rows, lang, P)
+
+
+def _preset(finding: samples.Finding, offline: bool) -> None:
+    state[f"{P}_source"] = finding.sample_for(offline)
+    state[f"{P}_patterns"] = list(finding.patterns)
+    _source_changed()
+
+
+st.subheader(STATS["presets"])
+offline = all(name == MODEL_NAME for name in sidebar.model_router().names().values())
+for finding in samples.FINDINGS:
+    st.button(STATS["preset_run"].format(claim=finding.claim[lang]), key=f"{P}_preset_{finding.id}",
+              on_click=_preset, args=(finding, offline), disabled=state[f"{P}_job"] is not None,
+              icon=":material/science:")
+    sample = samples.SAMPLES[finding.sample_for(offline)]
+    st.caption(STATS["preset_source"].format(source=text.escape(finding.source), url=finding.url,
+                                             sample=text.escape(f"{sample.title[lang]} — {sample.source[lang]}")))
+if offline:
+    st.info(STATS["preset_offline"], icon=":material/smart_toy:")
 
 st.subheader(WORDS["references"])
 #: the reference points' names, benchmarks and baselines in the page's language (the core holds them in English)

@@ -4,7 +4,7 @@ step live; afterwards, its costs and downloads. A rerun redraws the stored run t
 import streamlit as st
 
 from agent_core.offline import placeholder
-from pages.ui import call_views, controls, fork_view, follow, graphs, handoff, honesty, live, runs, setup_state, shell, sidebar, step_view, summary, text
+from pages.ui import call_views, controls, fork_view, follow, graphs, handoff, honesty, live, runs, setup_state, shell, sidebar, step_view, summary, text, tools_view
 from pages.ui.catalogue import VARIANTS
 from pages.ui.i18n import t
 from pages.ui.render import RunView, draw_run, hide_stale
@@ -35,6 +35,7 @@ with setup_col:
     step_view.controls(P, setup.variant.pattern, lang, disabled=running)
     with st.expander(t("playground.limits_tab"), icon=":material/tune:", expanded=True):
         controls.limit_controls(P, setup, disabled=running)
+    tools_view.section(P, lang, disabled=running)  # MCP servers and their tools
 
 with prompts_tab:
     honesty.prompts_note(lang)

@@ -34,7 +34,7 @@ def build():
 
     async def call_tool(_ctx, params):
         name, args = params.name, params.arguments or {}
-        text = lambda t: types.CallToolResult(content=[types.TextContent(text=t)])  # noqa: E731
+        text = lambda t: types.CallToolResult(content=[types.TextContent(text=t)])
         if name == "echo":
             return text(f"echo: {args.get('text', '')}")
         if name == "hang":
@@ -46,7 +46,8 @@ def build():
         if name == "fail":
             return types.CallToolResult(content=[types.TextContent(text="the backend said no")], is_error=True)
         if name == "spawn":
-            p = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
+            # the point: a grandchild in the server's process group
+            p = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])  # noqa: ASYNC220
             return text(f"spawned {p.pid}")
         raise RuntimeError("the handler broke")
 

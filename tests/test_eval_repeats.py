@@ -141,3 +141,8 @@ def test_each_repeat_asks_for_its_own_stable_seed() -> None:
         list(backends.SeededModel(Endpoint(), backends.repeat_seed("t", "direct", repeat))
              .stream(ChatRequest((user("hi"),))))
     assert bodies[0] == bodies[2] != bodies[1] and set(bodies[0]) == {"seed"}
+
+
+def test_the_humaneval_sample_is_valid_its_canonical_solutions_pass() -> None:
+    code, text = cli("eval", "--tasks", "humaneval-sample", "--pattern", "reference")
+    assert code == 0 and "10/10" in text

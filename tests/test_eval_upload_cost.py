@@ -10,7 +10,8 @@ import time
 
 import pytest
 
-import agent_core.evaluation as evaluation
+from agent_core import evaluation
+from agent_core.evaluation import tasksets
 from tests.app_pages import open_page
 
 
@@ -33,21 +34,21 @@ def _upload(at, data: bytes, name: str = "tasks.jsonl") -> None:
     assert not at.exception, [e.message for e in at.exception]
 
 
-def _counting(monkeypatch, name: str) -> list[int]:
+def _counting(monkeypatch, name: str, module=evaluation) -> list[int]:
     calls = [0]
-    real = getattr(evaluation, name)
+    real = getattr(module, name)
 
     def counted(*args, **kwargs):
         calls[0] += 1
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(evaluation, name, counted)  # the page imports it from here on every script run
+    monkeypatch.setattr(module, name, counted)  # the page imports it from here on every script run
     return calls
 
 
 def test_a_5_mb_task_set_is_parsed_once_and_its_worst_case_worked_out_once(monkeypatch):
     assert len(BIG) > 4_500_000
-    loads, worst = _counting(monkeypatch, "load_tasks"), _counting(monkeypatch, "worst_case")
+    loads, worst = _counting(monkeypatch, "load_task_set", tasksets), _counting(monkeypatch, "worst_case")
     at = open_page("pages/eval.py", ev_patterns=["reference", "react", "reflection+tests"])
     at.radio(key="ev_source").set_value("upload").run()
     loads[0] = worst[0] = 0  # (the bundled set, priced once when the page opened)

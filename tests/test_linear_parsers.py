@@ -18,15 +18,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_core import untrusted
-from agent_core.errors import AgentError
 from agent_core.diffing import Budget, diff_stats, word_diff
+from agent_core.errors import AgentError
 from agent_core.evaluation import EvalTask, extract_code
 from agent_core.messages import estimate_tokens
 from agent_core.patterns.plan_execute.loop import parse_plan
 from agent_core.patterns.react.loop import parse_text_step
 from agent_core.patterns.reflection.loop import clean_draft
 from agent_core.prompts import placeholders
-from agent_core.report import cell, escape as report_escape, quote
+from agent_core.report import cell, quote
+from agent_core.report import escape as report_escape
 from agent_core.tools import parse_arguments
 from agent_core.verdicts import extract_json, parse_critique, parse_judgement, parse_step_verdict, strip_think
 from pages.ui import text

@@ -3,7 +3,6 @@ every fault, the record (trace, replay, exact forks, OpenTelemetry) and who may 
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import socket
 import subprocess
@@ -16,16 +15,19 @@ import pytest
 
 mcp = pytest.importorskip("mcp")
 
-import agent_core as ac  # noqa: E402
-from agent_core import events as ev  # noqa: E402
-from agent_core import mock_tools, trace  # noqa: E402
-from agent_core.fork import fork  # noqa: E402
-from agent_core.mcp import McpError  # noqa: E402
-from agent_core.mcp import client as mc  # noqa: E402
-from agent_core.mcp import recorded, servers  # noqa: E402
-from agent_core.scenarios import SCENARIOS  # noqa: E402
-from agent_core.testing import ScriptedModel, say, tool  # noqa: E402
-from agent_core.tools import MAX_OUTPUT_CHARS  # noqa: E402
+import agent_core as ac
+from agent_core import events as ev
+from agent_core import mock_tools, trace
+from agent_core.fork import fork
+from agent_core.mcp import (
+    McpError,
+    recorded,
+    servers,
+)
+from agent_core.mcp import client as mc
+from agent_core.scenarios import SCENARIOS
+from agent_core.testing import ScriptedModel, say, tool
+from agent_core.tools import MAX_OUTPUT_CHARS
 
 ROOT = Path(__file__).resolve().parents[1]
 FAULT = [sys.executable, str(ROOT / "tests" / "mcp_fault_server.py")]
@@ -98,6 +100,19 @@ def test_the_bundled_server_lists_the_mock_tools_with_their_schemas(bundled):
 
 
 # -- real servers nobody here wrote -----------------------------------------------------------------
+
+def _fork_at_last_with_no_server(config, result, registry):
+    """Save the run, then fork it at its last call with no server: the recorded results come back."""
+    saved = trace.loads(trace.Trace.of(recorded.with_tools(config.to_dict(), registry), result.events, {}).dumps())
+    reg, missing = recorded.fork_tools(saved.events, ac.runner.default_tools(config), config=saved.config)
+    assert missing
+    calls = sum(isinstance(e, ev.LlmCall) for e in saved.events)
+    stream, rec = fork(saved.events, calls, config, ScriptedModel([say("Forked.")]), tools=reg)
+    forked = list(stream)
+    want = [(e.name, e.output, e.server) for e in result.events if isinstance(e, ev.ToolResult)]
+    assert [(e.name, e.output, e.server) for e in forked if isinstance(e, ev.ToolResult)] == want
+    assert rec.first_difference is None and forked[-1].kind == "run_finished"
+
 
 def _run_with(conn, script, task="what time is it?"):
     reg, _ = mc.registry([conn])
@@ -179,12 +194,14 @@ def test_mcp_server_git_over_stdio_on_a_temporary_repository(tmp_path):
         assert {"git_status", "git_log"} <= names
         _config, result = _run_with(conn, [say("", tool("git_log", repo_path=str(repo))),
                                            say("", tool("git_status", repo_path=str(repo))), say("One commit.")])
+        reg_live = mc.registry([conn])[0]
     finally:
         conn.close()
     outs = {e.name: e for e in result.events if isinstance(e, ev.ToolResult)}
     assert "first commit" in outs["git_log"].output and "b.txt" in outs["git_status"].output
     assert all(e.server == "git" for e in outs.values())
     _no_children_left()
+    _fork_at_last_with_no_server(_config, result, reg_live)
 
 
 def _free_port() -> int:
@@ -224,10 +241,41 @@ def test_an_http_server_built_with_the_sdk(http_server):
         add = next(t for t in conn.tools if t.name == "add")
         assert add.description == "Add two integers." and set(add.schema["properties"]) == {"a", "b"}
         _config, result = _run_with(conn, [say("", tool("add", a=2, b=40)), say("42")], task="2+40?")
+        reg_live = mc.registry([conn])[0]
     finally:
         conn.close()
     out = next(e for e in result.events if isinstance(e, ev.ToolResult))
     assert out.output.strip() == "42" and not out.is_error and out.server == http_server
+    _fork_at_last_with_no_server(_config, result, reg_live)
+
+
+def test_an_http_url_where_nothing_listens_is_a_clean_error():
+    t0 = time.monotonic()
+    with pytest.raises(McpError) as err:
+        mc.Connection(mc.parse_server(f"http://127.0.0.1:{_free_port()}/mcp"), connect_timeout=5).start()
+    assert err.value.reason in ("start", "handshake") and time.monotonic() - t0 < 12
+
+
+def test_an_http_server_that_goes_away_mid_run_gives_error_observations():
+    port = _free_port()
+    proc = subprocess.Popen([*FAULT, "--http", str(port)])
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), 0.2).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        conn = mc.Connection(mc.parse_server(f"http://127.0.0.1:{port}/mcp"), call_timeout=3).start()
+        assert conn.call("echo", {"text": "hi"}).output == "echo: hi"
+    finally:
+        proc.kill()
+        proc.wait(5)
+    obs = conn.call("echo", {"text": "again"})
+    conn.close()
+    assert obs.is_error and "faulty" not in obs.output and ("stopped" in obs.output or "failed" in obs.output
+                                                             or "did not answer" in obs.output)
 
 
 # -- faults -----------------------------------------------------------------------------------------
@@ -310,6 +358,27 @@ def test_a_server_that_does_not_start_is_a_clean_typed_error_and_leaves_no_proce
     assert err.value.reason == reason and says in str(err.value) and time.monotonic() - t0 < 10
     assert err.value.message("zh") != err.value.message("en") and "MCP" in err.value.message("zh")
     _no_children_left()
+
+
+def test_a_server_dies_with_the_process_that_started_it_even_when_that_one_is_killed(tmp_path):
+    import shutil
+    import signal
+
+    if not shutil.which("setpriv"):
+        pytest.skip("no setpriv: the parent-death signal is not set")
+    code = ("import sys, time; from agent_core.mcp import client as mc; "
+            f"c = mc.Connection(mc.ServerSpec(command={tuple(FAULT)!r})).start(); print(c.pid, flush=True); time.sleep(60)")
+    parent = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    try:
+        server = int(parent.stdout.readline())
+        assert not _gone(server)
+    finally:
+        parent.send_signal(signal.SIGKILL)
+        parent.wait(5)
+    deadline = time.monotonic() + 5
+    while not _gone(server) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _gone(server)
 
 
 def test_connect_all_closes_the_started_ones_when_one_fails():

@@ -11,8 +11,8 @@ import pytest
 
 pytest.importorskip("mcp")
 
-from agent_core import cli  # noqa: E402
-from agent_core.mcp import client as mc  # noqa: E402
+from agent_core import cli
+from agent_core.mcp import client as mc
 
 ROOT = Path(__file__).resolve().parents[1]
 FAULT = f"{sys.executable} {ROOT / 'tests' / 'mcp_fault_server.py'}"
@@ -66,6 +66,6 @@ def test_a_run_with_mcp_tools_records_them_and_a_fork_without_the_server_replays
 
 def test_two_servers_in_one_run(tmp_path):
     pytest.importorskip("mcp_server_time")
-    rc, text = main("run", "--task", "What time is it in Tokyo?", "--pattern", "direct", "--mcp", "bundled",
+    rc, _text = main("run", "--task", "What time is it in Tokyo?", "--pattern", "direct", "--mcp", "bundled",
                     "--mcp", f"{sys.executable} -m mcp_server_time --local-timezone UTC")
     assert rc == 0 and not mc._OPEN

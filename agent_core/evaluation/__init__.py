@@ -7,6 +7,12 @@
 
 tasks.py loads and validates task sets (HumanEval's JSONL format), harness.py runs and judges,
 scores.py sums up and draws; see each module's docstring.
+
+Question sets, repeats and statistics: tasksets.py reads every format (generic JSONL/CSV, GSM8K, MBPP,
+HumanEval) through one bounded loader, scorers.py scores answers, backends.py runs every task × pattern
+× repeat (the local pool; ray_backend.py on Ray), rows.py holds the rows, their CSV, resume and the
+summary, stats.py the intervals and the paired tests, samples.py the bundled samples and presets, and
+eval_cli.py the CLI's eval command.
 """
 
 from .harness import (DEFAULT_CONCURRENCY, EVAL_PATTERNS, MAX_CONCURRENCY, PATTERN_HELP, REFERENCE,

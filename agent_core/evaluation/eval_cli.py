@@ -56,7 +56,7 @@ def load(name: str) -> TaskSet:
     if name == "bundled":
         return load_task_set(BUNDLED_PATH)
     if name in samples.SAMPLES:
-        return load_task_set(samples.SAMPLES[name].path)
+        return samples.load_sample(name)
     return load_task_set(name)
 
 

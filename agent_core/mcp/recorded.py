@@ -71,10 +71,12 @@ def fork_tools(events: Sequence[ev.Event], base: ToolRegistry, connections: Sequ
     missing: list[str] = []
     raw = (config or {}).get(CONFIG_KEY)
     specs = {str(s.get("name")): s for s in raw if isinstance(s, Mapping)} if isinstance(raw, list) else {}
-    used = recorded_servers(events)
-    for spec in specs.values():  # a tool offered but never called is offered in the fork too
-        if isinstance(spec.get("server"), str) and spec["server"]:
-            used.setdefault(str(spec["name"]), spec["server"])
+    # the tools in the order the run offered them (the prompts list them in that order), then any
+    # the trace called that its config does not name (a trace written without the specs)
+    used = {str(spec["name"]): spec["server"] for spec in specs.values()
+            if isinstance(spec.get("server"), str) and spec["server"]}
+    for name, server in recorded_servers(events).items():
+        used.setdefault(name, server)
     for name, server in used.items():
         conn = live.get(server)
         found = next((t for t in conn.as_tools([name])), None) if conn is not None else None

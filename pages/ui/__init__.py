@@ -25,4 +25,5 @@
 - poll.py     — the room's prediction poll (per server, in memory; one per session, closed with its run)
 - uploads.py  — bounds on uploads held in memory: per file, per session, per server
 - honesty.py  — what the scripted offline model does not do, said where it matters
+- tools_view.py — the Tools (MCP) section: servers to connect, their tools, health and switches
 """

@@ -22,7 +22,7 @@ from agent_core.models import ModelRouter
 from agent_core.pricing import worst_case
 from agent_core.stepping import RunHandle
 
-from . import costs, poll, runs, setup_state, sidebar, step_view
+from . import costs, poll, runs, setup_state, sidebar, step_view, tools_view
 from .i18n import t
 from .render import RunView
 
@@ -37,7 +37,7 @@ def _start(prefix: str) -> None:
     if setup.problems or setup.config is None or setup.bound is None or sidebar.model_problem():
         return  # the page shows why; the button is disabled then anyway
     router = sidebar.model_router()
-    runs.begin(prefix, setup.task, setup.config.to_dict(), router.names(), setup.bound,
+    runs.begin(prefix, setup.task, tools_view.with_tools(prefix, setup.config.to_dict()), router.names(), setup.bound,
                step=step_view.requested(prefix, setup.config.pattern))
     # a person who pressed Run from the prompt editor's tab is taken to the run they started
     st.session_state[tabs_key(prefix)] = t("fits.run_tab")
@@ -137,7 +137,10 @@ def _start_handle(record: runs.RunRecord, router: ModelRouter) -> None:
             record.prefix_ready.set()
             room.close()
     spec = registry.get(record.run_config().pattern)  # its roles' grammar goes with every pause
-    record.handle = RunHandle(lambda gate: run_stream(record, replace(router, gate=gate)),
+    # the MCP tools are looked up here, in the session's script thread, not in the run's
+    tools = tools_view.registry_for(record.config, [ev.event_from_dict(e) for e in record.parent or ()],
+                                    (record.fork or {}).get("parent_config"))
+    record.handle = RunHandle(lambda gate: run_stream(record, replace(router, gate=gate), tools),
                               step_view.breakpoints(record.step or {}), on_event=on_event,
                               owner_alive=_session_alive(), roles={r.name: r for r in spec.roles}).start()
 
@@ -157,10 +160,10 @@ def _session_alive():  # noqa: ANN202 - a () -> bool, or None
     return lambda: runtime.is_active_session(session)
 
 
-def run_stream(record: runs.RunRecord, router: ModelRouter):
+def run_stream(record: runs.RunRecord, router: ModelRouter, tools=None):  # noqa: ANN001 - a ToolRegistry or None
     """The run's events: a fresh run, or a fork served from its parent's record up to the fork call."""
     if not record.fork:
-        return ac.stream(record.task, record.run_config(), router)
+        return ac.stream(record.task, record.run_config(), router, tools)
     from agent_core.fork import Reply, fork
     from agent_core.messages import ToolCall
 
@@ -168,5 +171,5 @@ def run_stream(record: runs.RunRecord, router: ModelRouter):
     reply = None if data is None else Reply(data.get("text", ""), tuple(
         ToolCall(c["id"], c["name"], c["arguments"]) for c in data.get("tool_calls", ())))
     parent = [ev.event_from_dict(e) for e in record.parent or ()]
-    stream, _recorded = fork(parent, record.fork["at"], record.run_config(), router, reply=reply)
+    stream, _recorded = fork(parent, record.fork["at"], record.run_config(), router, tools, reply=reply)
     return stream

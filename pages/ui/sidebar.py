@@ -202,7 +202,11 @@ def api_key() -> str | None:
 
 def secrets_to_redact() -> list[str]:
     """Every key exports must never contain: this session's and every key the server holds."""
-    return list(dict.fromkeys(k for k in [_state().get(K_KEY_HELD), api_key(), *endpoints.server_keys()] if k))
+    # and the operator's MCP server headers (bearer tokens)
+    from agent_core.mcp.servers import header_values
+
+    return list(dict.fromkeys(k for k in [_state().get(K_KEY_HELD), api_key(), *endpoints.server_keys(),
+                                          *header_values()] if k))
 
 
 def model_problem() -> str | None:
