@@ -213,6 +213,7 @@ def _table(rows: list[dict]) -> None:
     cols = words("eval.col", lang)
     table.dataframe(frame, hide_index=True, width="stretch", column_config={
         **{name: st.column_config.Column(cols[name]) for name in frame.columns if name in cols},
+        **{name: st.column_config.Column(STATS[f"col_{name}"]) for name in ("repeat", "tokens") if name in frame.columns},
         "cost_usd": st.column_config.NumberColumn(costs.words(lang)["cost"], format="$%.4f",
                                                   help=costs.words(lang)["cost_help"])})
 

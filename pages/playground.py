@@ -61,6 +61,7 @@ with run_tab, st.container(key=f"{P}_run_area"):
                                         for role, name in record.models.items())))
         with head:
             fork_view.banner(record, lang)
+        tools_view.fork_note(record, lang)  # a fork's MCP servers that are not connected here
         if placeholder(record.config.get("scenario"), record.config.get("pattern", ""), record.models.values()):
             st.caption(t("fits.placeholder_run"))  # offline, no script covers it: its verdicts mean nothing
         if sum(1 for e in record.events if e["kind"] == "draft") > 1:  # there are diffs to lay out

@@ -59,6 +59,7 @@ def main() -> None:
     parser.add_argument("--exit-at-start", action="store_true")
     parser.add_argument("--silent", action="store_true", help="read stdin, never answer")
     parser.add_argument("--http", type=int)
+    parser.add_argument("--json", action="store_true", help="HTTP: answer with JSON rather than SSE")
     args = parser.parse_args()
     if args.exit_at_start:
         print("fault server: refusing to start", file=sys.stderr)
@@ -71,7 +72,8 @@ def main() -> None:
     if args.http:
         import uvicorn
 
-        uvicorn.run(server.streamable_http_app(), host="127.0.0.1", port=args.http, log_level="error")
+        app = server.streamable_http_app(json_response=args.json)
+        uvicorn.run(app, host="127.0.0.1", port=args.http, log_level="error")
         return
     from mcp.server.stdio import stdio_server
 

@@ -135,3 +135,27 @@ def test_the_sidebar_locks_while_an_evaluation_runs():
     at.session_state["ev_job"] = None
     at.run()
     assert not at.sidebar.selectbox(key="sb_provider").disabled
+
+
+def test_a_template_edit_that_does_not_validate_is_said_at_the_next_pause_in_the_pages_language():
+    for lang, said in (("en", "was not kept"), ("zh", "没有保留")):
+        at = stepped_primes("every_call")
+        if lang == "zh":
+            at.session_state["sb_lang"] = "zh"
+            at.run()
+        while record(at).handle.pending.role != "critic":
+            at.button(key=f"{P}_step_step").click().run()
+            settle(at)
+        nonce = f"critic_{record(at).handle.pending.call}"
+        at.button(key=f"{P}_step_edit").click().run()
+        at.checkbox(key=f"{P}_step_template_{nonce}").check().run()
+        area = [a for a in at.text_area if (a.key or "").startswith(f"{P}_step_msg_{nonce}_")][-1]  # the template's
+        area.input("Answer PASS.").run()  # the filled-in draft is gone, so the template lacks a placeholder
+        at.button(key=f"{P}_step_send_{nonce}").click().run()
+        settle(at)
+        warnings = [w.value for w in at.warning if said in w.value]
+        assert warnings and "critic" in warnings[0], [w.value for w in at.warning]
+        critic = [e for e in record(at).events if e["kind"] == "llm_call" and e["role"] == "critic"][0]
+        assert critic["new_messages"][0]["content"] == "Answer PASS.", "the edited messages were still sent"
+        at.button(key=f"{P}_step_stop").click().run()
+        assert not at.exception

@@ -46,7 +46,7 @@ def test_connect_the_bundled_server_see_its_tools_and_run_with_them(lang, monkey
     _button(at, words["connect"]).click().run()
     assert not at.exception, [e.message for e in at.exception]
     health = "connected, 8 tools" if lang == "en" else "已连接，8 个工具"
-    assert health in _texts(at)
+    assert health in _texts(at) and words["ping"].split("{ms}")[0] in _texts(at)
     boxes = [c for c in at.checkbox if c.key and c.key.startswith(f"{P}_mcp_tool_")]
     assert len(boxes) == 8 and all(c.value for c in boxes)
     assert any('"city"' in c.value for c in at.code)  # the schema is drawn
@@ -144,3 +144,32 @@ def test_replay_opens_a_run_made_over_mcp_with_no_server_anywhere(monkeypatch):
     upload(at, "mcp.json", data)
     assert has_final_answer(at)
     assert any("syncing" in (getattr(e, "value", "") or "") for e in [*at.markdown, *at.code, *at.caption])
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_fork_whose_server_is_not_connected_says_so(lang, monkeypatch):
+    at = _open(lang, monkeypatch)
+    _button(at, i18n.words("tools_mcp", lang)["connect"]).click().run()
+    at.button(key=f"{P}_run").click().run()
+    record = at.session_state[f"{P}_runs"][-1]
+    note = i18n.words("tools_mcp", lang)["fork_missing"].split("{servers}")[0]
+    assert note not in _texts(at)
+    record.fork = {"run_id": "parent", "at": 2, "edited": False, "parent_config": dict(record.config)}
+    record.parent = list(record.events)
+    at.run()
+    assert note not in _texts(at)  # connected: nothing to say
+    _button(at, i18n.words("tools_mcp", lang)["disconnect"]).click().run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert any(note in c.value and "mock" in c.value for c in at.caption)
+
+
+def test_drawing_the_section_does_not_import_the_sdk():
+    import subprocess
+    import sys
+
+    code = ("import sys; from streamlit.testing.v1 import AppTest; "
+            "at = AppTest.from_file('app.py', default_timeout=60); at.run(); at.switch_page('pages/playground.py').run(); "
+            "assert not at.exception; print('mcp' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False,
+                         cwd=str(__import__("pathlib").Path(__file__).resolve().parents[1]))
+    assert out.stdout.strip().splitlines()[-1] == "False", out.stderr[-500:]

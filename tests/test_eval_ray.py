@@ -76,3 +76,18 @@ def test_importing_ray_leaves_no_path_the_sandbox_cannot_mount() -> None:
     assert ray_backend._nested_package_dir("/x/lib/python3.11/site-packages/ray/thirdparty_files")
     assert not ray_backend._nested_package_dir("/x/lib/python3.11/site-packages")
     assert not ray_backend._nested_package_dir("/x/lib/python3.11/site-packages/")
+
+
+def test_a_429_on_one_worker_closes_the_gate_for_every_worker() -> None:
+    ray = ray_backend._ray()
+    actor = ray.remote(num_cpus=0)(ray_backend._Gate).remote()
+    one, other = ray_backend.RemoteGate(actor), ray_backend.RemoteGate(actor)
+    assert other.remaining() == 0.0  # open, and trusted as open for FRESH_S
+    one.close_for(0.6)
+    import time
+
+    time.sleep(ray_backend.RemoteGate.FRESH_S + 0.01)
+    assert 0.0 < other.remaining() <= 0.6  # the other worker sees the refusal on its next look
+    started = time.monotonic()
+    assert other.wait() and time.monotonic() - started > 0.1
+    assert one.refusals == 1

@@ -196,6 +196,41 @@ def test_the_task_loader_of_any_mutated_task_set_raises_only_task_set_errors(dat
         assert isinstance(task.defines_check, bool)
 
 
+_SET_LINES = [{"question": "What is 2 + 3?", "answer": "It is 5.\n#### 5"},
+              {"question": "Pick one", "answer": "b", "choices": ["a", "b", "c"]},
+              {"task_id": 1, "text": "Add one.", "code": "def f(x):\n    return x + 1",
+               "test_list": ["assert f(1) == 2"]}]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.sampled_from(_SET_LINES), st.sampled_from(["question", "answer", "choices", "tolerance", "text", "code",
+                                                       "test_list", "test_setup_code", "id"]),
+       HOSTILE_VALUES, st.sampled_from(["set.jsonl", "set.csv", "set.jsonl.gz"]))
+def test_the_question_set_loader_raises_only_task_set_errors(line, field, value, name):
+    from agent_core.evaluation import tasksets
+
+    row = {**line, field: value}
+    if name.endswith(".csv"):  # the same row as a CSV file: a header and one line of its text values
+        text = ",".join(row) + "\n" + ",".join(json.dumps(v) if not isinstance(v, str) else v for v in row.values())
+        data = text.encode("utf-8", "backslashreplace")
+    else:
+        data = _dumps(row) + b"\n"
+        data = gzip.compress(data) if name.endswith(".gz") else data
+    try:
+        tasksets.load_task_set(data, name=name)
+    except TaskSetError:
+        pass
+
+
+@pytest.mark.parametrize("data", [b"x" * 300_000 + b",question\n1,2\n", b'question,answer\n"unterminated\n' * 3,
+                                  b"question,answer\n" + b"q,1\n" * 600])
+def test_hostile_csv_question_sets_are_refused_with_a_message(data):
+    from agent_core.evaluation import tasksets
+
+    with pytest.raises(TaskSetError):  # a 300 KB header field raised csv.Error before
+        tasksets.load_task_set(data, name="set.csv")
+
+
 @pytest.mark.parametrize(("data", "words"), [
     (gzip.compress(b"\n" * (64 * MAX_BYTES)), "unpacks to more than 5 MB"),  # 320 MB of newlines in 300 KB
     (gzip.compress(b"{" * (MAX_BYTES + 10)), "unpacks to more than 5 MB"),

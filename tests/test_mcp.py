@@ -256,17 +256,39 @@ def test_an_http_url_where_nothing_listens_is_a_clean_error():
     assert err.value.reason in ("start", "handshake") and time.monotonic() - t0 < 12
 
 
-def test_an_http_server_that_goes_away_mid_run_gives_error_observations():
+def _fault_http(*flags: str):
     port = _free_port()
-    proc = subprocess.Popen([*FAULT, "--http", str(port)])
+    proc = subprocess.Popen([*FAULT, "--http", str(port), *flags])
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), 0.2).close()
+            break
+        except OSError:
+            time.sleep(0.1)
+    return proc, port
+
+
+@pytest.mark.parametrize("flags", [(), ("--json",)])
+def test_an_http_servers_oversized_response_is_refused_not_held(flags, monkeypatch):
+    monkeypatch.setattr(mc, "MAX_HTTP_RESPONSE_BYTES", 1_000_000)  # "big" answers 2 MB
+    proc, port = _fault_http(*flags)
     try:
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), 0.2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
+        conn = mc.Connection(mc.parse_server(f"http://127.0.0.1:{port}/mcp"), call_timeout=10).start()
+        try:
+            obs = conn.call("big", {})
+            assert obs.is_error and "answered big with over 1,000,000 bytes" in obs.output
+            assert not conn.alive and "is not running" in conn.call("echo", {"text": "x"}).output
+        finally:
+            conn.close()
+    finally:
+        proc.kill()
+        proc.wait(5)
+
+
+def test_an_http_server_that_goes_away_mid_run_gives_error_observations():
+    proc, port = _fault_http()
+    try:
         conn = mc.Connection(mc.parse_server(f"http://127.0.0.1:{port}/mcp"), call_timeout=3).start()
         assert conn.call("echo", {"text": "hi"}).output == "echo: hi"
     finally:
@@ -324,6 +346,13 @@ def test_a_server_that_dies_mid_run_ends_in_error_observations_and_the_run_goes_
     assert outs[1].is_error and "is not running" in outs[1].output and "echo was not called" in outs[1].output
     assert result.reason == "answer" and "not running" in faulty.health()
     assert "未运行" in faulty.health("zh")
+
+
+def test_ping_is_the_health_check_and_a_dead_server_does_not_answer(faulty):
+    ms = faulty.call("echo", {}) and faulty.ping()
+    assert ms is not None and ms < 1000
+    faulty.call("die", {})
+    assert faulty.ping() is None
 
 
 def test_a_hanging_call_in_chinese():

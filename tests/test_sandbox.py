@@ -259,3 +259,19 @@ def test_the_cli_opt_in_judges_with_the_old_runner_and_warns(monkeypatch, capsys
     assert code == 0
     assert "PASS" in captured.out
     assert "without kernel isolation" in captured.err
+
+
+def test_tests_are_parsed_once_per_text_in_the_server():
+    """Parsing holds the server's GIL; the same tests judged again (every Eval repeat, every Reflection
+    round) must not pay it again, and a text that does not parse is refused the same way each time."""
+    from agent_core import sandbox
+
+    sandbox._parse_problem.cache_clear()
+    tests = "assert 1 + 1 == 2\n" * 2000
+    for _ in range(5):
+        sandbox._check_arguments(tests, None, 5.0, 256, 4000)
+    info = sandbox._parse_problem.cache_info()
+    assert (info.misses, info.hits) == (1, 4)
+    for _ in range(2):
+        with pytest.raises(ConfigError, match=r"do not parse \(line 2\)"):
+            sandbox._check_arguments("assert True\nassert (\n", None, 5.0, 256, 4000)

@@ -74,20 +74,41 @@ def rebuild(made: Any) -> ChatModel:
 
 
 class RemoteGate:
-    """A RateGate whose state lives in a Ray actor, shared by every worker (duck-types ratelimit.RateGate)."""
+    """A RateGate whose state lives in a Ray actor, shared by every worker (duck-types ratelimit.RateGate).
+
+    Asking the actor costs a round trip, so a worker that found the gate open trusts that for
+    FRESH_S before it asks again, and reports a passing call only while a refusal is recent: a 429
+    seen by one worker reaches the others' next call within FRESH_S (a call sent in that window may
+    be refused too, and then waits like any refused call)."""
+
+    FRESH_S = 0.25
+    #: how long after a refusal this worker reports passing calls (they reset the back-off's streak)
+    RECENT_S = 30.0
 
     def __init__(self, actor: Any) -> None:
         self.actor = actor
         self.stopped = threading.Event()
+        self._open_seen = -1.0
+        self._refused_at = -1e9
 
     def close_for(self, retry_after: float | None) -> float:
+        self._open_seen, self._refused_at = -1.0, time.monotonic()
         return _ray().get(self.actor.close_for.remote(retry_after))
 
     def passed(self) -> None:
-        self.actor.passed.remote()
+        if time.monotonic() - self._refused_at < self.RECENT_S:
+            self.actor.passed.remote()
 
     def remaining(self) -> float:
-        return _ray().get(self.actor.remaining.remote())
+        now = time.monotonic()
+        if now - self._open_seen < self.FRESH_S:
+            return 0.0
+        left = _ray().get(self.actor.remaining.remote())
+        if left > 0:
+            self._refused_at = now  # someone was refused: report passes again, so the streak resets
+        else:
+            self._open_seen = now
+        return left
 
     def wait(self) -> bool:
         while (left := self.remaining()) > 0:
@@ -153,7 +174,7 @@ class RayEvaluation:
                  done: Collection[tuple[str, str, int]] = (), address: str | None = None, concurrency: int = 4,
                  num_cpus: int | None = None) -> None:
         ray = _ray()
-        self.plan, self.jobs, self.total = p, p.jobs(done), 0
+        self.plan, self.jobs = p, p.jobs(done)
         self.total = len(self.jobs)
         self.concurrency = max(1, concurrency)
         if not ray.is_initialized():

@@ -289,9 +289,13 @@ def _unique(items: Any) -> list[Any]:
 def _from_csv(text: str) -> list[QuestionTask]:
     csv.field_size_limit(MAX_FIELD_CHARS + 1)
     reader = csv.DictReader(io.StringIO(text, newline=""))
-    if not reader.fieldnames:
+    try:
+        fieldnames = reader.fieldnames  # reads the header row: a field past the limit is a csv.Error here too
+    except csv.Error as exc:
+        raise TaskSetError(f"line 1: not CSV ({exc})", reason="not_task") from None
+    if not fieldnames:
         raise TaskSetError("the CSV has no header row", reason="empty")
-    header = [h.strip().casefold() for h in reader.fieldnames]
+    header = [h.strip().casefold() for h in fieldnames]
     out = []
     try:
         for n, row in enumerate(reader, start=2):

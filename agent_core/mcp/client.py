@@ -189,6 +189,43 @@ def _say(lang: str, en: str, zh: str) -> str:
     return zh if lang == "zh" else en
 
 
+#: the most bytes one HTTP response from a server may carry: the SDK bounds an SSE event (1 MiB) but
+#: reads a JSON response whole, and a URL a participant typed may answer with anything
+MAX_HTTP_RESPONSE_BYTES = 16 * 1024 * 1024
+
+
+def _http_client(headers: dict[str, str], on_oversize: Any = None) -> Any:
+    """The SDK's HTTP client settings (30 s, 300 s to read a stream, no redirects followed by the
+    client) with every response body bounded at MAX_HTTP_RESPONSE_BYTES."""
+    import httpx2
+
+    class Bounded(httpx2.AsyncByteStream):
+        def __init__(self, inner: Any) -> None:
+            self.inner = inner
+
+        async def __aiter__(self) -> Any:
+            seen = 0
+            async for chunk in self.inner:
+                seen += len(chunk)
+                if seen > MAX_HTTP_RESPONSE_BYTES:
+                    if on_oversize is not None:
+                        on_oversize()
+                    raise httpx2.ReadError(f"the server's response is over {MAX_HTTP_RESPONSE_BYTES:,} bytes; cut")
+                yield chunk
+
+        async def aclose(self) -> None:
+            await self.inner.aclose()
+
+    class Transport(httpx2.AsyncHTTPTransport):
+        async def handle_async_request(self, request: Any) -> Any:
+            response = await super().handle_async_request(request)
+            response.stream = Bounded(response.stream)
+            return response
+
+    return httpx2.AsyncClient(headers=headers or None, timeout=httpx2.Timeout(30.0, read=300.0),
+                              transport=Transport(), follow_redirects=False)
+
+
 _OPEN: weakref.WeakSet[Connection] = weakref.WeakSet()
 #: held while a stdio server is being spawned, so the new child process is known to be this connection's
 _SPAWN = threading.Lock()
@@ -236,6 +273,8 @@ class Connection:
         self.server_info = ""
         #: why the connection is no longer usable ("" while it is)
         self.dead = ""
+        #: an HTTP response went over MAX_HTTP_RESPONSE_BYTES (the connection is then closed)
+        self.oversized = False
         self.started_s = 0.0
         self.pid: int | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -363,9 +402,8 @@ class Connection:
 
         if self.spec.url:
             from mcp.client.streamable_http import streamable_http_client
-            from mcp.shared._httpx_utils import create_mcp_http_client
 
-            http = create_mcp_http_client(headers=dict(self.spec.headers) or None)
+            http = _http_client(dict(self.spec.headers), self._oversized)
             return streamable_http_client(self.spec.url, http_client=http), http
         command, args = self.spec.command[0], list(self.spec.command[1:])
         setpriv = shutil.which("setpriv") if sys.platform == "linux" else None
@@ -464,6 +502,27 @@ class Connection:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def ping(self, timeout: float = 1.0) -> float | None:
+        """Milliseconds the server took to answer a tools/list (the protocol's ping is gone as of
+        2026-07-28), or None when it did not answer within `timeout`."""
+        if not self.alive or self._client is None or self._loop is None:
+            return None
+
+        async def ping() -> None:
+            import anyio
+
+            with anyio.fail_after(timeout):
+                await self._client.list_tools()
+
+        t0 = time.perf_counter()
+        future = asyncio.run_coroutine_threadsafe(ping(), self._loop)
+        try:
+            future.result(timeout + 0.5)
+        except BaseException:  # noqa: BLE001 - no answer, whatever the reason, is "not answering"
+            future.cancel()
+            return None
+        return (time.perf_counter() - t0) * 1000
+
     # -- calls -----------------------------------------------------------------------------------
     def call(self, name: str, arguments: Mapping[str, Any], timeout: float | None = None) -> Observation:
         """Call a tool and wait at most `timeout` seconds; every fault is an error observation."""
@@ -492,6 +551,10 @@ class Connection:
         with anyio.fail_after(timeout):
             return await self._client.call_tool(name, arguments)
 
+    def _oversized(self) -> None:
+        self.dead = f"a response over {MAX_HTTP_RESPONSE_BYTES:,} bytes; the connection was closed"
+        self.oversized = True
+
     def _timed_out(self, name: str, timeout: float) -> Observation:
         lang, s = self.lang, self.name
         return Observation(_say(lang, f"error: the MCP server {s} did not answer {name} within {timeout:g} s",
@@ -502,6 +565,11 @@ class Connection:
         while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
             exc = exc.exceptions[0]
         detail = f"{type(exc).__name__}: {exc}"[:500]
+        if self.oversized:
+            n = f"{MAX_HTTP_RESPONSE_BYTES:,}"
+            return Observation(_say(lang, f"error: the MCP server {s} answered {name} with over {n} bytes; "
+                                          "the answer was refused and the connection closed",
+                                    f"error: MCP 服务器 {s} 对 {name} 的回答超过 {n} 字节，已拒收并断开连接"), True)
         if not self.alive or "closed" in detail.lower() or isinstance(exc, (OSError, EOFError)):
             self.dead = self.dead or detail
             return Observation(_say(lang, f"error: the MCP server {s} stopped during {name} ({detail})",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 import math
 import time
 
@@ -158,15 +159,25 @@ def _capped(raw: bytes, total: int, limit: int) -> str:
     return text
 
 
+@functools.lru_cache(maxsize=256)
+def _parse_problem(tests: str) -> int | None:
+    """None when `tests` parse, else the line of the error (0 when unknown). Cached by content: parsing
+    holds the GIL (about 0.5 s for 256 KB of tests), and Eval and Reflection judge the same tests again
+    and again, so each text costs the server that once."""
+    try:
+        ast.parse(tests)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        return getattr(exc, "lineno", None) or 0
+    return None
+
+
 def _check_arguments(tests: str, entry_point: str | None, timeout_s: float, memory_mb: int,
                      max_output_chars: int) -> None:
     if not tests or not tests.strip():
         raise ConfigError("No tests given: pass assert statements, unittest cases or a HumanEval `check(candidate)`.")
-    try:
-        ast.parse(tests)
-    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
-        line = getattr(exc, "lineno", None)
-        raise ConfigError(f"The tests do not parse{f' (line {line})' if line else ''}: fix the test code.") from None
+    problem = _parse_problem(tests)
+    if problem is not None:
+        raise ConfigError(f"The tests do not parse{f' (line {problem})' if problem else ''}: fix the test code.")
     if entry_point is not None and not entry_point.isidentifier():
         raise ConfigError(f"entry_point must be a function name, got {entry_point!r}.")
     if not (timeout_s > 0 and memory_mb >= 64 and max_output_chars > 0):

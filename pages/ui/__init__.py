@@ -24,6 +24,7 @@
 - step_view.py — step mode: the switch and breakpoints, the pause banner and its actions
 - poll.py     — the room's prediction poll (per server, in memory; one per session, closed with its run)
 - uploads.py  — bounds on uploads held in memory: per file, per session, per server
+- eval_stats.py — Eval's statistics: intervals, error bars, the paired comparison in words, ETA, downloads
 - honesty.py  — what the scripted offline model does not do, said where it matters
 - tools_view.py — the Tools (MCP) section: servers to connect, their tools, health and switches
 """

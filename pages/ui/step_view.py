@@ -14,13 +14,13 @@ import streamlit as st
 
 from agent_core import events as ev
 from agent_core.calls import message_dict
-from agent_core.errors import AgentError
+from agent_core.errors import AgentError, TemplateError
 from agent_core.messages import Message
 from agent_core.patterns import registry
 from agent_core.roles import Role
 from agent_core.stepping import Breakpoints, RunHandle
 
-from . import call_views, i18n, poll, runs, text
+from . import call_views, i18n, poll, runs, setup_state, text
 
 def words(lang: str | None = None) -> dict[str, str]:
     """Step mode's texts (locales/*.toml, table [step_view]) in `lang`, default the page's."""
@@ -83,6 +83,7 @@ def banner(prefix: str, record: runs.RunRecord, lang: str) -> None:
         return
     w = words(lang)
     with st.container(border=True, key=f"{prefix}_pause"):
+        _template_refused(prefix, handle, w, lang)
         st.markdown(f"### :material/pause_circle: {_about(pending, w, lang)}")
         if pending.human:
             st.caption(w["yours"])
@@ -110,6 +111,16 @@ def banner(prefix: str, record: runs.RunRecord, lang: str) -> None:
         idle = handle.idle_timeout_s
         st.caption(w["idle"].format(time=w["minutes"].format(n=round(idle / 60)) if idle >= 120
                                     else w["seconds"].format(n=round(idle))))
+
+
+def _template_refused(prefix: str, handle: RunHandle, w: dict[str, str], lang: str) -> None:
+    """Why this run's last edited template was not kept (its messages were sent), in the page's language."""
+    problem = st.session_state.get(f"{prefix}_step_problem")
+    if problem is None or problem[0] is not handle:
+        return
+    _, exc, spec = problem
+    why = setup_state.template_problem(exc, spec, lang) if isinstance(exc, TemplateError) and spec else str(exc)
+    st.warning(w["template_refused"].format(problem=why), icon=":material/warning:")
 
 
 def _about(pending: Any, w: dict[str, str], lang: str) -> str:
@@ -184,12 +195,15 @@ def _send_edit(prefix: str, handle: RunHandle, pending: Any, nonce: str, templat
                              m.tool_call_id, m.name) if m.role in ("system", "user") else m
                      for i, m in enumerate(pending.messages))
     keep = None
+    state.pop(f"{prefix}_step_problem", None)  # a new edit: the last one's refusal is no longer news
     if template and state.get(f"{prefix}_step_template_{nonce}") and pending.prompts is not None:
         keep = (template, _as_template(pending, template, messages))
     try:
         handle.send(messages, template=keep)
     except AgentError as exc:  # an edited template that no longer validates: send the messages only
-        st.session_state[f"{prefix}_step_problem"] = str(exc)
+        spec = pending.prompts.specs.get(template) if template and pending.prompts is not None else None
+        # said at this run's pauses, in the language of each drawing, until the next edit
+        st.session_state[f"{prefix}_step_problem"] = (handle, exc, spec)
         handle.send(messages)
     state.pop(f"{prefix}_step_mode", None)
 

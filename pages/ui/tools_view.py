@@ -40,11 +40,10 @@ _SESSIONS: dict[str, dict[str, Any]] = {}
 
 
 def _sdk() -> bool:
-    try:
-        import mcp  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    """Whether the SDK is installed, without importing it (that takes ~0.8 s: only a connection pays it)."""
+    import importlib.util
+
+    return importlib.util.find_spec("mcp") is not None
 
 
 def _session_id() -> str:
@@ -183,7 +182,9 @@ def section(prefix: str, lang: str, *, disabled: bool = False) -> None:
 
 
 def _server(prefix: str, name: str, conn: Any, lang: str, disabled: bool) -> None:
-    st.markdown(f"**{text.inline(name, 80)}** · {text.inline(conn.health(lang), 200)}")
+    ms = conn.ping() if conn.alive else None
+    pinged = t("tools_mcp.ping", lang, ms=f"{ms:.0f}") if ms is not None else t("tools_mcp.no_ping", lang)
+    st.markdown(f"**{text.inline(name, 80)}** · {text.inline(conn.health(lang), 200)} · {pinged}")
     enabled = _state(prefix)["enabled"].setdefault(name, [])
     for tool in conn.tools:
         key = f"{prefix}_mcp_tool_{abs(hash((name, tool.name)))}"
@@ -237,3 +238,30 @@ def registry_for(config: Mapping[str, Any], parent: list[Any] | None = None,
     cfg = config_from_dict(dict(config))
     reg, _missing = recorded.fork_tools(events, default_tools(cfg), list(connections().values()), cfg.lang, config)
     return reg
+
+
+def missing_servers(config: Mapping[str, Any], parent: list[Any] | None = None,
+                    parent_config: Mapping[str, Any] | None = None) -> list[str]:
+    """The MCP servers a run (or a fork's parent) used that this session has not connected."""
+    from agent_core.mcp.recorded import CONFIG_KEY, recorded_servers
+
+    names: list[str] = []
+    for cfg in (config, parent_config or {}):
+        raw = cfg.get(CONFIG_KEY)
+        if isinstance(raw, list):
+            names += [str(s.get("server")) for s in raw if isinstance(s, Mapping) and s.get("server")]
+    names += list(recorded_servers(parent or []).values())
+    held = connections()
+    return [n for n in dict.fromkeys(names) if n not in held or not held[n].alive]
+
+
+def fork_note(record: Any, lang: str) -> None:
+    """Under a fork's banner: which of its MCP servers are not connected here, and what that means."""
+    if not getattr(record, "fork", None):
+        return
+    from agent_core import events as ev
+
+    parent = [ev.event_from_dict(e) for e in record.parent or ()]
+    missing = missing_servers(record.config, parent, record.fork.get("parent_config"))
+    if missing:
+        st.caption(t("tools_mcp.fork_missing", lang, servers=", ".join(text.inline(m, 60) for m in missing)))
