@@ -12,8 +12,7 @@ from agent_core.cli import main
 from agent_core.evaluation import backends, ray_backend, rows, samples
 from agent_core.offline.model import OfflineModel
 
-# Ray is imported only when these tests run, never at collection: importing it puts a directory on
-# sys.path that the sandbox cannot mount (ray_backend.clean_path), which _ray() takes off again
+# Ray is imported only when these tests run, never at collection
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("ray") is None,
                                 reason="the Ray backend is an optional extra: pip install -r requirements-ray.txt")
 
@@ -68,14 +67,16 @@ def test_models_travel_as_what_builds_them() -> None:
     assert ray_backend.portable(offline) is offline
 
 
-def test_importing_ray_leaves_no_path_the_sandbox_cannot_mount() -> None:
+def test_the_sandbox_starts_with_rays_vendored_directory_on_the_path() -> None:
+    """Importing Ray puts site-packages/ray/thirdparty_files on sys.path, on the driver and on every
+    worker; the sandbox masks site-packages whole, so a directory inside it needs no mount of its own."""
     import sys
 
+    from agent_core.sandbox import run_python_tests
+
     ray_backend._ray()
-    assert not any("thirdparty_files" in entry for entry in sys.path)
-    assert ray_backend._nested_package_dir("/x/lib/python3.11/site-packages/ray/thirdparty_files")
-    assert not ray_backend._nested_package_dir("/x/lib/python3.11/site-packages")
-    assert not ray_backend._nested_package_dir("/x/lib/python3.11/site-packages/")
+    assert any("thirdparty_files" in entry for entry in sys.path), "Ray no longer does this: drop the test"
+    assert run_python_tests("def f():\n    return 1\n", "assert f() == 1\n").passed
 
 
 def test_a_429_on_one_worker_closes_the_gate_for_every_worker() -> None:

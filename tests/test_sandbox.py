@@ -275,3 +275,21 @@ def test_tests_are_parsed_once_per_text_in_the_server():
     for _ in range(2):
         with pytest.raises(ConfigError, match=r"do not parse \(line 2\)"):
             sandbox._check_arguments("assert True\nassert (\n", None, 5.0, 256, 4000)
+
+
+def test_a_package_directory_inside_site_packages_on_the_path_does_not_stop_the_sandbox(monkeypatch, tmp_path):
+    """Some packages put a directory of their own inside site-packages on sys.path (Ray's vendored
+    thirdparty_files); masking site-packages hides it already, and a mount inside the read-only mask
+    would make bwrap refuse every run."""
+    import sysconfig
+
+    inner = os.path.join(os.path.realpath(sysconfig.get_paths()["purelib"]), "agent_playground_nested_probe")
+    os.makedirs(inner, exist_ok=True)
+    try:
+        monkeypatch.setattr("sys.path", [*__import__("sys").path, inner])
+        launcher.mount_args.cache_clear()
+        assert inner not in launcher.mount_args()
+        assert run_python_tests("def f():\n    return 1\n", "assert f() == 1\n").passed
+    finally:
+        launcher.mount_args.cache_clear()
+        os.rmdir(inner)

@@ -17,7 +17,6 @@ object store, so join only a cluster you trust with it.
 from __future__ import annotations
 
 import os
-import sys
 import threading
 import time
 from collections.abc import Collection, Iterator
@@ -43,17 +42,7 @@ def _ray() -> Any:
         import ray
     except ImportError:
         raise ConfigError("--backend ray needs Ray: pip install -r requirements-ray.txt") from None
-    clean_path()
     return ray
-
-
-def clean_path() -> None:
-    """Drop the directories inside a site-packages directory from sys.path (after Ray is imported).
-
-    Importing Ray puts its vendored directory on the path (site-packages/ray/thirdparty_files), on
-    the driver and on every worker. The sandbox mounts every site-packages directory on the path, and
-    one inside another that is already mounted read-only cannot be mounted: no judged run would start."""
-    sys.path[:] = [entry for entry in sys.path if not _nested_package_dir(entry)]
 
 
 def portable(model: ChatModel) -> Any:
@@ -149,7 +138,6 @@ class _Gate:
 
 def _run_remote(p: backends.Plan, job: Any, made: tuple[Any, dict[str, Any]] | None, gate_actor: Any) -> ResultRow:
     """One job on a worker: the router rebuilt there, every call behind the shared gate."""
-    clean_path()
     router = None
     if made is not None:
         default, by_role = made
@@ -157,14 +145,6 @@ def _run_remote(p: backends.Plan, job: Any, made: tuple[Any, dict[str, Any]] | N
     row = backends.run_job(p, job, router, PriceTable(), None, RemoteGate(gate_actor))
     assert row is not None  # no stop event on a worker: a run always ends in a row
     return row
-
-
-def _nested_package_dir(entry: str) -> bool:
-    for name in ("site-packages", "dist-packages"):
-        at = entry.find(f"/{name}/")
-        if at >= 0 and entry[at + len(name) + 2:].strip("/"):
-            return True
-    return False
 
 
 class RayEvaluation:

@@ -163,7 +163,9 @@ def _package_dirs(visible: list[str]) -> list[str]:
         if os.path.isdir(real) and any(real == v or real.startswith(v.rstrip("/") + "/") for v in visible) \
                 and not real.startswith("/usr/local/"):  # /usr/local is masked whole
             found.add(real)
-    return sorted(found)
+    # one inside another (Ray puts site-packages/ray/thirdparty_files on sys.path) is hidden by the outer
+    # mask already, and bwrap cannot mount on a path inside a tmpfs it has made read-only
+    return sorted(p for p in found if not any(p.startswith(q.rstrip("/") + "/") for q in found))
 
 
 #: The device nodes judged code gets; /dev itself is a read-only tmpfs, so it stores nothing (no /dev/shm,
