@@ -21,7 +21,11 @@ from typing import TextIO
 
 from . import evaluation, settings
 from . import events as ev
-from .config import PATTERNS, RunConfig, for_scenario
+from .config import RunConfig
+from .patterns import registry
+from .flags import add_option_flags, option_overrides
+from .patterns.registry import PATTERNS, config_from_dict, configure
+from .scenarios import for_scenario
 from .errors import AgentError, ConfigError
 from .models import ROLES, ModelRouter
 from .scenarios import SCENARIOS
@@ -29,12 +33,6 @@ from .messages import estimate_tokens
 from .mcp import cli as mcp_cli
 from .terminal import LiveView
 
-_FLAGS = {  # flag -> RunConfig field, for the limits every pattern exposes
-    "max_rounds": "max_rounds", "reflection_rounds": "max_reflection_rounds",
-    "max_step_retries": "max_step_retries", "max_replans": "max_replans",
-    "max_iterations": "max_iterations", "max_calls": "max_llm_calls", "max_tokens": "max_total_tokens",
-    "max_output_tokens": "max_output_tokens", "max_seconds": "max_seconds",
-}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -60,25 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="replace a prompt template with a file's text (repeatable), e.g. critic=strict.txt")
     run.add_argument("--lang", choices=("en", "zh"), default="en")
     run.add_argument("--tools", help="comma-separated mock tools for --task (see agent_core.mock_tools)")
-    run.add_argument("--max-rounds", type=int)
-    run.add_argument("--reflection-rounds", type=int)
-    run.add_argument("--max-step-retries", type=int)
-    run.add_argument("--max-replans", type=int)
-    run.add_argument("--max-iterations", type=int)
-    run.add_argument("--max-calls", type=int, help="run-wide budget of LLM calls")
-    run.add_argument("--max-tokens", type=int, help="run-wide budget of tokens")
-    run.add_argument("--max-output-tokens", type=int, metavar="N",
-                     help="most tokens one reply may have, sent as max_tokens (default 1024; 0 = not sent)")
+    add_option_flags(run)
     run.add_argument("--role-output-tokens", action="append", default=[], metavar="ROLE=N",
                      help="a different cap for one role (repeatable), e.g. planner=2048")
-    run.add_argument("--max-seconds", type=int, metavar="S", help="run-wide time limit in seconds (0 = off)")
-    run.add_argument("--text-protocol", action="store_true", help="ReAct: Thought/Action text protocol")
-    run.add_argument("--no-reflector", action="store_true", help="Plan-and-Execute without the step Reflector")
-    run.add_argument("--reflector", action="store_true", help="Plan-and-Execute with the step Reflector")
-    run.add_argument("--goal-aware-executor", action="store_true")
-    run.add_argument("--rule-precheck", action="store_true")
-    run.add_argument("--selective-reflection", action="store_true")
-    run.add_argument("--test-evaluator", action="store_true", help="Reflection: run drafts against unit tests")
     _add_model_flags(run)
     mcp_cli.add_run_flags(run)
     run.add_argument("--show-tokens", action="store_true",
@@ -111,8 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="write every round's verdict here (a one-call run has one, round 0): task_id, pattern, "
                           "repeat, round, passed, changed_from_previous")
     ev_.add_argument("--lang", choices=("en", "zh"), default="en", help="language of the prompts")
-    ev_.add_argument("--max-iterations", type=int, help="Reflection: critique rounds")
-    ev_.add_argument("--max-calls", type=int, help="budget of LLM calls for each run")
+    add_option_flags(ev_, switches=False)
     ev_.add_argument("--unsafe-local-sandbox", action="store_true",
                      help="judge without bubblewrap, in-process guards only: a single-user laptop, never a shared server")
     ev_.add_argument("--concurrency", type=int, default=evaluation.DEFAULT_CONCURRENCY, metavar="N",
@@ -133,7 +114,7 @@ def _add_model_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def _config(args: argparse.Namespace) -> tuple[RunConfig, str]:
-    overrides = {field: getattr(args, flag) for flag, field in _FLAGS.items() if getattr(args, flag) is not None}
+    overrides = option_overrides(args)
     prompts = _prompt_files(args.prompt)
     if getattr(args, "role_output_tokens", None):
         overrides["max_output_tokens_by_role"] = _role_caps(args.role_output_tokens)
@@ -141,20 +122,13 @@ def _config(args: argparse.Namespace) -> tuple[RunConfig, str]:
         return _fork_config(args, overrides, prompts)
     if prompts:
         overrides["prompts"] = prompts
-    for toggle in ("text_protocol", "goal_aware_executor", "rule_precheck", "selective_reflection", "test_evaluator"):
-        if getattr(args, toggle):
-            overrides[toggle] = True
-    if args.no_reflector:
-        overrides["reflector"] = False
-    elif args.reflector:
-        overrides["reflector"] = True
     if args.scenario:
         if args.pattern:
             overrides["pattern"] = args.pattern
         config, task = for_scenario(args.scenario, args.lang, **overrides)
         return config, task
     tools = tuple(t.strip() for t in (args.tools or "").split(",") if t.strip())
-    return RunConfig(pattern=args.pattern or PATTERNS[0], lang=args.lang, tools=tools, **overrides), args.task
+    return configure(args.pattern or PATTERNS[0], lang=args.lang, tools=tools, **overrides), args.task
 
 
 def _role_caps(pairs: list[str]) -> dict[str, int]:
@@ -201,10 +175,10 @@ def _fork_config(args: argparse.Namespace, overrides: dict, prompts: dict[str, s
     except OSError as exc:
         raise ConfigError(f"--from-trace: cannot read {args.from_trace}: {exc.strerror or exc}") from None
     args.parent = parent
-    data = {k: v for k, v in parent.config.items() if k in RunConfig.__dataclass_fields__}
+    data = dict(parent.config)
     if prompts:
         data["prompts"] = {**data.get("prompts", {}), **prompts}
-    config = RunConfig.from_dict(data).replace(**overrides)
+    config = config_from_dict(data).replace(**overrides)
     started = next((e for e in parent.events if isinstance(e, ev.RunStarted)), None)
     if started is None:
         raise ForkError("this trace has no run_started event, so its task is unknown")
@@ -233,7 +207,8 @@ def _open_stream(args: argparse.Namespace, config: RunConfig, task: str, models:
     if args.reply_file:
         reply = reply_from_text(_read(args.reply_file, "--reply-file"))
         role = table.calls[args.fork_at - 1].role
-        problem = None if reply.tool_calls else reply_problem(role, reply.text, config.tools)
+        grammar = registry.get(config.pattern).role(role)
+        problem = None if reply.tool_calls else reply_problem(grammar, reply.text, config.tools)
         if problem:
             raise ForkError(f"--reply-file: the {role}'s reply would not parse ({problem}); the pattern would fall back")
     stream, _recorded = fork(args.parent.events, args.fork_at, config, models, getattr(args, "registry", None),
@@ -244,15 +219,13 @@ def _open_stream(args: argparse.Namespace, config: RunConfig, task: str, models:
 
 def _ask_person(out: TextIO):
     """The CLI's person in a role: print the pending request, read the reply from standard input."""
-    from .stepping import VERDICT_CHOICES, verdict_reply
-
     def ask(handle, pending) -> None:  # noqa: ANN001 - a RunHandle and its Pending
         if not pending.human:
             handle.resume()
             return
         last = pending.messages[-1].content if pending.messages else ""
         shown = last if len(last) <= 1500 else last[:1500] + f"… ({len(last) - 1500} more characters)"
-        choices = VERDICT_CHOICES.get(pending.role)
+        choices = pending.grammar.verdicts if pending.grammar is not None else ()
         how = " | ".join(f"{c}: feedback" if c != "PASS" else c for c in choices) if choices else "your reply, one line"
         print(f"  ── call {pending.call} is yours ({pending.role}). It was about to be sent:\n{shown}\n"
               f"  ── your {pending.role} reply ({how}):", file=out, flush=True)
@@ -261,7 +234,7 @@ def _ask_person(out: TextIO):
             print("  (no more input: the run stops here)", file=out, flush=True)
             handle.stop()
             return
-        handle.answer(verdict_reply(pending.role, line) if choices else line.rstrip("\n"))
+        handle.answer(pending.grammar.verdict_reply(line) if choices else line.rstrip("\n"))
     return ask
 
 

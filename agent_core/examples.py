@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import trace
-from .config import for_scenario
+from .scenarios import for_scenario
 from .models import ModelRouter
 from .offline import OfflineModel
 from .runner import stream

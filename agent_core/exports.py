@@ -49,10 +49,10 @@ def bound_of(config: dict[str, Any], events: Sequence[ev.Event]) -> int:
     started = next((e for e in events if isinstance(e, ev.RunStarted)), None)
     if started is not None and started.max_llm_calls:
         return started.max_llm_calls
-    from .config import RunConfig
+    from .patterns.registry import config_from_dict
     from .runner import call_bound
 
     try:
-        return call_bound(RunConfig.from_dict(config))
+        return call_bound(config_from_dict(config))
     except (AgentError, TypeError, ValueError):
         return sum(1 for e in events if isinstance(e, ev.LlmCall))

@@ -20,6 +20,7 @@ from .config import RunConfig
 from .errors import ConfigError
 from .messages import ChatRequest, Completion, ToolCall, Usage, estimate_prompt_tokens, estimate_tokens
 from .models import ChatModel, ModelRouter
+from .roles import Role
 from .tools import Observation, ToolRegistry
 
 #: the model name a hand-written reply is recorded under
@@ -150,32 +151,14 @@ def recorded_reply(events: list[ev.Event], at: int) -> Reply:
     return Reply(completion.text, completion.tool_calls)
 
 
-def read_reply(role: str, text: str, tools: Collection[str] = ()) -> tuple[str, str | None]:
+def read_reply(role: Role | None, text: str, tools: Collection[str] = ()) -> tuple[str, str | None]:
     """How the pattern will read `text` as the reply of `role`: (what it makes of it, the problem if
-    it cannot parse it). The reply goes through the parser a model's reply would, so a person's
-    malformed verdict gets the same fallback a model's gets; this says so before the run."""
-    from .patterns.plan_execute import parse_plan
-    from .verdicts import parse_critique, parse_judgement, parse_step_verdict
-
-    if role == "judge":
-        v = parse_judgement(text)
-        return (v.verdict, None) if v else ("", 'not a judge verdict: write {"passed": true or false, "feedback": "..."}')
-    if role == "reflector":
-        v = parse_step_verdict(text)
-        return (v.verdict, None) if v else ("", 'not a Reflector verdict: write {"verdict": "PASS" | "RETRY" | '
-                                                '"REPLAN", "analysis": "...", "suggestion": "..."}')
-    if role == "critic":
-        v = parse_critique(text)
-        return (v.verdict, None) if v.parsed else ("", 'not a critique: write {"verdict": "PASS" or "REVISE", '
-                                                       '"feedback": "..."} or plain feedback')
-    if role == "planner":
-        steps = parse_plan(text, tools)
-        return (f"{len(steps)} step(s)", None) if steps is not None else (
-            "", 'not a plan: write {"steps": [{"id": 1, "description": "...", "tool": "...", "critical": false}]}')
-    return ("text", None)
+    it cannot parse it). The reply goes through the parser a model's reply would (the role's own), so
+    a person's malformed verdict gets the same fallback a model's gets; this says so before the run."""
+    return role.read(text, tools) if role is not None else ("text", None)
 
 
-def reply_problem(role: str, text: str, tools: Collection[str] = ()) -> str | None:
+def reply_problem(role: Role | None, text: str, tools: Collection[str] = ()) -> str | None:
     """Why the pattern could not parse `text` as the reply of `role`, or None when it can."""
     return read_reply(role, text, tools)[1]
 

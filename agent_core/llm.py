@@ -30,6 +30,7 @@ from .errors import (
 from .messages import ChatRequest, Completion, ToolCall, Usage, estimate_prompt_tokens, estimate_tokens, user
 from .models import ChatModel
 from . import untrusted
+from .redaction import redact
 
 #: Sent when a server needs no key: the SDK refuses to build a client without one.
 PLACEHOLDER_KEY = "not-needed"
@@ -283,7 +284,6 @@ class OpenAICompatibleModel:
                            partial)
 
     def _error(self, cls: type[ModelError], message: str, *args: Any) -> ModelError:
-        from .settings import redact  # settings imports PRESETS from here, so import it late
 
         return cls(redact(message, [self._api_key]), *args)
 

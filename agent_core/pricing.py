@@ -236,7 +236,7 @@ def worst_case(config: RunConfig, task: str, bound: int | None = None) -> WorstC
     token); a real tokenizer may count differently, so it is an estimate of the worst case.
     """
     from . import runner
-    from .prompts import specs_for
+    from .patterns import registry
     from .tools import MAX_OUTPUT_CHARS
 
     calls = runner.call_bound(config) if bound is None else bound
@@ -244,9 +244,12 @@ def worst_case(config: RunConfig, task: str, bound: int | None = None) -> WorstC
     if calls and not all(caps):
         return WorstCase(calls, None, None)  # a role without a cap: a reply can be as long as the model likes
     output = max(caps) if caps else 0
-    filled = sum(estimate_tokens(text) for text in (task, config.criteria, config.tests))
+    pattern = registry.get(config.pattern)
+    # the task and the pattern's free-text options (criteria, tests...) may be filled into every prompt
+    texts = [task, *(getattr(config.options, f.name) for f in pattern.text_fields)]
+    filled = sum(estimate_tokens(text) for text in texts)
     fixed = sum(estimate_tokens(config.prompts.get(key) or spec.default(config.lang)) + filled
-                for key, spec in specs_for(config.pattern).items()) + 2 * MESSAGE_OVERHEAD
+                for key, spec in pattern.prompt_specs().items()) + 2 * MESSAGE_OVERHEAD
     result = MAX_OUTPUT_CHARS if config.tools else 0  # a result is at most this many characters: <= as many tokens
     growth = output + result + 2 * MESSAGE_OVERHEAD
     prompt = calls * fixed + calls * (calls - 1) // 2 * growth

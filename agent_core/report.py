@@ -30,7 +30,7 @@ _TEXT: dict[str, dict[str, str]] = {
         "report": "run report", "config": "Configuration", "setting": "Setting", "value": "Value",
         "pattern": "pattern", "lang": "language", "scenario": "scenario", "tools": "tools", "none": "none",
         "on": "on", "off": "off", "model_default": "model default", "models": "Models", "role": "Role",
-        "model": "Model", "criteria": "Quality criteria", "tests": "Unit tests", "prompts": "Edited prompts",
+        "model": "Model", "prompts": "Edited prompts",
         "task": "Task", "narrative": "Step by step", "plan": "Plan", "replan": "Revised plan (revision {n})",
         "step_col": "Step", "tool_col": "Tool", "critical": "Critical", "status": "Status", "yes": "yes",
         "thought": "Thought", "tool_call": "Tool call", "result": "Result", "result_error": "Result (error)",
@@ -62,7 +62,7 @@ _TEXT: dict[str, dict[str, str]] = {
         "report": "运行报告", "config": "配置", "setting": "设置", "value": "取值",
         "pattern": "模式", "lang": "语言", "scenario": "场景", "tools": "工具", "none": "无",
         "on": "开", "off": "关", "model_default": "模型默认", "models": "模型", "role": "角色",
-        "model": "模型", "criteria": "质量标准", "tests": "单元测试", "prompts": "修改过的提示词",
+        "model": "模型", "prompts": "修改过的提示词",
         "task": "任务", "narrative": "逐步过程", "plan": "计划", "replan": "重新规划（第 {n} 版）",
         "step_col": "步骤", "tool_col": "工具", "critical": "关键", "status": "状态", "yes": "是",
         "thought": "思考", "tool_call": "工具调用", "result": "结果", "result_error": "结果（出错）",
@@ -97,6 +97,14 @@ def _pattern_title(pattern: str) -> str:
     return spec.label.en if spec is not None else pattern
 
 
+def _spec_of(config: Mapping[str, Any]) -> Any:
+    """The spec of a report's pattern (a trace from elsewhere may name one this build lacks: the first)."""
+    from .patterns import registry
+
+    specs = registry.specs()
+    return specs.get(str(config.get("pattern", ""))) or next(iter(specs.values()))
+
+
 def _step_word(pattern: str) -> str:
     from .patterns import registry
 
@@ -105,7 +113,7 @@ def _step_word(pattern: str) -> str:
 _STATUS_KEYS = {"done": "done", "failed": "failed_status", "retried": "retried", "skipped": "skipped",
                 "replanned": "replanned", "running": "running", "pending": "not_run", "": "not_run"}
 #: Config entries rendered in their own place, or never (a key must not reach a handout).
-_SPECIAL = {"pattern", "lang", "scenario", "tools", "prompts", "models", "criteria", "tests", "task"}
+_SPECIAL = {"pattern", "lang", "scenario", "tools", "prompts", "models", "task"}
 _SECRET_NAME = re.compile(r"api_?key|secret|password|credential", re.IGNORECASE)
 
 TOOL_OUTPUT_CHARS, TOOL_OUTPUT_LINES = 1500, 40
@@ -287,7 +295,7 @@ def _title(config: Mapping[str, Any], events: list[ev.Event], t: dict[str, str])
 
 
 def _configuration(config: Mapping[str, Any], models: Mapping[str, str], t: dict[str, str]) -> str:
-    from .config import LIMITS
+    from .patterns.registry import LIMITS
 
     pattern = str(config.get("pattern", ""))
     scenario = config.get("scenario")
@@ -295,7 +303,8 @@ def _configuration(config: Mapping[str, Any], models: Mapping[str, str], t: dict
     rows = [(cell(label), cell(value)) for label, value in (
         (t["pattern"], _pattern_title(pattern)), (t["lang"], config.get("lang", "en")),
         (t["scenario"], scenario or t["none"]), (t["tools"], ", ".join(map(str, tools)) or t["none"]))]
-    shown = [k for k in config if k not in _SPECIAL and not _SECRET_NAME.search(k)]
+    texts = set(_spec_of(config).fields)  # the free-text options have sections of their own
+    shown = [k for k in config if k not in _SPECIAL and k not in texts and not _SECRET_NAME.search(k)]
     # limits first, in LIMITS order, then toggles and the rest as the config lists them
     ordered = [k for k in LIMITS if k in shown] + [k for k in shown if k not in LIMITS]
     for key in ordered:
@@ -312,16 +321,9 @@ def _configuration(config: Mapping[str, Any], models: Mapping[str, str], t: dict
     if models:
         out += ["", f"### {t['models']}", "", f"| {t['role']} | {t['model']} |", "|---|---|"]
         out += [f"| {cell(role)} | {code(str(name), table=True)} |" for role, name in models.items()]
-    criteria = str(config.get("criteria") or "").strip()
-    if criteria:
-        if criteria == "default":
-            from .prompts.reflection import resolve_criteria
-
-            criteria = resolve_criteria(criteria, str(config.get("lang", "en")))
-        out += ["", f"### {t['criteria']}", "", quote(criteria)]
-    tests = str(config.get("tests") or "").strip()
-    if tests and config.get("test_evaluator"):
-        out += ["", f"### {t['tests']}", "", fence(tests, "python")]
+    lang = str(config.get("lang", "en"))
+    for heading, body, fenced in _spec_of(config).report_texts(config, lang):
+        out += ["", f"### {heading(lang)}", "", fence(body, fenced) if fenced else quote(body)]
     prompts = config.get("prompts") or {}
     if prompts:
         out += ["", f"### {t['prompts']}"]
@@ -338,7 +340,7 @@ def _task(config: Mapping[str, Any], events: list[ev.Event], t: dict[str, str]) 
 def _narrative(config: Mapping[str, Any], events: list[ev.Event], t: dict[str, str]) -> str:
     pattern = str(config.get("pattern", ""))
     step_word = _step_word(pattern)
-    lang = "python" if config.get("code_task") or config.get("test_evaluator") else "text"
+    lang = "python" if _spec_of(config).code_answers(config) else "text"
     out: list[str] = []
     section: int | None = None
     previous: ev.Draft | None = None
@@ -475,7 +477,7 @@ def _final(config: Mapping[str, Any], events: list[ev.Event], t: dict[str, str])
     answer = _last(events, ev.FinalAnswer)
     if answer is None or not answer.text.strip():
         return f"## {t['final']}\n\n_{t['no_final']}_"
-    if config.get("code_task") or config.get("test_evaluator"):
+    if _spec_of(config).code_answers(config):
         return f"## {t['final']}\n\n{fence(answer.text, 'python')}"
     return f"## {t['final']}\n\n{quote(answer.text)}"
 

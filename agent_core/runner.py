@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
 from . import events as ev
-from .config import RunConfig, validate
+from .config import RunConfig
 from .models import ChatModel, ModelRouter
 from .patterns import registry
 from .tools import ToolRegistry
@@ -28,14 +28,15 @@ def stream(task: str, config: RunConfig, models: ModelRouter | ChatModel,
            tools: ToolRegistry | None = None) -> Iterator[ev.Event]:
     """Run `config.pattern` on `task`, yielding events as they happen.
 
-    The config is validated first (config.validate: templates, the pattern's own checks); a broken one
+    The config is validated first (registry.validate: templates, the pattern's own checks); a broken one
     raises TemplateError or ConfigError before any model is called. Template checks are cached, so the
     run's own PromptSet does not pay for them a second time.
     """
-    validate(config)
+    spec = registry.get(config.pattern)
+    registry.validate(config, spec)
     router = models if isinstance(models, ModelRouter) else ModelRouter(models)
     tools = tools if tools is not None else default_tools(config)
-    events = registry.get(config.pattern).stream(task, config, router, tools)
+    events = spec.stream(task, config, router, tools)
     servers = {name: t.server for name, t in tools.tools.items() if t.server}
     return _with_servers(events, servers) if servers else events
 

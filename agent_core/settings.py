@@ -14,18 +14,15 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
 from .llm import PRESETS
+from .redaction import MIN_SECRET_LENGTH, REDACTED, redact  # noqa: F401  (settings' callers redact through here too)
 
-REDACTED = "sk-…redacted"
 OFFLINE = "offline"
-#: Shorter "keys" (placeholders like "x" for local servers) are no secret, and replacing them
-#: everywhere would garble ordinary text.
-MIN_SECRET_LENGTH = 8
 
 
 @dataclass(frozen=True)
@@ -81,12 +78,11 @@ def unsafe_local_sandbox(environ: Mapping[str, str] | None = None) -> bool:
 #: Seconds a paused step-mode run waits for a click before it ends (agent_core.stepping). Unset, empty,
 #: not a number or not above zero: the 30-minute default. The load benchmark shortens it.
 STEP_IDLE_ENV = "AGENT_PLAYGROUND_STEP_IDLE_S"
+IDLE_TIMEOUT_S = 30 * 60.0
 
 
 def step_idle_timeout_s(environ: Mapping[str, str] | None = None) -> float:
     """How long a paused run waits for a person: AGENT_PLAYGROUND_STEP_IDLE_S, else 30 minutes."""
-    from .stepping import IDLE_TIMEOUT_S
-
     value = (os.environ if environ is None else environ).get(STEP_IDLE_ENV, "").strip()
     try:
         seconds = float(value)
@@ -152,16 +148,6 @@ def provider_for_url(base_url: str) -> str:
 def mask_key(text: str, key: str | None) -> str:
     """Replace every occurrence of `key` in `text` with "sk-…redacted"."""
     return redact(text, [key])
-
-
-def redact(text: str, keys: Iterable[str | None], replacement: str = REDACTED) -> str:
-    """Replace every occurrence of any of `keys` in `text` with `replacement` — the one redaction
-    of the project (settings, traces, reports and Compare exports all call it)."""
-    # Longest first, so a key that contains another is replaced whole; too-short "keys" are ignored
-    # (replacing every "a" in a trace would hide nothing and break the file).
-    for key in sorted({k for k in keys if k and len(k) >= MIN_SECRET_LENGTH}, key=len, reverse=True):
-        text = text.replace(key, replacement)
-    return text
 
 
 def _endpoint(sec: Mapping[str, Any], env: Mapping[str, str]) -> tuple[str, str, bool]:

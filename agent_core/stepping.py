@@ -20,20 +20,20 @@ import contextvars
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import closing
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from . import events as ev
+from . import settings
 from .errors import AgentError
 from .fork import Reply
 from .messages import ChatRequest, Message
+from .roles import Role
 
 #: how long a paused run waits for a person before it ends with reason stop
-IDLE_TIMEOUT_S = 30 * 60.0
-#: the roles that give verdicts, and what a person may answer in each
-VERDICT_CHOICES = {"judge": ("PASS", "REVISE"), "critic": ("PASS", "REVISE"), "reflector": ("PASS", "RETRY", "REPLAN")}
+IDLE_TIMEOUT_S = settings.IDLE_TIMEOUT_S
 
 #: how often a run asks whether its owner (a page's browser session) is still there
 OWNER_CHECK_S = 1.0
@@ -68,6 +68,8 @@ class Pending:
     human: bool = False
     #: the run's prompts, for a template edit "from here on"
     prompts: Any = None
+    #: the role's reply grammar: its verdicts, how a person's line becomes a reply (None: a tool pause)
+    grammar: Role | None = None
 
     @property
     def messages(self) -> tuple[Message, ...]:
@@ -107,12 +109,13 @@ class RunHandle:
     def __init__(self, start: Callable[[RunHandle], Iterator[ev.Event]], breakpoints: Breakpoints = Breakpoints(),
                  *, idle_timeout_s: float | None = None,
                  on_event: Callable[[ev.Event], None] | None = None,
-                 owner_alive: Callable[[], bool] | None = None) -> None:
-        from .settings import step_idle_timeout_s
+                 owner_alive: Callable[[], bool] | None = None, roles: Mapping[str, Role] | None = None) -> None:
 
         # None: the server's setting (AGENT_PLAYGROUND_STEP_IDLE_S), else IDLE_TIMEOUT_S
         self._start, self.breakpoints = start, breakpoints
-        self.idle_timeout_s = step_idle_timeout_s() if idle_timeout_s is None else idle_timeout_s
+        #: the run's pattern's roles, by name: each pause carries its role's grammar
+        self.roles = dict(roles or {})
+        self.idle_timeout_s = settings.step_idle_timeout_s() if idle_timeout_s is None else idle_timeout_s
         #: called in the worker thread with every event as it is made (e.g. a poll waiting for a verdict)
         self.on_event = on_event
         #: whether whoever started the run is still there (a page: its browser session); checked about
@@ -140,9 +143,11 @@ class RunHandle:
     def for_run(cls, task: str, config: Any, models: Any, tools: Any = None, **kwargs: Any) -> RunHandle:
         """A handle on `agent_core.stream(task, config, models, tools)`."""
         from .models import ModelRouter
+        from .patterns import registry
         from .runner import stream
 
         router = models if isinstance(models, ModelRouter) else ModelRouter(models)
+        kwargs.setdefault("roles", {r.name: r for r in registry.get(config.pattern).roles})
         return cls(lambda gate: stream(task, config, replace(router, gate=gate), tools), **kwargs)
 
     # --- the person's side (any thread) -----------------------------------------------------------
@@ -216,7 +221,8 @@ class RunHandle:
         human = role in self.breakpoints.people
         if not (human or self._pause_next or self.breakpoints.before_call(role)):
             return Outcome(request)
-        decision = self._wait(Pending("call", role, call, request, human=human, prompts=prompts))
+        decision = self._wait(Pending("call", role, call, request, human=human, prompts=prompts,
+                                     grammar=self.roles.get(role)))
         out = Outcome(request)
         if decision.action == "answer" and decision.reply is not None:
             out.reply = decision.reply
@@ -260,7 +266,7 @@ class RunHandle:
     def _pause_after(self, event: ev.Event) -> Pending | None:
         bp = self.breakpoints
         if isinstance(event, ev.VerdictEvent) and (bp.verdicts or self._pause_next):
-            return Pending("verdict", event.role, event=event)
+            return Pending("verdict", event.role, event=event, grammar=self.roles.get(event.role))
         if isinstance(event, ev.ToolCallEvent) and bp.tools:
             return Pending("tool", event.name, event=event)
         return None
@@ -326,22 +332,6 @@ class RunHandle:
         if self.on_event is not None:
             self.on_event(event)
         self.changed.set()
-
-
-def verdict_reply(role: str, line: str) -> Reply:
-    """A person's verdict line — "PASS", "REVISE: the warning level is missing", "RETRY: …" — as the
-    JSON the role's parser reads. Anything else is passed on as written (and parsed as a model's)."""
-    import json
-
-    head, _sep, rest = line.strip().partition(":")
-    verdict, text = head.strip().upper(), rest.strip()
-    if verdict not in VERDICT_CHOICES.get(role, ()):
-        return Reply(line.strip())
-    if role == "judge":
-        return Reply(json.dumps({"passed": verdict == "PASS", "feedback": text}, ensure_ascii=False))
-    if role == "reflector":
-        return Reply(json.dumps({"verdict": verdict, "analysis": text, "suggestion": text}, ensure_ascii=False))
-    return Reply(json.dumps({"verdict": verdict, "feedback": text or "no improvement needed"}, ensure_ascii=False))
 
 
 def drive(handle: RunHandle, on_pause: Callable[[RunHandle, Pending], None], *,

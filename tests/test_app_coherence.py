@@ -149,7 +149,7 @@ def test_a_model_name_with_markup_stays_text_in_the_cost_table():
         from pages.ui import summary
 
         named = ScriptedModel([say("hello")], "![ATTACKIMG](http://attacker.invalid/x.png) **bold**")
-        result = ac.run("hi", ac.RunConfig(pattern="direct"), named)
+        result = ac.run("hi", ac.configure(pattern="direct"), named)
         summary.costs(list(result.events), key="t")
 
     at = AppTest.from_function(page, default_timeout=30)

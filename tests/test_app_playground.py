@@ -17,9 +17,9 @@ from streamlit.testing.v1 import AppTest
 
 import agent_core as ac
 from agent_core import events as ev
-from agent_core.config import LIMITS
+from agent_core.patterns.registry import LIMITS
 from agent_core.llm import PRESETS
-from agent_core.prompts import specs_for
+from agent_core.patterns.registry import specs_for
 from agent_core.scenarios import SCENARIOS
 from pages.ui import i18n, setup_state
 from pages.ui.catalogue import VARIANTS

@@ -182,7 +182,7 @@ def test_fork_puts_the_bundled_run_into_the_playground():
 
 
 def test_fork_carries_a_free_task_its_limits_and_its_edited_prompt():
-    config = ac.RunConfig(pattern="reflection", max_iterations=5, use_trajectory=True,
+    config = ac.configure(pattern="reflection", max_iterations=5, use_trajectory=True,
                           prompts={"critic": "Review {task} and {draft} harshly; reply with JSON verdict."})
     task = "Write a haiku about queues."
     events = list(ac.stream(task, config, ac.OfflineModel()))

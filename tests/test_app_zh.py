@@ -99,7 +99,7 @@ def test_a_limit_says_why_in_the_pages_language():
 
 def test_a_broken_prompt_is_explained_in_the_pages_language():
     """The core's TemplateError says which kind of problem it is; the page says it in Chinese."""
-    from agent_core.prompts import specs_for
+    from agent_core.patterns.registry import specs_for
     from pages.ui import setup_state
 
     at = open_playground(sb_lang="zh")

@@ -54,7 +54,7 @@ def kinds(events: list[ev.Event]) -> list[str]:
 def test_every_request_carries_the_output_cap_and_a_role_can_override_it():
     model = ScriptedModel([say("", tool("weather", city="Beijing"), role="actor"), say("Sunny.", role="actor"),
                            say('{"passed": true, "feedback": ""}', role="judge")])
-    config = ac.RunConfig(pattern="react", tools=("weather",), max_reflection_rounds=1, max_output_tokens=300,
+    config = ac.configure(pattern="react", tools=("weather",), max_reflection_rounds=1, max_output_tokens=300,
                           max_output_tokens_by_role={"judge": 64})
     result = ac.run("Weather in Beijing?", config, model)
     assert result.reason == "pass"
@@ -62,27 +62,27 @@ def test_every_request_carries_the_output_cap_and_a_role_can_override_it():
 
 
 def test_the_default_cap_is_1024_and_zero_sends_none():
-    assert ac.RunConfig().output_cap("actor") == 1024
-    assert ac.RunConfig(max_output_tokens=0).output_cap("planner") is None
+    assert ac.configure().output_cap("actor") == 1024
+    assert ac.configure(max_output_tokens=0).output_cap("planner") is None
 
 
 @pytest.mark.parametrize("caps", [{"boss": 10}, {"judge": -1}, {"judge": 40_000}, {"judge": True}, ["judge"]])
 def test_bad_per_role_caps_are_refused_with_a_clear_message(caps):
     with pytest.raises(ConfigError, match="max_output_tokens_by_role"):
-        ac.RunConfig(max_output_tokens_by_role=caps)
+        ac.configure(max_output_tokens_by_role=caps)
 
 
 def test_the_caps_travel_in_the_trace_and_load_back():
-    config = ac.RunConfig(pattern="reflection", max_output_tokens=200, max_output_tokens_by_role={"critic": 80},
+    config = ac.configure(pattern="reflection", max_output_tokens=200, max_output_tokens_by_role={"critic": 80},
                           max_seconds=30)
     events = list(ac.stream("Write a haiku.", config, OfflineModel()))
     loaded = trace.loads(trace.Trace.of(config.to_dict(), events).dumps())
-    again = ac.RunConfig.from_dict(loaded.config)
+    again = ac.config_from_dict(loaded.config)
     assert again.output_cap("critic") == 80 and again.output_cap("actor") == 200 and again.max_seconds == 30
 
 
 def test_the_offline_model_honours_the_cap_and_reports_length():
-    config, task = ac.config.for_scenario("report-criteria", "en", max_output_tokens=40)
+    config, task = ac.for_scenario("report-criteria", "en", max_output_tokens=40)
     events = list(ac.stream(task, config, OfflineModel()))
     calls = [e for e in events if isinstance(e, ev.LlmCall)]
     assert calls and all(c.completion_tokens <= 40 for c in calls)
@@ -101,7 +101,7 @@ def test_a_verdict_cut_at_the_cap_says_so_in_its_fallback_en_and_zh():
 
     for lang, phrase in (("en", "cut at max_output_tokens (6)"), ("zh", "在 max_output_tokens（6）处被截断")):
         model = type("M", (), {"name": "m", "stream": staticmethod(junk_judge)})()
-        config = ac.RunConfig(pattern="react", lang=lang, max_reflection_rounds=1,
+        config = ac.configure(pattern="react", lang=lang, max_reflection_rounds=1,
                               max_output_tokens_by_role={"judge": 6})
         events = list(ac.stream("Weather?", config, model))
         verdict = next(e for e in events if isinstance(e, ev.VerdictEvent))
@@ -113,7 +113,7 @@ def test_a_plan_cut_at_the_cap_says_so_in_the_plan_error():
         yield Completion("Sure! First I will look up the", usage=Usage(5, 8), finish_reason="length")
 
     model = type("M", (), {"name": "m", "stream": staticmethod(cut_planner)})()
-    config = ac.RunConfig(pattern="plan-execute", max_output_tokens_by_role={"planner": 8})
+    config = ac.configure(pattern="plan-execute", max_output_tokens_by_role={"planner": 8})
     events = list(ac.stream("Plan a trip.", config, model))
     failed = next(e for e in events if isinstance(e, ev.RunFailed))
     assert failed.error_type == "plan_error" and "cut at max_output_tokens (8)" in failed.message
@@ -124,7 +124,7 @@ def test_a_plan_cut_at_the_cap_says_so_in_the_plan_error():
 
 def test_the_token_budget_stops_a_rambling_reply_mid_stream_and_keeps_its_text():
     model = Rambler()
-    config = ac.RunConfig(pattern="reflection", max_total_tokens=300)
+    config = ac.configure(pattern="reflection", max_total_tokens=300)
     events = list(ac.stream("Write a poem.", config, model))
     assert kinds(events)[-4:] == ["llm_call", "limit_reached", "final_answer", "run_finished"]
     assert events[-1].reason == "budget"
@@ -146,7 +146,7 @@ def test_the_token_budget_closes_a_real_http_stream_early():
     with FakeOpenAIServer(default=Reply(text, chunks=400, chunk_delay=0.005)) as server:
         model = OpenAICompatibleModel(server.url, "fake-model", timeout=5, max_retries=0)
         started = time.perf_counter()
-        events = list(ac.stream("Say it.", ac.RunConfig(pattern="reflection", max_total_tokens=120), model))
+        events = list(ac.stream("Say it.", ac.configure(pattern="reflection", max_total_tokens=120), model))
         elapsed = time.perf_counter() - started
         time.sleep(0.1)
         disconnects = server.disconnects
@@ -160,7 +160,7 @@ def test_the_token_budget_closes_a_real_http_stream_early():
 def test_max_seconds_stops_a_slow_stream_while_it_streams():
     model = Rambler(delay=0.01)
     started = time.perf_counter()
-    events = list(ac.stream("Write a poem.", ac.RunConfig(pattern="reflection", max_seconds=1), model))
+    events = list(ac.stream("Write a poem.", ac.configure(pattern="reflection", max_seconds=1), model))
     assert time.perf_counter() - started < 1.6
     limit = next(e for e in events if isinstance(e, ev.LimitReached))
     assert limit.limit == "max_seconds" and limit.value == 1 and events[-1].reason == "budget"
@@ -173,7 +173,7 @@ def test_max_seconds_is_checked_between_calls():
         return say("", tool("weather", city=f"City {len(request.messages)}"))  # never a repeated call
 
     model = ScriptedModel.forever(slow_tool_loop)
-    config = ac.RunConfig(pattern="react", tools=("weather",), max_rounds=30, max_seconds=1)
+    config = ac.configure(pattern="react", tools=("weather",), max_rounds=30, max_seconds=1)
     events = list(ac.stream("Weather?", config, model))
     limit = next(e for e in events if isinstance(e, ev.LimitReached))
     assert limit.limit == "max_seconds" and "time limit max_seconds=1 s is up" in limit.message
@@ -184,7 +184,7 @@ def test_max_seconds_lowers_the_read_timeout_of_a_stalled_server():
     with FakeOpenAIServer(default=Reply("late", delay=5)) as server:
         model = OpenAICompatibleModel(server.url, "fake-model", timeout=60, max_retries=0)
         started = time.perf_counter()
-        events = list(ac.stream("Hi", ac.RunConfig(pattern="reflection", max_seconds=1), model))
+        events = list(ac.stream("Hi", ac.configure(pattern="reflection", max_seconds=1), model))
         elapsed = time.perf_counter() - started
     assert elapsed < 2.5, "the 60 s read timeout must not outlast the run's time limit"
     assert events[-1].reason == "budget"
@@ -195,7 +195,7 @@ def test_sdk_retries_never_take_a_stalled_call_past_the_time_limit():
     with FakeOpenAIServer(default=Reply("late", delay=8)) as server:
         model = OpenAICompatibleModel(server.url, "fake-model", timeout=60, max_retries=2)
         started = time.perf_counter()
-        events = list(ac.stream("Hi", ac.RunConfig(pattern="reflection", max_seconds=1), model))
+        events = list(ac.stream("Hi", ac.configure(pattern="reflection", max_seconds=1), model))
         elapsed, attempts = time.perf_counter() - started, server.call_count
     assert elapsed < 2.5 and attempts == 1, (elapsed, attempts)  # 3 attempts took 4.4 s before
     assert next(e for e in events if isinstance(e, ev.LimitReached)).limit == "max_seconds"
@@ -203,5 +203,5 @@ def test_sdk_retries_never_take_a_stalled_call_past_the_time_limit():
 
 def test_max_seconds_out_of_range_is_refused():
     with pytest.raises(ConfigError, match="max_seconds must be an integer from 0 to 86400"):
-        ac.RunConfig(max_seconds=-1)
-    assert json.dumps(ac.RunConfig(max_seconds=5).to_dict())  # serialisable for traces
+        ac.configure(max_seconds=-1)
+    assert json.dumps(ac.configure(max_seconds=5).to_dict())  # serialisable for traces

@@ -20,7 +20,7 @@ def llm_calls(events):
 
 def test_the_record_holds_exactly_what_each_call_was_sent_and_replied():
     model = ScriptedModel([say("", tool("search", query="weather Beijing")), say("Sunny, 25 °C.")])
-    config = ac.RunConfig(pattern="react", tools=("search",))
+    config = ac.configure(pattern="react", tools=("search",))
     events = list(ac.stream("Weather in Beijing?", config, model))
     table = MessageTable(events)
     assert table.complete and len(table.calls) == 2
@@ -37,7 +37,7 @@ def test_a_history_resent_on_every_call_is_stored_once_and_referenced_as_one_ran
     rounds = 30
     model = ScriptedModel.forever(lambda r: say(f"round {len(r.messages)} thinking {len(r.messages) * 7}",
                                                 tool("search", query=str(len(r.messages)))))
-    config = ac.RunConfig(pattern="react", tools=("search",), max_rounds=rounds)
+    config = ac.configure(pattern="react", tools=("search",), max_rounds=rounds)
     events = list(ac.stream("Keep searching.", config, model))
     calls = llm_calls(events)
     assert len(calls) == rounds + 1  # the rounds, then one forced final answer
@@ -87,7 +87,7 @@ def test_a_trace_round_trips_its_call_record_and_a_v1_trace_still_loads(tmp_path
 def test_a_key_inside_the_call_record_is_redacted_on_export():
     key = "sk-test-CALLRECORD-0123456789abcdef"
     model = ScriptedModel([say(f"my key is {key}")])
-    config = ac.RunConfig(pattern="react")
+    config = ac.configure(pattern="react")
     events = list(ac.stream(f"Repeat {key}", config, model))
     assert any(key in json.dumps(e.to_dict()) for e in llm_calls(events))
     exported = trace.Trace.of(config.to_dict(), events).dumps(secrets=[key])

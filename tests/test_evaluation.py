@@ -237,7 +237,7 @@ def test_reflection_with_tests_beats_one_shot_react_and_costs_more_calls(offline
 def test_primes_the_critic_alone_asks_for_speed_and_the_sieve_keeps_the_bound_bug():
     """Huang et al. in one run: intrinsic review improves what it looks at, not what is wrong."""
     primes = next(t for t in bundled_tasks() if t.entry_point == "primes_up_to")
-    config = ac.RunConfig(pattern="reflection", code_task=True, scenario=f"eval/{primes.task_id}")
+    config = ac.configure(pattern="reflection", code_task=True, scenario=f"eval/{primes.task_id}")
     result = ac.run(task_text(primes), config, ac.OfflineModel())
     verdicts = [(e.verdict, e.feedback) for e in result.events if isinstance(e, ev.VerdictEvent)]
     assert [v for v, _ in verdicts] == ["REVISE", "PASS"] and "Sieve of Eratosthenes" in verdicts[0][1]
@@ -248,7 +248,7 @@ def test_primes_the_critic_alone_asks_for_speed_and_the_sieve_keeps_the_bound_bu
 
 def test_primes_with_tests_the_failure_leads_the_feedback_and_the_refiner_fixes_the_bound():
     primes = next(t for t in bundled_tasks() if t.entry_point == "primes_up_to")
-    config = ac.RunConfig(pattern="reflection", code_task=True, test_evaluator=True, tests=runnable_tests(primes),
+    config = ac.configure(pattern="reflection", code_task=True, test_evaluator=True, tests=runnable_tests(primes),
                           scenario=f"eval/{primes.task_id}")
     result = ac.run(task_text(primes), config, ac.OfflineModel())
     seen = [(e.kind, getattr(e, "is_error", None) if e.kind == "tool_result" else getattr(e, "verdict", None))

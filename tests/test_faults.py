@@ -65,7 +65,7 @@ FAULTS = {
 
 
 def config_for(pattern: str) -> ac.RunConfig:
-    return ac.RunConfig(pattern=pattern, tools=("query_order",), max_rounds=4, max_reflection_rounds=1,
+    return ac.configure(pattern=pattern, tools=("query_order",), max_rounds=4, max_reflection_rounds=1,
                         reflector=True, max_iterations=2, max_step_retries=1, max_replans=1)
 
 

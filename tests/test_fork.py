@@ -14,7 +14,8 @@ import pytest
 import agent_core as ac
 from agent_core import events as ev
 from agent_core import examples, trace
-from agent_core.config import RunConfig
+from agent_core.patterns.registry import config_from_dict, configure
+from agent_core.patterns import registry
 from agent_core.fork import ForkError, Reply, fork, recorded_reply, reply_problem
 from agent_core.offline import OfflineModel
 from agent_core.testing import ScriptedModel, say, tool
@@ -86,7 +87,7 @@ def test_weather_report_forked_at_the_second_judge_with_a_pass_ends_without_the_
 @pytest.mark.parametrize(("scenario", "lang", "path"), examples.available(), ids=lambda v: str(v)[-24:])
 def test_forking_a_bundled_trace_at_any_call_without_an_edit_reproduces_it(scenario, lang, path):
     parent = trace.loads(path.read_bytes())
-    config = RunConfig.from_dict({k: v for k, v in parent.config.items() if k in RunConfig.__dataclass_fields__})
+    config = config_from_dict(parent.config)
     calls = sum(isinstance(e, ev.LlmCall) for e in parent.events)
     for at in range(1, calls + 1):
         stream, recorded = fork(parent.events, at, config, OfflineModel())
@@ -105,7 +106,7 @@ def never_satisfied(request):
 
 
 def test_a_fork_never_exceeds_its_call_bound_counting_the_recorded_prefix():
-    config = RunConfig(pattern="react", tools=("search",), max_rounds=12, max_reflection_rounds=3)
+    config = configure(pattern="react", tools=("search",), max_rounds=12, max_reflection_rounds=3)
     parent = list(ac.stream("task", config, ScriptedModel.forever(never_satisfied)))
     made = parent[-1].llm_calls
     assert made > 6 and made <= ac.call_bound(config)
@@ -132,10 +133,10 @@ def test_bad_forks_say_why():
         fork(events, 9, config, OfflineModel())
     with pytest.raises(ForkError, match="no call records"):
         fork(examples_v1(events), 1, config, OfflineModel())
-    assert reply_problem("reflector", "looks fine to me") is not None
-    assert reply_problem("judge", "yes") is not None
-    assert reply_problem("judge", PASS_JUDGE) is None
-    assert reply_problem("planner", "just do it") is not None
+    assert reply_problem(registry.role("reflector"), "looks fine to me") is not None
+    assert reply_problem(registry.role("judge"), "yes") is not None
+    assert reply_problem(registry.role("judge"), PASS_JUDGE) is None
+    assert reply_problem(registry.role("planner"), "just do it") is not None
     assert recorded_reply(events, 1).text.startswith("def find_primes") or "find_primes" in recorded_reply(events, 1).text
 
 

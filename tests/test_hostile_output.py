@@ -58,7 +58,7 @@ replies = st.one_of(
 def test_any_model_output_ends_cleanly_within_the_bound(pattern, script, reask, lang):
     position = iter(range(10_000))
     model = ScriptedModel.forever(lambda request: script[next(position) % len(script)])
-    config = ac.RunConfig(pattern=pattern, lang=lang, tools=("search", "query_order"), repair_reask=reask,
+    config = ac.configure(pattern=pattern, lang=lang, tools=("search", "query_order"), repair_reask=reask,
                           max_rounds=4, max_reflection_rounds=2, reflector=True, max_iterations=3)
     events = list(ac.stream("task", config, model))
     assert events[0].kind == "run_started" and events[-1].kind == "run_finished"

@@ -22,9 +22,9 @@ from agent_core.diffing import Budget, diff_stats, word_diff
 from agent_core.errors import AgentError
 from agent_core.evaluation import EvalTask, extract_code
 from agent_core.messages import estimate_tokens
-from agent_core.patterns.plan_execute import parse_plan
-from agent_core.patterns.react import parse_text_step
-from agent_core.patterns.reflection import clean_draft
+from agent_core.patterns.plan_execute.loop import parse_plan
+from agent_core.patterns.react.loop import parse_text_step
+from agent_core.patterns.reflection.loop import clean_draft
 from agent_core.prompts import placeholders
 from agent_core.report import cell, quote
 from agent_core.report import escape as report_escape

@@ -126,7 +126,7 @@ def _fork_at_last_with_no_server(config, result, registry):
 
 def _run_with(conn, script, task="what time is it?"):
     reg, _ = mc.registry([conn])
-    config = ac.RunConfig(pattern="react", max_reflection_rounds=0)
+    config = ac.configure(pattern="react", max_reflection_rounds=0)
     model = ScriptedModel(script)
     result = ac.run(task, config, model, reg)
     model.assert_consumed()
@@ -164,7 +164,7 @@ def test_mcp_server_time_over_stdio_on_the_record_and_forked_with_no_server():
 
 def test_a_fork_that_calls_a_disconnected_server_after_the_fork_point_says_so(bundled):
     conn = bundled["en"]
-    config = ac.RunConfig(pattern="react", max_reflection_rounds=0)
+    config = ac.configure(pattern="react", max_reflection_rounds=0)
     reg, _ = mc.registry([conn], enabled={conn.name: ["weather"]})
     result = ac.run("weather?", config, ScriptedModel([say("", tool("weather", city="Beijing")), say("Sunny.")]), reg)
     base = ac.runner.default_tools(config)
@@ -348,7 +348,7 @@ def test_a_result_too_large_is_cut_with_a_note(faulty):
 
 def test_a_server_that_dies_mid_run_ends_in_error_observations_and_the_run_goes_on(faulty):
     reg, _ = mc.registry([faulty])
-    config = ac.RunConfig(pattern="react", max_reflection_rounds=0)
+    config = ac.configure(pattern="react", max_reflection_rounds=0)
     script = [say("", tool("die")), say("", tool("echo", text="again")), say("The server is gone.")]
     result = ac.run("go", config, ScriptedModel(script), reg)
     outs = [e for e in result.events if isinstance(e, ev.ToolResult)]
@@ -464,7 +464,7 @@ def test_otel_execute_tool_spans_carry_the_server_and_import_back(bundled):
 
     conn = bundled["en"]
     reg, _ = mc.registry([conn], enabled={conn.name: ["weather"]})
-    config = ac.RunConfig(pattern="react", max_reflection_rounds=0)
+    config = ac.configure(pattern="react", max_reflection_rounds=0)
     result = ac.run("w?", config, ScriptedModel([say("", tool("weather", city="Beijing")), say("Sunny.")]), reg)
     spans = mapping.spans_of(result.events, "run-1", config.to_dict())
     tool_spans = [s for s in spans if s.name == "execute_tool weather"]

@@ -37,7 +37,7 @@ def texts(result: ac.RunResult) -> list[str]:
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("pattern", ac.PATTERNS)
 def test_a_free_task_is_answered_coherently_and_labelled_as_scripted(pattern, lang):
-    result = ac.run(TASKS[lang], ac.RunConfig(pattern=pattern, lang=lang), ac.OfflineModel())
+    result = ac.run(TASKS[lang], ac.configure(pattern=pattern, lang=lang), ac.OfflineModel())
     shown = texts(result)
     answer = next(e.text for e in result.events if isinstance(e, ev.FinalAnswer))
     assert answer.startswith(LABEL[lang]), answer
@@ -54,7 +54,7 @@ def test_a_free_task_is_answered_coherently_and_labelled_as_scripted(pattern, la
 @pytest.mark.parametrize("pattern", ["reflection", "react"])
 def test_a_scenario_task_under_another_pattern_quotes_the_task_not_the_template(pattern):
     config, task = ac.for_scenario("order-99999")
-    config = ac.RunConfig(pattern=pattern, lang="en", scenario="order-99999", tools=config.tools)
+    config = ac.configure(pattern=pattern, lang="en", scenario="order-99999", tools=config.tools)
     result = ac.run(task, config, ac.OfflineModel())
     for body in texts(result):
         assert not any(w in body for w in TEMPLATE_WORDS), body
@@ -117,7 +117,7 @@ def test_covers_says_which_runs_the_scripts_play_and_which_are_placeholders(scen
 
     for pattern in ac.PATTERNS:
         config, task = ac.for_scenario(scenario)
-        config = ac.RunConfig(pattern=pattern, lang="en", scenario=scenario, tools=config.tools)
+        config = ac.configure(pattern=pattern, lang="en", scenario=scenario, tools=config.tools)
         answer = next((e.text for e in ac.run(task, config, ac.OfflineModel()).events
                        if isinstance(e, ev.FinalAnswer)), "")
         assert covers(scenario, pattern) == (not answer.startswith(LABEL["en"])), (scenario, pattern, answer[:80])

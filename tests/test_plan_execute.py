@@ -8,7 +8,7 @@ import pytest
 import agent_core as ac
 from agent_core import events as ev
 from agent_core.mock_tools import registry
-from agent_core.patterns.plan_execute import PlanStep, call_bound, parse_plan, shape_plan, stream
+from agent_core.patterns.plan_execute.loop import PlanStep, call_bound, parse_plan, shape_plan, stream
 from agent_core.testing import ScriptedModel, say, tool
 from agent_core.tools import Tool, ToolRegistry
 
@@ -43,7 +43,7 @@ def synthesize(text):
 
 
 def run(model, task="task", tools=None, **limits):
-    config = ac.RunConfig(pattern="plan-execute", **limits)
+    config = ac.configure(pattern="plan-execute", **limits)
     router = model if isinstance(model, ac.ModelRouter) else ac.ModelRouter(model)
     return list(stream(task, config, router, tools if tools is not None else registry()))
 
@@ -478,13 +478,13 @@ def test_a_budget_stop_returns_the_results_gathered_so_far():
 # --- the call bound ---------------------------------------------------------------------------------
 
 def test_call_bound_formula():
-    cfg = ac.RunConfig(pattern="plan-execute")
+    cfg = ac.configure(pattern="plan-execute")
     assert call_bound(cfg) == 1 * (2 + 5 * 1 * 3 + 1)  # no Reflector, no rule pre-check: nothing can fail
     cfg = cfg.replace(reflector=True)
     assert call_bound(cfg) == 3 * (2 + 5 * 2 * (3 + 2) + 2 * (1 + 2))
     assert call_bound(cfg.replace(selective_reflection=True)) == 3 * (2 + 5 * 2 * (3 + 2) + 1)
     assert call_bound(cfg.replace(repair_reask=False)) == 3 * (1 + 5 * 2 * (3 + 1) + 2 * (1 + 1))
-    assert call_bound(ac.RunConfig(pattern="plan-execute", rule_precheck=True)) == 3 * (2 + 5 * 3 + 1)
+    assert call_bound(ac.configure(pattern="plan-execute", rule_precheck=True)) == 3 * (2 + 5 * 3 + 1)
     assert ac.call_bound(cfg.replace(max_llm_calls=20)) == 20
 
 
@@ -499,7 +499,7 @@ def _adversary(config, mode):
     Reflector never passes: always RETRY, always REPLAN, or (tight) RETRY until the last attempt, then
     REPLAN on synthesis steps, which is the costliest path through the limits."""
     repair = config.repair_reask
-    last_attempt = config.max_step_retries + 1
+    last_attempt = config.options.max_step_retries + 1
 
     def reply(request):
         context = request.context
@@ -529,9 +529,9 @@ LIMIT_GRID = [dict(zip(("max_plan_steps", "max_step_rounds", "max_step_retries",
     {"reflector": True}, {"reflector": True, "repair_reask": False}, {"reflector": True, "selective_reflection": True},
     {"reflector": True, "rule_precheck": True}, {"rule_precheck": True}, {}])
 def test_the_bound_is_never_exceeded(limits, toggles):
-    config = ac.RunConfig(pattern="plan-execute", **limits, **toggles)
+    config = ac.configure(pattern="plan-execute", **limits, **toggles)
     bound = call_bound(config)
-    modes = ("tight", "RETRY", "REPLAN") if config.reflector else ("none",)
+    modes = ("tight", "RETRY", "REPLAN") if config.options.reflector else ("none",)
     for mode in modes:
         for error in (False, True):
             model = _adversary(config, mode)
@@ -540,5 +540,5 @@ def test_the_bound_is_never_exceeded(limits, toggles):
             assert finished(events).llm_calls == model.calls
             assert of(events, ev.FinalAnswer) or of(events, ev.RunFailed)
             # the costliest path reaches the bound exactly: the formula is tight, not just safe
-            if mode == "tight" and not error and not config.selective_reflection:
+            if mode == "tight" and not error and not config.options.selective_reflection:
                 assert model.calls == bound

@@ -72,17 +72,17 @@ def reflection_zh(request):
 #: pattern's own bound cannot be reached by a consistent script)
 CASES = {
     "react with tools and a judge it never convinces": (
-        ac.RunConfig(pattern="react", tools=("search",), max_rounds=4, max_reflection_rounds=2,
+        ac.configure(pattern="react", tools=("search",), max_rounds=4, max_reflection_rounds=2,
                      max_output_tokens=CAP, max_llm_calls=7), react_never_done),
     "plan-execute: every step retried, every synthesis re-planned": (
-        ac.RunConfig(pattern="plan-execute", tools=("search",), reflector=True, max_plan_steps=3, max_step_rounds=2,
+        ac.configure(pattern="plan-execute", tools=("search",), reflector=True, max_plan_steps=3, max_step_rounds=2,
                      max_step_retries=1, max_replans=1, max_output_tokens=CAP, max_llm_calls=24),
         plan_execute_costliest),
     "reflection: the critic is never satisfied": (
-        ac.RunConfig(pattern="reflection", max_iterations=4, max_output_tokens=CAP, max_llm_calls=8),
+        ac.configure(pattern="reflection", max_iterations=4, max_output_tokens=CAP, max_llm_calls=8),
         reflection_never_satisfied),
     "reflection in Chinese": (
-        ac.RunConfig(pattern="reflection", lang="zh", max_iterations=3, max_output_tokens=CAP, max_llm_calls=6),
+        ac.configure(pattern="reflection", lang="zh", max_iterations=3, max_output_tokens=CAP, max_llm_calls=6),
         reflection_zh),
 }
 
@@ -109,7 +109,7 @@ def test_every_offline_scenario_stays_under_its_worst_case():
 
 
 def test_the_worst_case_grows_with_the_cap_and_the_bound_and_has_no_bound_without_a_cap():
-    config = ac.RunConfig(pattern="reflection", max_iterations=2, max_output_tokens=100)
+    config = ac.configure(pattern="reflection", max_iterations=2, max_output_tokens=100)
     small, capped, longer = (worst_case(config, "t"), worst_case(config.replace(max_output_tokens=400), "t"),
                              worst_case(config.replace(max_iterations=4), "t"))
     assert small.completion_tokens == small.calls * 100 and capped.total_tokens > small.total_tokens
@@ -190,5 +190,5 @@ def test_an_eval_row_costs_unknown_without_a_price_and_its_price_with_one():
     (row,) = [r for r in evaluate(task, ["react"], ScriptedModel([answer]), prices=table) if isinstance(r, EvalRow)]
     assert row.cost_usd == pytest.approx((row.prompt_tokens * 1.0 + row.completion_tokens * 2.0) / 1e6)
     worst = eval_worst_case(task, ["reference", "react"])
-    assert worst.calls == ac.call_bound(ac.RunConfig(pattern="react", code_task=True))
+    assert worst.calls == ac.call_bound(ac.configure(pattern="react", code_task=True))
     assert row.total_tokens <= worst.total_tokens

@@ -8,7 +8,7 @@ import agent_core as ac
 from agent_core import events as ev
 from agent_core.errors import EndpointConnectionError, TemplateError
 from agent_core.mock_tools import registry
-from agent_core.patterns.react import ConversationMemory, call_bound, parse_text_step, stream
+from agent_core.patterns.react.loop import ConversationMemory, call_bound, parse_text_step, stream
 from agent_core.testing import ScriptedModel, UnexpectedCall, say, tool
 from agent_core.tools import Tool, ToolRegistry
 
@@ -24,7 +24,7 @@ def of(events, cls):
 
 
 def react(model, task="task", tools=None, **limits):
-    config = ac.RunConfig(pattern="react", **limits)
+    config = ac.configure(pattern="react", **limits)
     return list(stream(task, config, ac.ModelRouter(model), tools if tools is not None else registry()))
 
 
@@ -96,7 +96,7 @@ def test_max_rounds_forces_one_final_answer_with_tools_disabled():
     model = ScriptedModel.forever(lambda r: say(f"step {next(counter)} unique words {next(counter)}",
                                                 tool("search", query=f"q{next(counter)}")))
     events = react(model, max_rounds=4)
-    assert model.calls == 5 == call_bound(ac.RunConfig(max_rounds=4))
+    assert model.calls == 5 == call_bound(ac.configure(max_rounds=4))
     assert model.requests[-1].tools == () and model.requests[0].tools
     assert of(events, ev.LimitReached)[0].limit == "max_rounds"
     assert of(events, ev.RunFinished)[0].reason == "cap"
@@ -185,7 +185,7 @@ def test_call_bound_holds_for_an_actor_that_never_stops_and_a_judge_that_never_p
         return say(f"answer {n}")
 
     model = ScriptedModel.forever(reply)
-    config = ac.RunConfig(max_rounds=rounds, max_reflection_rounds=reflections, repair_reask=reask)
+    config = ac.configure(max_rounds=rounds, max_reflection_rounds=reflections, repair_reask=reask)
     events = list(stream("t", config, ac.ModelRouter(model), registry()))
     assert model.calls <= call_bound(config)
     assert of(events, ev.RunStarted)[0].max_llm_calls == call_bound(config)
@@ -195,7 +195,7 @@ def test_call_bound_holds_for_an_actor_that_never_stops_and_a_judge_that_never_p
 def test_the_bound_is_tight_when_the_judge_never_passes():
     model = ScriptedModel.forever(lambda r: json.dumps({"passed": False, "feedback": "x"}) if r.role == "judge"
                                   else say("answer"))
-    config = ac.RunConfig(max_rounds=5, max_reflection_rounds=3, repair_reask=False)
+    config = ac.configure(max_rounds=5, max_reflection_rounds=3, repair_reask=False)
     list(stream("t", config, ac.ModelRouter(model), registry()))
     assert model.roles() == ["actor", "judge"] * 3
 
@@ -203,9 +203,9 @@ def test_the_bound_is_tight_when_the_judge_never_passes():
 def test_memory_window_carries_earlier_turns():
     memory = ConversationMemory(window=2)
     first = ScriptedModel([say("Paris.")])
-    list(stream("Capital of France?", ac.RunConfig(), ac.ModelRouter(first), registry(), memory=memory))
+    list(stream("Capital of France?", ac.configure(), ac.ModelRouter(first), registry(), memory=memory))
     second = ScriptedModel([say("About 2 million.")])
-    list(stream("And its population?", ac.RunConfig(), ac.ModelRouter(second), registry(), memory=memory))
+    list(stream("And its population?", ac.configure(), ac.ModelRouter(second), registry(), memory=memory))
     contents = [m.content for m in second.requests[0].messages]
     assert contents[1:] == ["Capital of France?", "Paris.", "And its population?"]
 
@@ -233,7 +233,7 @@ def test_an_endpoint_failure_mid_run_keeps_the_events_so_far():
 
 def test_a_broken_prompt_is_refused_before_any_model_call():
     model = ScriptedModel([])
-    config = ac.RunConfig(prompts={"judge": "Question: {question}\nAnswer: {answr}"})
+    config = ac.configure(prompts={"judge": "Question: {question}\nAnswer: {answr}"})
     with pytest.raises(TemplateError, match=r"unknown placeholder \{answr\}"):
         ac.stream("t", config, model)
     assert model.calls == 0
@@ -260,11 +260,11 @@ def test_observation_check_appends_a_hint_to_an_error_observation():
     assert [v.verdict for v in of(events, ev.VerdictEvent)] == ["REPLAN"]
     seen = model.requests[2].messages[-1].content
     assert seen.startswith('{"error"') and "[Reflection hint] The waybill does not exist. Ask the user" in seen
-    assert model.calls <= call_bound(ac.RunConfig(observation_check=True))
+    assert model.calls <= call_bound(ac.configure(observation_check=True))
 
 
 def test_observation_check_runs_offline_on_a_free_task():
-    config = ac.RunConfig(tools=("query_logistics",), observation_check=True)
+    config = ac.configure(tools=("query_logistics",), observation_check=True)
     result = ac.run("Where is parcel SF0000000?", config, ac.OfflineModel())
     assert [e.verdict for e in result.events if isinstance(e, ev.VerdictEvent)] == ["REPLAN"]
     assert result.reason == "answer"

@@ -7,8 +7,8 @@ import pytest
 import agent_core as ac
 from agent_core import events as ev
 from agent_core.errors import ConfigError
-from agent_core.patterns.reflection import call_bound, clean_draft, stream
-from agent_core.prompts.reflection import DEFAULT_CRITERIA
+from agent_core.patterns.reflection.loop import call_bound, clean_draft, stream
+from agent_core.patterns.reflection.prompts import DEFAULT_CRITERIA
 from agent_core.testing import ScriptedModel, say
 
 PRIMES_TASK = ac.SCENARIOS["primes"].task["en"]
@@ -44,7 +44,7 @@ def of(events, cls):
 
 
 def reflect(models, task="task", **options):
-    config = ac.RunConfig(pattern="reflection", **options)
+    config = ac.configure(pattern="reflection", **options)
     router = models if isinstance(models, ac.ModelRouter) else ac.ModelRouter(models)
     return list(stream(task, config, router))
 
@@ -128,7 +128,7 @@ def test_call_bound_is_never_exceeded_and_is_reached(iterations, reask, graph_st
         return "too slow" if request.context.repair or not reask else ""
 
     model = ScriptedModel.forever(reply)
-    config = ac.RunConfig(pattern="reflection", max_iterations=iterations, repair_reask=reask, graph_style=graph_style)
+    config = ac.configure(pattern="reflection", max_iterations=iterations, repair_reask=reask, graph_style=graph_style)
     events = list(stream("t", config, ac.ModelRouter(model)))
     assert model.calls == call_bound(config) == 1 + iterations * (3 if reask else 2)
     assert of(events, ev.RunStarted)[0].max_llm_calls == call_bound(config)
@@ -268,7 +268,7 @@ def test_failing_tests_lead_the_critics_own_feedback_in_graph_style():
 @pytest.mark.parametrize("tests, message", [("  ", "no tests are given"), ("assert (", "do not parse")])
 def test_the_evaluator_refuses_missing_or_broken_tests_before_any_call(tests, message):
     model = ScriptedModel([])
-    config = ac.RunConfig(pattern="reflection", test_evaluator=True, tests=tests)
+    config = ac.configure(pattern="reflection", test_evaluator=True, tests=tests)
     with pytest.raises(ConfigError, match=message):
         stream("t", config, ac.ModelRouter(model))
     assert model.calls == 0

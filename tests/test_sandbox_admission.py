@@ -352,7 +352,7 @@ def test_a_cancel_check_of_the_context_an_evaluation_was_made_in_reaches_its_wor
 
 def _reflection_with_tests():
     primes = next(t for t in bundled_tasks() if t.entry_point == "primes_up_to")
-    config = ac.RunConfig(pattern="reflection", code_task=True, test_evaluator=True, tests=runnable_tests(primes),
+    config = ac.configure(pattern="reflection", code_task=True, test_evaluator=True, tests=runnable_tests(primes),
                           scenario=f"eval/{primes.task_id}")
     return RunHandle.for_run(task_text(primes), config, ac.OfflineModel())
 

@@ -142,7 +142,7 @@ def test_every_scenario_still_ends_well_when_the_limits_change(scenario, overrid
 @pytest.mark.parametrize("lang, label", [("en", "Scripted offline demo"), ("zh", "离线脚本演示")])
 @pytest.mark.parametrize("tools", [("search",), ()])
 def test_free_text_task_is_a_short_labelled_scripted_run(lang, label, tools):
-    config = ac.RunConfig(pattern="plan-execute", lang=lang, tools=tools, reflector=True)
+    config = ac.configure(pattern="plan-execute", lang=lang, tools=tools, reflector=True)
     result = ac.run("Plan a weekend in Kyoto", config, ac.OfflineModel())
     assert label in result.final_answer and result.reason == "pass"
     steps = of(result, ev.PlanEvent)[0].steps

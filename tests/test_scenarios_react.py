@@ -53,7 +53,7 @@ def test_dentist_booking_with_too_few_rounds_is_forced_to_answer():
 
 @pytest.mark.parametrize("lang, label", [("en", "Scripted offline demo"), ("zh", "离线脚本演示")])
 def test_free_text_task_is_a_short_labelled_scripted_run(lang, label):
-    config = ac.RunConfig(lang=lang, tools=("search",), max_reflection_rounds=1)
+    config = ac.configure(lang=lang, tools=("search",), max_reflection_rounds=1)
     result = ac.run("How tall is Mount Everest?", config, ac.OfflineModel())
     assert label in result.final_answer and result.reason == "pass"
     assert all(e.model == "offline-scripted" for e in result.events if isinstance(e, ev.LlmCall))

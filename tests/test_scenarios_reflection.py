@@ -6,10 +6,10 @@ import pytest
 
 import agent_core as ac
 from agent_core import events as ev
-from agent_core.offline.scripts.reflection import PARSE_KV_DRAFTS, PRIMES_DRAFTS
-from agent_core.prompts.reflection import DEFAULT_CRITERIA
+from agent_core.patterns.reflection.offline import PARSE_KV_DRAFTS, PRIMES_DRAFTS
+from agent_core.patterns.reflection.prompts import DEFAULT_CRITERIA
 from agent_core.sandbox import run_python_tests
-from agent_core.scenarios import PARSE_KV_TESTS, PRIMES_TESTS
+from agent_core.patterns.reflection.scenarios import PARSE_KV_TESTS, PRIMES_TESTS
 
 
 def play(scenario, lang="en", **overrides):
@@ -124,7 +124,7 @@ def test_report_criteria_reach_the_critic_in_the_runs_language():
             yield from offline.stream(request)
 
     config, task = ac.for_scenario("report-criteria", "zh")
-    assert config.criteria == "default"
+    assert config.options.criteria == "default"
     ac.run(task, config, ac.ModelRouter(offline, {"critic": Spy()}))
     assert len(critic_requests) == 3
     assert all(f"## 质量标准\n{DEFAULT_CRITERIA['zh']}" in r.messages[0].content for r in critic_requests)
@@ -133,7 +133,7 @@ def test_report_criteria_reach_the_critic_in_the_runs_language():
 @pytest.mark.parametrize("lang, label", [("en", "Scripted offline demo"), ("zh", "离线脚本演示")])
 @pytest.mark.parametrize("graph_style", [False, True])
 def test_free_text_task_is_a_short_labelled_revise_then_pass(lang, label, graph_style):
-    config = ac.RunConfig(pattern="reflection", lang=lang, graph_style=graph_style)
+    config = ac.configure(pattern="reflection", lang=lang, graph_style=graph_style)
     result = ac.run("Explain what a hash map is.", config, ac.OfflineModel())
     assert [v.verdict for v in of(result, ev.VerdictEvent)] == ["REVISE", "PASS"]
     drafts = of(result, ev.Draft)

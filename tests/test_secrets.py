@@ -30,7 +30,7 @@ def scan(*texts):
 
 
 def run_pattern(model, pattern):
-    config = ac.RunConfig(pattern=pattern, tools=("query_order",), reflector=True, max_reflection_rounds=1)
+    config = ac.configure(pattern=pattern, tools=("query_order",), reflector=True, max_reflection_rounds=1)
     events = list(ac.stream("Has order 10001 arrived?", config, model))
     return config, events
 

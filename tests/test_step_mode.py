@@ -16,7 +16,8 @@ import agent_core as ac
 from agent_core import events as ev
 from agent_core.messages import Message
 from agent_core.offline import OfflineModel
-from agent_core.stepping import Breakpoints, RunHandle, verdict_reply
+from agent_core.patterns import registry
+from agent_core.stepping import Breakpoints, RunHandle
 from agent_core.testing import ScriptedModel
 
 
@@ -50,7 +51,7 @@ def test_primes_pauses_before_the_critic_with_draft_zero_and_a_person_passes_it(
     assert (pending.at, pending.role, pending.call) == ("call", "critic", 2)
     draft = next(e for e in handle.drain() if isinstance(e, ev.Draft))
     assert draft.text in pending.messages[-1].content, "the critic's full prompt, draft 0 inside it"
-    handle.answer(verdict_reply("critic", "PASS"))
+    handle.answer(registry.role("critic").verdict_reply("PASS"))
     events = finish(handle)
     assert events[-1].reason == "pass" and events[-1].llm_calls == 2
     (human,) = [e for e in events if isinstance(e, ev.HumanReply)]
@@ -97,11 +98,11 @@ def never_pass(request):
 
 
 def test_a_hand_answered_run_never_exceeds_its_call_bound():
-    config = ac.RunConfig(pattern="react", max_rounds=6, max_reflection_rounds=3)
+    config = ac.configure(pattern="react", max_rounds=6, max_reflection_rounds=3)
     handle = RunHandle.for_run("task", config, ScriptedModel.forever(never_pass),
                                breakpoints=Breakpoints(people=frozenset({"judge"}))).start()
     while (pending := paused(handle)) is not None:
-        handle.answer(verdict_reply("judge", "REVISE: not good enough"))
+        handle.answer(registry.role("judge").verdict_reply("REVISE: not good enough"))
     events = finish(handle)
     assert events[-1].llm_calls <= ac.call_bound(config)
     assert sum(isinstance(e, ev.HumanReply) for e in events) == 3
@@ -109,7 +110,7 @@ def test_a_hand_answered_run_never_exceeds_its_call_bound():
 
 def test_an_edited_call_is_what_the_model_gets_and_what_the_record_shows():
     model = ScriptedModel(["The answer."])
-    handle = RunHandle.for_run("What is 2 + 2?", ac.RunConfig(pattern="react"), model,
+    handle = RunHandle.for_run("What is 2 + 2?", ac.configure(pattern="react"), model,
                                breakpoints=Breakpoints(every_call=True)).start()
     pending = paused(handle)
     edited = (*pending.messages[:-1], Message("user", "What is 3 + 3?"))
@@ -169,7 +170,7 @@ def test_step_mode_on_an_openai_compatible_endpoint_sends_the_edit_and_never_sen
     from tests.fake_openai_server import FakeOpenAIServer
     from tests.test_faults import sensible
 
-    config = ac.RunConfig(pattern="react", tools=("query_order",), max_reflection_rounds=1)
+    config = ac.configure(pattern="react", tools=("query_order",), max_reflection_rounds=1)
     with FakeOpenAIServer(default=sensible) as server:
         model = OpenAICompatibleModel(server.url, "fake-model", api_key="sk-test-not-a-real-key-000")
         handle = RunHandle.for_run("Has order 10001 arrived?", config, model,
@@ -177,7 +178,7 @@ def test_step_mode_on_an_openai_compatible_endpoint_sends_the_edit_and_never_sen
         handle.start()
         while (pending := paused(handle)) is not None:
             if pending.role == "judge":
-                handle.answer(verdict_reply("judge", "PASS"))
+                handle.answer(registry.role("judge").verdict_reply("PASS"))
             elif pending.call == 1:
                 handle.send((*pending.messages[:-1], Message("user", "Has order 10001 arrived? Answer briefly.")))
             else:

@@ -32,6 +32,7 @@ from ..config import RunConfig
 from ..errors import ConfigError
 from ..messages import ChatRequest, Completion
 from ..models import ChatModel, ModelRouter
+from ..patterns import registry
 from ..pricing import PriceTable, spend
 from ..ratelimit import RateGate, gated
 from ..stepping import RunHandle, drive
@@ -108,7 +109,10 @@ def plan(task_set: TaskSet, patterns: Collection[str], *, repeats: int = 1, limi
         if config is not None and not task_set.is_code:
             if p == harness.WITH_TESTS:
                 raise ConfigError(f"{p} runs drafts against unit tests; a {task_set.format} question set has none")
-            config = config.replace(code_task=False, goal_aware_executor=False)
+            # a question is no code task: the options Eval sets for code go back to the pattern's own defaults
+            spec = registry.get(config.pattern)
+            plain = spec.options().to_dict()
+            config = config.replace(**{name: plain[name] for name in spec.eval_defaults})
         configs[p] = config
     return Plan(task_set, patterns, repeats, lang, timeout_s, configs, judge_prompts)
 

@@ -22,6 +22,7 @@ from typing import Any, TextIO
 
 from .. import sandbox
 from ..errors import ConfigError
+from ..flags import option_overrides
 from . import backends, harness, rounds, rows, samples, stats
 from .harness import TEST_FEEDBACK_NOTE, WITH_TESTS
 from .scorers import JUDGE_PROMPTS, SCORERS
@@ -65,8 +66,7 @@ def run(args: argparse.Namespace, out: TextIO, models_of: Callable[[argparse.Nam
         sandbox.check_available()  # refused before any model call: SandboxUnavailable says why and how to fix it
     patterns = args.patterns or list(harness.EVAL_PATTERNS if task_set.is_code else
                                      (p for p in harness.EVAL_PATTERNS if p != WITH_TESTS))
-    overrides = {field: value for field, value in (("max_iterations", args.max_iterations),
-                                                   ("max_llm_calls", args.max_calls)) if value is not None}
+    overrides = option_overrides(args)
     judge_prompts = None
     if args.judge_prompt:
         try:

@@ -20,18 +20,17 @@ import re
 import threading
 from collections.abc import Iterable, Mapping
 from contextlib import closing
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 from .. import events as ev
 from .. import metrics, runner
-from ..config import RunConfig
+from ..config import SHARED_FIELDS, RunConfig
 from ..errors import ConfigError
 from ..models import ChatModel, ModelRouter
 from ..patterns import registry
 from ..pricing import PriceTable, WorstCase, spend
 from ..pricing import worst_case as run_worst_case
-from ..prompts import check_overrides
 from ..ratelimit import RateGate, gated
 from ..sandbox import TestOutcome, run_python_tests
 from ..stepping import RunHandle, drive
@@ -45,7 +44,7 @@ REFERENCE = "reference"
 #: Every way Eval runs a pattern, from the patterns' specs (patterns/registry.py), by entry id.
 ENTRIES = registry.eval_entries()
 #: The entry whose drafts see the task's own unit tests (the Reflexion-style setting).
-WITH_TESTS = next((i for i, (_spec, e) in ENTRIES.items() if e.options.get("test_evaluator")), "")
+WITH_TESTS = next((i for i, (_spec, e) in ENTRIES.items() if e.tests), "")
 #: The entries of the baseline pattern (one call; the same at a larger budget), for the rounds view.
 BASELINE_ENTRIES = tuple(i for i, (spec, _e) in ENTRIES.items() if spec.baseline)
 #: What `evaluate` can run: the ground truth, then every pattern entry.
@@ -67,7 +66,7 @@ TEST_FEEDBACK_NOTE = {
 }
 
 #: Options the harness sets itself for every run.
-_HARNESS_OWNED = ("pattern", "scenario", "tests", "test_evaluator", "tools", "lang")
+_HARNESS_OWNED = ("pattern", "scenario", "tools", "lang", *(n for s in registry.specs().values() for n in s.eval_owned))
 
 TASK_TEXT = {
     "en": "Complete the Python function below. Keep its name and signature, and reply with the whole "
@@ -202,7 +201,7 @@ def evaluate(tasks: Iterable[EvalTask], patterns: Iterable[str], models: ModelRo
     yielding progress and rows (rows in sequential order, whatever the concurrency).
 
     `config_overrides` holds RunConfig fields for every pattern, and optionally, under a pattern's
-    name, fields for that pattern only: `{"max_llm_calls": 20, "<entry id>": {"max_iterations": 2}}`.
+    name, fields for that pattern only: `{"max_llm_calls": 20, "<entry id>": {"<option>": 2}}`.
     Patterns, limits and prompts are checked here, before anything runs. `gate` lets several
     evaluations on one endpoint share their rate-limit back-off; `prices` prices each row's calls
     (default: the built-in table).
@@ -235,7 +234,7 @@ def evaluate(tasks: Iterable[EvalTask], patterns: Iterable[str], models: ModelRo
     return Evaluation(jobs, run, concurrency=concurrency, gate=gate)
 
 
-_RUN_OPTIONS = frozenset(f.name for f in fields(RunConfig))
+_RUN_OPTIONS = frozenset(SHARED_FIELDS) | {n for s in registry.specs().values() for n in s.option_names()}
 
 
 def _check_overrides(overrides: Mapping[str, Any]) -> None:
@@ -259,12 +258,9 @@ def _config(pattern: str, lang: str, overrides: Mapping[str, Any]) -> RunConfig 
     if pattern == REFERENCE:
         return None
     spec, entry = ENTRIES[pattern]
-    # The executor sees the function it is to write: an eval judges how a pattern solves a task, not
-    # whether a goal-blind step can guess a signature it was never shown.
-    defaults: dict[str, Any] = {"code_task": True, "goal_aware_executor": True, "test_evaluator": False,
-                                **entry.options}
-    config = RunConfig(pattern=spec.name, lang=lang, **{**defaults, **shared, **own})
-    check_overrides(config.pattern, lang, config.prompts)
+    defaults: dict[str, Any] = {**spec.eval_defaults, **entry.options}
+    config = registry.configure(spec.name, lang=lang, **{**defaults, **shared, **own})
+    registry.check_overrides(config.pattern, lang, config.prompts)
     return config
 
 
@@ -281,7 +277,7 @@ def worst_case(tasks: Iterable[EvalTask], patterns: Iterable[str], *, limit: int
         if config is None:
             continue  # the reference calls no model
         for task in tasks:
-            run_config = config.replace(tests=runnable_tests(task) if config.test_evaluator else "")
+            run_config = _with_tests(config, task)
             one = run_worst_case(run_config, task_text(task, lang))
             calls += one.calls
             if one.prompt_tokens is None or one.completion_tokens is None:
@@ -289,6 +285,12 @@ def worst_case(tasks: Iterable[EvalTask], patterns: Iterable[str], *, limit: int
             elif prompt is not None and completion is not None:
                 prompt, completion = prompt + one.prompt_tokens, completion + one.completion_tokens
     return WorstCase(calls, prompt, completion)
+
+
+def _with_tests(config: RunConfig, task: EvalTask) -> RunConfig:
+    """The run as its pattern takes the task's unit tests (a pattern that never sees them: as it is)."""
+    take = registry.get(config.pattern).take_tests
+    return take(config, runnable_tests(task)) if take is not None else config
 
 
 def _reference_row(task: EvalTask, timeout_s: float) -> EvalRow:
@@ -302,8 +304,7 @@ def _agent_row(task: EvalTask, pattern: str, config: RunConfig, router: ModelRou
                timeout_s: float, stopped: threading.Event | None = None,
                prices: PriceTable | None = None) -> EvalRow | None:
     # The scenario id lets the offline model find the bundled task's script; real models ignore it.
-    config = config.replace(scenario=f"eval/{task.task_id}",
-                            tests=runnable_tests(task) if config.test_evaluator else "")
+    config = _with_tests(config.replace(scenario=f"eval/{task.task_id}"), task)
     assert router is not None  # evaluate() refuses agent patterns without a model
     events: list[ev.Event] = []
     # The run goes through a RunHandle like every run the pages drive; it has no breakpoints, so

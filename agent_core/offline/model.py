@@ -13,84 +13,12 @@ from __future__ import annotations
 import re
 import time
 import zlib
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
 
-from ..messages import ChatRequest, Completion, Message, ToolCall, Usage, estimate_prompt_tokens, estimate_tokens
+from ..messages import ChatRequest, Completion, ToolCall, Usage, estimate_prompt_tokens, estimate_tokens
+from .script import SCRIPTS, Call, Reply, Script
 
 MODEL_NAME = "offline-scripted"
-
-
-@dataclass(frozen=True)
-class Reply:
-    """What a script says: text, and optionally tool calls as (name, arguments-json) pairs."""
-
-    text: str = ""
-    tool_calls: tuple[tuple[str, str], ...] = ()
-
-
-class Call:
-    """A read-only view of one request, with the questions scripts ask of it."""
-
-    def __init__(self, request: ChatRequest) -> None:
-        self.request = request
-        self.role = request.role
-        self.ctx = request.context
-        self.messages = request.messages
-        self.lang = self.ctx.lang if self.ctx.pattern else _guess_lang(request.messages)
-
-    def input(self, name: str) -> str:
-        """A value the call's prompt was rendered from ("" when it has none)."""
-        return self.ctx.input(name)
-
-    @property
-    def zh(self) -> bool:
-        return self.lang == "zh"
-
-    def t(self, en: str, zh: str) -> str:
-        return zh if self.zh else en
-
-    @property
-    def task(self) -> str:
-        """The first user message (the task, for most roles)."""
-        return next((m.content for m in self.messages if m.role == "user"), "")
-
-    @property
-    def text(self) -> str:
-        """Every message's content, joined: for scripts that look for a phrase anywhere."""
-        return "\n".join(m.content for m in self.messages)
-
-    @property
-    def last(self) -> Message | None:
-        return self.messages[-1] if self.messages else None
-
-    def tool_results(self) -> list[Message]:
-        """Tool observations so far (native tool messages or text-protocol Observation lines)."""
-        return [m for m in self.messages
-                if m.role == "tool" or (m.role == "user" and m.content.startswith("Observation:"))]
-
-    def tool_names(self) -> list[str]:
-        return [t["function"]["name"] for t in self.request.tools]
-
-
-#: A script returns None for a call it does not cover (e.g. a role its scenario never uses), and the
-#: generic script answers instead.
-Script = Callable[[Call], "Reply | None"]
-
-_SCRIPTS: dict[str, Script] = {}
-
-
-def script(scenario_id: str) -> Callable[[Script], Script]:
-    """Register the script of a scenario."""
-    def register(fn: Script) -> Script:
-        _SCRIPTS[scenario_id] = fn
-        return fn
-    return register
-
-
-def _guess_lang(messages: tuple[Message, ...]) -> str:
-    text = " ".join(m.content for m in messages if m.role == "user")
-    return "zh" if re.search(r"[\u4e00-\u9fff]", text) else "en"
 
 
 class OfflineModel:
@@ -110,7 +38,7 @@ class OfflineModel:
 
         started = time.perf_counter()
         call = Call(request)
-        reply = self._script_for(request)(call) or _SCRIPTS["generic"](call)
+        reply = self._script_for(request)(call) or SCRIPTS["generic"](call)
         reply, cut = _capped(reply, request.max_tokens)
         if self.first_token_s:
             time.sleep(self.first_token_s)
@@ -132,7 +60,7 @@ class OfflineModel:
         from ..scenarios import SCENARIOS, find_by_task
 
         scenario = request.context.scenario
-        if scenario not in _SCRIPTS:
+        if scenario not in SCRIPTS:
             first_user = next((m.content for m in request.messages if m.role == "user"), "")
             found = find_by_task(first_user)
             scenario = found.id if found else None
@@ -140,7 +68,7 @@ class OfflineModel:
         pattern = request.context.pattern
         if scenario in SCENARIOS and pattern and SCENARIOS[scenario].pattern != pattern:
             scenario = None
-        return _SCRIPTS.get(scenario or "", _SCRIPTS["generic"])
+        return SCRIPTS.get(scenario or "", SCRIPTS["generic"])
 
 
 def covers(scenario: str | None, pattern: str) -> bool:
@@ -150,7 +78,7 @@ def covers(scenario: str | None, pattern: str) -> bool:
     from ..scenarios import SCENARIOS
     from . import scripts  # noqa: F401  (registers every scenario's script)
 
-    return scenario in _SCRIPTS and scenario in SCENARIOS and SCENARIOS[scenario].pattern == pattern
+    return scenario in SCRIPTS and scenario in SCENARIOS and SCENARIOS[scenario].pattern == pattern
 
 
 def placeholder(scenario: str | None, pattern: str, models: Iterable[str]) -> bool:

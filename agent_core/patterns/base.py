@@ -16,7 +16,7 @@ from ..errors import AgentError, EndpointTimeoutError, ModelError, StreamCutErro
 from ..messages import estimate_prompt_tokens, estimate_tokens
 from ..messages import CONTEXT_INDEX, CallContext, ChatRequest, Completion, Message, ToolCall, Usage
 from ..models import ModelRouter
-from ..prompts import PromptSet, specs_for
+from ..prompts import PromptSet, PromptSpec
 from ..tools import ToolRegistry, parse_arguments
 from ..verdicts import REPAIR_REQUEST, Verdict
 
@@ -273,14 +273,15 @@ class RunContext:
 
 
 def run_pattern(task: str, config: RunConfig, models: ModelRouter, tools: ToolRegistry | None,
-                body: Callable[[RunContext], Body], bound: int) -> Iterator[ev.Event]:
-    """Drive a pattern body and guarantee the closing events.
+                body: Callable[[RunContext], Body], bound: int,
+                prompt_specs: tuple[PromptSpec, ...]) -> Iterator[ev.Event]:
+    """Drive a pattern body, with the pattern's own prompts, and guarantee the closing events.
 
     Every run ends with `final_answer` (possibly after `limit_reached`) or `run_failed`, then
     `run_finished`. Errors of the core become `run_failed`; so does anything unexpected, so that a
     page never loses the trace recorded so far.
     """
-    prompts = PromptSet(specs_for(config.pattern), config.lang, config.prompts)
+    prompts = PromptSet({p.key: p for p in prompt_specs}, config.lang, config.prompts)
     budget = min(bound, config.max_llm_calls) if config.max_llm_calls else bound
     ctx = RunContext(task, config, models, tools or ToolRegistry(), prompts, budget)
     yield ctx.event(ev.RunStarted, pattern=config.pattern, task=task, max_llm_calls=budget)

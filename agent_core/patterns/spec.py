@@ -1,9 +1,9 @@
 """What a pattern is and how it is shown, in one value: `PatternSpec`.
 
-Each pattern module exports one `SPEC`; `registry.py` collects them. The runner, prompts, CLI, config
-ranges, Playground controls, graphs, step blocks, Learn, Compare presets and Eval read the specs, so a
-new pattern is a new module (plus its prompts, offline script and scenarios), never an `if` elsewhere.
-Every text a person reads is a `Text` with English and Chinese.
+Each pattern's folder exports one `SPEC` from its `__init__.py`; `registry.py` lists the folders. The
+runner, CLI, config ranges, Playground controls, graphs, step blocks, Learn, Compare presets and Eval
+read the specs, so a new pattern is a new folder, never an `if` elsewhere. Every text a person reads is
+a `Text` with English and Chinese. `LimitSpec` and `Text` are re-exported here for the patterns' modules.
 """
 
 from __future__ import annotations
@@ -12,34 +12,17 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..config import LimitSpec as LimitSpec  # re-exported for the patterns' modules
+from ..config import Options
+from ..roles import Role
+from ..text import Text as Text
+
 if TYPE_CHECKING:
     from .. import events as ev
     from ..config import RunConfig
     from ..models import ModelRouter
     from ..prompts import PromptSpec
     from ..tools import ToolRegistry
-
-
-@dataclass(frozen=True)
-class Text:
-    """A text a person reads, in English and Chinese."""
-
-    en: str
-    zh: str
-
-    def __call__(self, lang: str) -> str:
-        return self.zh if lang == "zh" else self.en
-
-
-@dataclass(frozen=True)
-class LimitSpec:
-    """A numeric limit: its range, label and help (shown beside the input)."""
-
-    name: str
-    low: int
-    high: int
-    label: Text
-    help: Text
 
 
 @dataclass(frozen=True)
@@ -89,6 +72,8 @@ class EvalEntry:
     rounds: bool = False
     #: its colour in Eval's charts ("" = the pattern's)
     color: str = ""
+    #: True when its runs see the task's own unit tests (the Reflexion-style setting)
+    tests: bool = False
 
 
 @dataclass(frozen=True)
@@ -128,6 +113,25 @@ class Lesson:
     cost: Text
 
 
+@dataclass(frozen=True)
+class Scenario:
+    """A built-in task that shows its pattern's mechanism, in English and Chinese, with its tools."""
+
+    id: str
+    pattern: str  # the pattern whose mechanism it shows (a name in patterns/registry.py)
+    seed: str
+    title: dict[str, str]
+    task: dict[str, str]
+    tools: tuple[str, ...] = ()
+    #: limit/option overrides that make the scenario show its mechanism (e.g. reflection rounds)
+    options: dict[str, Any] = field(default_factory=dict)
+    #: what to watch for, shown in the UI
+    watch: dict[str, str] = field(default_factory=dict)
+
+    def task_text(self, lang: str) -> str:
+        return self.task.get(lang) or self.task["en"]
+
+
 #: (from node, to node, edge label)
 Edge = tuple[str, str, Text | None]
 
@@ -140,15 +144,18 @@ class PatternSpec:
     label: Text
     #: position in pickers, tables and charts
     order: int
+    #: its typed options (a frozen dataclass in its options.py); RunConfig.options is one of these
+    options: type[Options]
     stream: Callable[[str, RunConfig, ModelRouter, ToolRegistry | None], Iterator[ev.Event]]
     call_bound: Callable[[RunConfig], int]
     #: a one-line formula of the bound, for people
     bound_formula: str
-    roles: tuple[str, ...]
+    #: its roles, each with its reply grammar (its roles.py)
+    roles: tuple[Role, ...]
     prompts: tuple[PromptSpec, ...]
     limits: tuple[LimitSpec, ...] = ()
     switches: tuple[SwitchSpec, ...] = ()
-    #: free-text RunConfig fields only this pattern reads (criteria, tests...)
+    #: free-text options (criteria, tests...)
     text_fields: tuple[TextFieldSpec, ...] = ()
     variants: tuple[VariantSpec, ...] = ()
     #: whether the pattern can call the scenario's tools
@@ -160,6 +167,14 @@ class PatternSpec:
     role_node: Callable[[str, Mapping[str, Any], str | None], str] = lambda role, config, after: role
     #: the node a final answer lands in
     answer_node: str = "end"
+    #: whether a run's drafts and answer are code (shown and reported as Python), from its config
+    code_answers: Callable[[Mapping[str, Any]], bool] = lambda config: False
+    #: what a report shows of its free-text options: (heading, text, "python" or "" for a quote)
+    report_texts: Callable[[Mapping[str, Any], str], list[tuple[Text, str, str]]] = lambda config, lang: []
+    #: the node an event of one of the pattern's own kinds moves the graph to, by kind (its views.py)
+    event_nodes: Mapping[str, str] = field(default_factory=dict)
+    #: the node a tool call or result lights, by tool name (its views.py: e.g. unit tests have their own)
+    tool_node: Callable[[str], str] = lambda name: "tools"
     #: step blocks: the block a model call of `role` at `step` goes in, and a block's title
     block_of: Callable[[str, int | None], tuple[Any, ...]] = lambda role, step: (role, step)
     block_title: Callable[[tuple[Any, ...], Mapping[str, Any], str], str | None] = lambda ident, config, lang: None
@@ -177,6 +192,15 @@ class PatternSpec:
     check: Callable[[RunConfig], None] | None = None
     #: the baseline the other patterns are compared with at the same call budget (Eval, Compare)
     baseline: bool = False
+    #: Eval: the options every run of this pattern starts from, the options the harness alone sets, and
+    #: how a run takes the task's unit tests (None: it never sees them)
+    eval_defaults: Mapping[str, Any] = field(default_factory=dict)
+    eval_owned: tuple[str, ...] = ()
+    take_tests: Callable[[RunConfig, str], RunConfig] | None = None
+    #: the built-in tasks that show this pattern's mechanism
+    scenarios: tuple[Scenario, ...] = ()
+    #: the module whose import registers the offline model's scripts for this pattern
+    offline: str = ""
 
     def limit_names(self) -> tuple[str, ...]:
         return tuple(lim.name for lim in self.limits)
@@ -188,6 +212,17 @@ class PatternSpec:
     def fields(self) -> tuple[str, ...]:
         return tuple(f.name for f in self.text_fields)
 
-    def options(self) -> tuple[str, ...]:
-        """Every RunConfig field this pattern alone reads."""
-        return (*self.limit_names(), *self.switch_names(), *self.fields)
+    def role_names(self) -> tuple[str, ...]:
+        return tuple(r.name for r in self.roles)
+
+    def role(self, name: str) -> Role | None:
+        """This pattern's role called `name`, or None."""
+        return next((r for r in self.roles if r.name == name), None)
+
+    def prompt_specs(self) -> dict[str, PromptSpec]:
+        """Every prompt of this pattern, keyed by prompt key."""
+        return {p.key: p for p in self.prompts}
+
+    def option_names(self) -> tuple[str, ...]:
+        """Every field of this pattern's options."""
+        return self.options.names()

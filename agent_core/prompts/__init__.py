@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from ..calls import Provenance
 from ..errors import TemplateError
-from ..patterns.spec import Text
+from ..text import Text
 
 
 @dataclass(frozen=True, eq=False)
@@ -157,18 +157,3 @@ class PromptSet:
         out = "".join(parts)
         self.rendered[out] = Provenance(key, key in self.edited, tuple(spans))
         return out
-
-
-def specs_for(pattern: str) -> dict[str, PromptSpec]:
-    """Every prompt of a pattern, keyed by prompt key (from the pattern's spec)."""
-    from ..patterns import registry
-
-    spec = registry.specs().get(pattern)
-    if spec is None:
-        raise TemplateError(f"unknown pattern {pattern!r}")
-    return {p.key: p for p in spec.prompts}
-
-
-def check_overrides(pattern: str, lang: str, overrides: Mapping[str, str]) -> None:
-    """Validate user-edited prompts for a pattern; raises TemplateError naming the problem."""
-    PromptSet(specs_for(pattern), lang, overrides)

@@ -11,6 +11,7 @@
 - runs.py     — the runs kept in session_state (`RunRecord`), safe against overlapping reruns
 - summary.py  — after a run: downloads (trace, report) and costs (by role, timeline, per step)
 - text.py     — model text made safe for markdown
+- slots.py    — `slot()`: a place a view fills later, the same element tree live and on a redraw
 - diff_view.py — word diffs (struck through / underlined, wrapped, code in monospace) and line diffs
 - shell.py    — keeps every page inside app.py's shell (page config, navigation, sidebar)
 - lanes_view.py — Compare's lane widgets: task, presets, lane cards, Run/Stop, lane columns

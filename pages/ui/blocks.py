@@ -122,7 +122,8 @@ class Blocks:
 
     def _for_call(self, role: str, step: int | None) -> Block:
         current = self.current
-        if role in ("executor", "reflector", "synthesizer") and current is not None \
+        grammar = self.spec.role(role)
+        if grammar is not None and grammar.in_step and current is not None \
                 and current.ident[0] == "step" and current.ident[1] == step:
             return current
         ident = self._ident(role, step)

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from agent_core.config import LIMITS
+from agent_core.patterns.registry import LIMITS
 from agent_core.patterns import registry
 from agent_core.patterns.spec import PatternSpec, SwitchSpec, VariantSpec
 
@@ -63,10 +63,8 @@ for _spec in registry.specs().values():
 
 def limit_label(name: str, lang: str) -> str:
     """A limit's label in the run language."""
-    label = LIMITS[name].label
-    return (label[1] if lang == "zh" else label[0]) or name
+    return LIMITS[name].spec.label(lang) or name
 
 
 def limit_help(name: str, lang: str) -> str:
-    lim = LIMITS[name]
-    return lim.help_zh if lang == "zh" and lim.help_zh else lim.help
+    return LIMITS[name].spec.help(lang)

@@ -8,9 +8,9 @@ import re
 
 import streamlit as st
 
-from agent_core.config import LIMITS
+from agent_core.patterns.registry import LIMITS
 from agent_core.mock_tools import TOOLS
-from agent_core.prompts import specs_for
+from agent_core.patterns.registry import specs_for
 from agent_core.scenarios import SCENARIOS
 
 from . import call_views, text

@@ -24,10 +24,12 @@ import streamlit as st
 
 import agent_core as ac
 from agent_core import events as ev
-from agent_core.config import LIMITS, RunConfig
+from agent_core.config import RunConfig
+from agent_core.patterns import registry
+from agent_core.patterns.registry import LIMITS, config_from_dict
 from agent_core.errors import AgentError
 from agent_core.fork import ForkError, fork_inputs, read_reply, recorded_reply, reply_from_text, reply_text
-from agent_core.prompts import check_overrides, specs_for
+from agent_core.patterns.registry import check_overrides, specs_for
 
 from . import call_views, diff_view, handoff, i18n, runs, sidebar, text
 from .catalogue import limit_help, limit_label
@@ -122,7 +124,7 @@ def _editor(target: dict[str, Any], lang: str) -> None:
     st.markdown((w["intro"].format(before=at - 1, k=at, model=text.inline(model, 60)) if at > 1
                  else w["intro_first"].format(model=text.inline(model, 60))))
     try:
-        base = RunConfig.from_dict(target["config"])
+        base = config_from_dict(target["config"])
     except AgentError as exc:
         st.error(w["broken"].format(problem=text.escape(str(exc))), icon=":material/error:")
         return
@@ -157,7 +159,7 @@ def _reply_check(target: dict[str, Any], role: str, base: RunConfig, w: dict[str
     except ForkError as exc:
         return str(exc)
     if not reply.tool_calls:
-        what, problem = read_reply(role, reply.text, base.tools)
+        what, problem = read_reply(registry.get(base.pattern).role(role), reply.text, base.tools)
         if problem:
             st.warning(w["problem"].format(problem=text.escape(problem)), icon=":material/warning:")
         elif what != "text":
@@ -179,7 +181,7 @@ def _begin() -> None:
     target = st.session_state.get(TARGET)
     if not isinstance(target, dict) or runs.any_active():
         return
-    config, bound = _config(target, RunConfig.from_dict(target["config"]))
+    config, bound = _config(target, config_from_dict(target["config"]))
     reply = None if target.get("live") else reply_from_text(target.get("reply", ""))
     point = {"run_id": target["run_id"], "at": target["at"], "edited": reply is not None,
              "parent_config": target["config"],
@@ -213,7 +215,7 @@ def _changes(target: dict[str, Any], base: RunConfig, lang: str, nonce: str) -> 
         cols = st.columns(3)
         shown = [lim for lim in LIMITS.values() if base.pattern in lim.patterns]
         for i, lim in enumerate(shown):
-            value = (target.get("limits") or {}).get(lim.name, getattr(base, lim.name))
+            value = (target.get("limits") or {}).get(lim.name, base.value(lim.name))
             cols[i % 3].number_input(limit_label(lim.name, lang), lim.low, lim.high, int(value), step=1,
                                      key=f"fork_limit_{lim.name}_{nonce}", on_change=_keep,
                                      help=f"`{lim.name}` · {limit_help(lim.name, lang)}",
@@ -298,7 +300,7 @@ def pair_view(lang: str) -> bool:
     for i, ((side, label), events, column) in enumerate(zip(sides, typed, columns, strict=True)):
         with column:
             st.markdown(label)
-            draw_run(side["config"], events, bound=ac.call_bound(RunConfig.from_dict(side["config"])),
+            draw_run(side["config"], events, bound=ac.call_bound(config_from_dict(side["config"])),
                      key=f"cmp_pair_{i}", compact=True, recorded=side.get("at", 1) - 1)
     st.divider()
     return True

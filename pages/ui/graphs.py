@@ -80,11 +80,9 @@ def node_for(event: ev.Event, config: Mapping[str, Any], after: str | None = Non
     if isinstance(event, (ev.Token, ev.LlmCall)):
         return spec.role_node(event.role, config, after)
     if isinstance(event, (ev.ToolCallEvent, ev.ToolResult)):
-        return "tests" if event.name == "unit_tests" else "tools"
-    if isinstance(event, ev.PlanEvent):
-        return "planner"
-    if isinstance(event, ev.StepStarted):
-        return "executor"
+        return spec.tool_node(event.name)
+    if event.kind in spec.event_nodes:
+        return spec.event_nodes[event.kind]
     if isinstance(event, ev.FinalAnswer):
         return spec.answer_node
     if isinstance(event, ev.RunFinished):

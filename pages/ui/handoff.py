@@ -12,8 +12,9 @@ from typing import Any
 
 import streamlit as st
 
-from agent_core.config import LIMITS
-from agent_core.prompts import specs_for
+from agent_core.patterns import registry
+from agent_core.patterns.registry import LIMITS
+from agent_core.patterns.registry import specs_for
 from agent_core.scenarios import SCENARIOS
 
 from . import setup_state
@@ -50,7 +51,7 @@ def load_into_playground(config: Mapping[str, Any], task: str | None = None) -> 
     for name in SWITCHES:
         if name in config:
             state[k(PREFIX, f"opt_{name}")] = bool(config[name])
-    for name in ("criteria", "tests"):
+    for name in {n for spec in registry.specs().values() for n in spec.fields}:  # criteria, tests...
         if isinstance(config.get(name), str):
             state[k(PREFIX, name)] = config[name]
 

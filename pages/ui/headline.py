@@ -19,9 +19,11 @@ import streamlit as st
 
 from agent_core import events as ev
 from agent_core.diffing import MAX_DIFF_WORK, Budget
+from agent_core.patterns.spec import PatternSpec
 
 from . import call_views, diff_view, i18n, text
 from .blocks import Versions
+from .slots import slot
 
 #: verdict -> (text colour, background, glyph): green passes, amber sends back; anything else grey
 LOOKS = {"PASS": ("#14532d", "#bbf7d0", "✓"), "REVISE": ("#78350f", "#fde68a", "✎"),
@@ -57,12 +59,13 @@ class Seen:
 class Headline:
     """The verdict trail and the latest change of one run view. `see` takes events, `paint` draws."""
 
-    def __init__(self, key: str, *, lang: str, code: bool, diff_layout: str, diff: bool = True,
+    def __init__(self, key: str, *, spec: PatternSpec, lang: str, code: bool, diff_layout: str, diff: bool = True,
                  live: bool = True) -> None:
         """`diff=False` leaves the latest diff out (Compare's narrow lanes have their answer diff);
-        `live=False` is a redraw, painted once (render.slot says why that matters)."""
-        from .render import slot  # render imports this module
+        `live=False` is a redraw, painted once (slots.slot says why that matters)."""
         self.key, self.lang, self.code, self.layout, self.with_diff = key, lang, code, diff_layout, diff
+        #: the run's pattern: what each role's verdicts are about
+        self.spec = spec
         self.w = words(lang)
         self.seen: list[Seen] = []
         self._by_role: dict[str, int] = {}  # verdicts seen per role (the trail numbers them)
@@ -109,9 +112,11 @@ class Headline:
                 self._changed(attempt(len(tries) - 1), attempt(len(tries)), tries[-2], tries[-1])
 
     def _verdict(self, e: ev.VerdictEvent) -> None:
-        if e.role == "reflector":
+        grammar = self.spec.role(e.role)
+        at = grammar.verdict_at if grammar is not None else "answer"
+        if at == "step":
             where = self.w["at_step"].format(step=e.step)
-        elif e.role == "critic" and self.drafts:
+        elif at == "draft" and self.drafts:
             where = self.w["at_draft"].format(version=self.drafts.latest)
         else:
             where = self.w["at_answer"].format(n=self._by_role.get(e.role, 0) + 1)

@@ -18,7 +18,7 @@ import streamlit as st
 import agent_core as ac
 from agent_core import events as ev
 from agent_core.lanes import Lane, LaneSet, StreamFactory
-from agent_core.prompts import specs_for
+from agent_core.patterns.registry import specs_for
 from agent_core.scenarios import SCENARIOS
 
 from . import runs, setup_state, sidebar

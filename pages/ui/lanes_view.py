@@ -12,7 +12,7 @@ import streamlit as st
 
 from agent_core.mock_tools import TOOLS
 from agent_core.offline import placeholder
-from agent_core.prompts import specs_for
+from agent_core.patterns.registry import specs_for
 from agent_core.scenarios import SCENARIOS
 
 from . import controls, setup_state, sidebar, text

@@ -17,6 +17,7 @@ import streamlit as st
 
 import agent_core as ac
 from agent_core import events as ev
+from agent_core.patterns import registry
 from agent_core.models import ModelRouter
 from agent_core.pricing import worst_case
 from agent_core.stepping import RunHandle
@@ -135,12 +136,13 @@ def _start_handle(record: runs.RunRecord, router: ModelRouter) -> None:
         if isinstance(event, ev.RunFinished):  # every end: finished, failed, stopped, idle, its tab gone
             record.prefix_ready.set()
             room.close()
+    spec = registry.get(record.run_config().pattern)  # its roles' grammar goes with every pause
     # the MCP tools are looked up here, in the session's script thread, not in the run's
     tools = tools_view.registry_for(record.config, [ev.event_from_dict(e) for e in record.parent or ()],
                                     (record.fork or {}).get("parent_config"))
     record.handle = RunHandle(lambda gate: run_stream(record, replace(router, gate=gate), tools),
                               step_view.breakpoints(record.step or {}), on_event=on_event,
-                              owner_alive=_session_alive()).start()
+                              owner_alive=_session_alive(), roles={r.name: r for r in spec.roles}).start()
 
 
 def _session_alive():  # noqa: ANN202 - a () -> bool, or None

@@ -22,7 +22,7 @@ import streamlit as st
 import agent_core as ac
 from agent_core import events as ev
 from agent_core import examples, exports, trace
-from agent_core.config import RunConfig
+from agent_core.patterns.registry import config_from_dict
 from agent_core.errors import AgentError, TraceFormatError
 from agent_core.otel import importing as otlp
 from agent_core.scenarios import SCENARIOS
@@ -115,7 +115,7 @@ def open_file(data: bytes) -> list[tuple[str, trace.Trace]]:
 def _checked(loaded: trace.Trace) -> trace.Trace:
     """A trace whose config a run could have had (the renderer and Fork read it)."""
     try:
-        RunConfig.from_dict(loaded.config)
+        config_from_dict(loaded.config)
     except (AgentError, TypeError, ValueError) as exc:
         raise TraceFormatError(f"the run configuration in it is not valid: {exc}", "config") from None
     return loaded

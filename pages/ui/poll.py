@@ -31,7 +31,7 @@ from typing import Any
 
 import streamlit as st
 
-from agent_core.stepping import VERDICT_CHOICES
+from agent_core.patterns import registry
 
 from . import i18n, text
 
@@ -116,7 +116,8 @@ def open_for(owner: str, run_id: str, call: int, role: str, run_over: threading.
              owner_alive: Callable[[], bool] | None = None) -> bool:
     """Open `owner`'s poll on its run's pending call; False when refused (the server holds MAX_POLLS,
     or the run is over). The owner's previous poll, if any, closes."""
-    if role not in VERDICT_CHOICES:
+    grammar = registry.role(role)
+    if grammar is None or not grammar.verdicts:
         return False
     pid = f"{run_id}-{call}"
     with _LOCK:
@@ -130,7 +131,7 @@ def open_for(owner: str, run_id: str, call: int, role: str, run_over: threading.
             return False
         if mine is None and len(_POLLS) >= MAX_POLLS:
             return False
-        _POLLS[owner] = Poll(pid, run_id, role, VERDICT_CHOICES[role], owner, run_over=run_over,
+        _POLLS[owner] = Poll(pid, run_id, role, grammar.verdicts, owner, run_over=run_over,
                              owner_alive=owner_alive)
     return True
 

@@ -28,12 +28,13 @@ from agent_core.diffing import MAX_DIFF_WORK, Budget, diff_stats
 
 from agent_core.calls import MessageTable
 
-from agent_core.config import LIMITS
+from agent_core.patterns.registry import LIMITS
 
 from . import call_views, diff_view, graphs, i18n, text
 from .catalogue import limit_label
 from .blocks import Block, Blocks, Versions, final_blocks, final_looks, tool_name
 from .headline import Headline
+from .slots import slot
 
 VERDICT_LOOK = {"PASS": ("green", ":material/check_circle:"), "REVISE": ("orange", ":material/edit_note:"),
                 "RETRY": ("orange", ":material/replay:"), "REPLAN": ("orange", ":material/alt_route:")}
@@ -123,7 +124,6 @@ class RunView:
         self.recorded, self.call_actions = recorded, call_actions
         self.table = MessageTable()
         self.compact = compact
-        self.code = bool(self.config.get("code_task") or self.config.get("test_evaluator"))
         self.bound, self.key, self.diff_layout = bound, key, diff_layout
         self.looks, self.live = looks, looks is None
         self.lang = i18n.lang()
@@ -131,6 +131,7 @@ class RunView:
         #: blocks drawn by `catch_up` as a redraw would: expanders, which have no live label or state
         self._static: set[int] = set()
         self.blocks = Blocks(self.config, self.lang)
+        self.code = self.blocks.spec.code_answers(self.config)
         #: the summary beside the graph: plan, drafts or tools (from the pattern's spec)
         self.summary = self.blocks.spec.summary
         self.shown: dict[int, tuple[str, str]] = {}
@@ -155,7 +156,7 @@ class RunView:
         if task:
             st.markdown(self.w["task"].format(task=text.inline(task, 400)))
         # verdict first: the trail and the latest diff lead, counters and graph come after (issue 15)
-        self.head = Headline(key, lang=self.lang, code=self.code, diff_layout=diff_layout, diff=not compact,
+        self.head = Headline(key, spec=self.blocks.spec, lang=self.lang, code=self.code, diff_layout=diff_layout, diff=not compact,
                              live=self.live)
         self._counters, self._graph, self._side = slot(self.live), slot(self.live), slot(self.live)
         #: blocks drawn on redraw (a page of them); the others only count. `hide_before` (live views)
@@ -238,8 +239,8 @@ class RunView:
                 self._cut_stream(self.blocks.current)
             self.blocks.settle(self.blocks.current)
             self._sync(self.blocks.current)
-        for slot, call in self.tool_slots.values():
-            slot.markdown(f"{_tool_line(call, self.w)} · {self.w['no_result']}")
+        for place, call in self.tool_slots.values():
+            place.markdown(f"{_tool_line(call, self.w)} · {self.w['no_result']}")
         self.tool_slots.clear()
         if self.final is None and self.drafts and self.reason in ("stop", "error"):
             version = self.drafts.latest
@@ -392,9 +393,14 @@ class RunView:
             if not e.parsed and raw.strip():
                 st.caption(self.w["unparsed"])
                 st.code(text.clip(raw, 1500), language=None, wrap_lines=True)
-        if self.draft_rows and e.role == "critic":
+        if self.draft_rows and self._on_draft_verdict(e.role):
             self.draft_rows[-1]["verdict"] = text.inline(e.verdict, 20)  # a table cell is Markdown
             self._side_dirty = True
+
+    def _on_draft_verdict(self, role: str) -> bool:
+        """Whether a verdict in `role` judges the latest draft (so the drafts table shows it)."""
+        grammar = self.blocks.spec.role(role)
+        return grammar is not None and grammar.verdict_at == "draft"
 
     def _on_draft(self, e: ev.Draft, block: Block) -> None:
         since = self.drafts.previous(e.version)
@@ -601,7 +607,7 @@ class RunView:
             self._set_status(e.step_id, "running" if isinstance(e, ev.StepStarted) else e.status)
         elif isinstance(e, ev.VerdictEvent):
             self.n += 1
-            if self.draft_rows and e.role == "critic":
+            if self.draft_rows and self._on_draft_verdict(e.role):
                 self.draft_rows[-1]["verdict"] = text.inline(e.verdict, 20)  # a table cell is Markdown
         elif isinstance(e, ev.Draft):
             self._draft_row(e, self._rough)
@@ -707,18 +713,6 @@ class RunView:
 def _status(status: str, w: Mapping[str, str]) -> str:
     """A plan step's status in words (pending, running, done ...)."""
     return w.get(f"status.{status}") or status
-
-
-def slot(live: bool) -> Any:
-    """A place a view fills later: redrawn often while live, once (at close) on a redraw.
-
-    Both are a container, so a live view and its redraw have the same element tree. A redraw puts
-    no empty placeholder in it first: an st.empty sent in the place of the live run's counters or
-    graph would blank them until close() drew them again, and the run area shrank for that moment
-    at the end of every run (issue 15).
-    """
-    box = st.container()
-    return box.empty() if live else box
 
 
 def _tool_line(call: ev.ToolCallEvent, w: Mapping[str, str]) -> str:

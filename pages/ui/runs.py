@@ -21,6 +21,7 @@ import streamlit as st
 
 from agent_core import events as ev
 from agent_core.config import RunConfig
+from agent_core.patterns.registry import config_from_dict
 from agent_core.trace import Trace
 
 from . import telemetry
@@ -64,7 +65,7 @@ class RunRecord:
         return self.status in (PENDING, RUNNING)
 
     def run_config(self) -> RunConfig:
-        return RunConfig.from_dict(self.config)
+        return config_from_dict(self.config)
 
     def typed_events(self) -> list[ev.Event]:
         """The stored events as the core's dataclasses (tokens are already coalesced per call)."""

@@ -13,12 +13,14 @@ from typing import Any
 import streamlit as st
 
 import agent_core as ac
-from agent_core.config import LIMITS, RunConfig
-from agent_core.config import validate as validate_config
+from agent_core.config import RunConfig
+from agent_core.patterns.registry import LIMITS, configure
+from agent_core.patterns.registry import validate as validate_config
 from agent_core.diffing import tokens
 from agent_core.errors import AgentError, TemplateError
 from agent_core.patterns import registry
-from agent_core.prompts import PromptSpec, specs_for, validate
+from agent_core.prompts import PromptSpec, validate
+from agent_core.patterns.registry import specs_for
 from agent_core.scenarios import SCENARIOS
 
 from .catalogue import SWITCHES, VARIANTS, Variant
@@ -107,11 +109,11 @@ def apply_scenario(prefix: str, lang: str | None = None) -> None:
     sid = scenario_id(prefix)
     state.pop(k(prefix, "free_from"), None)
     if sid == FREE:
-        base = RunConfig(pattern=variant.pattern)
+        base = configure(pattern=variant.pattern)
     else:
         base, _task = ac.for_scenario(sid, lang)
     for name in LIMITS:
-        state[k(prefix, f"limit_{name}")] = getattr(base, name)
+        state[k(prefix, f"limit_{name}")] = base.value(name, LIMITS[name].default)
     _apply_options(prefix, base)
     for name, floor in variant.floors.items():
         if state[k(prefix, f"limit_{name}")] < floor:
@@ -124,10 +126,10 @@ def _apply_options(prefix: str, base: RunConfig) -> None:
     to a scenario, so they follow it."""
     state = st.session_state
     for name in SWITCHES:
-        state[k(prefix, f"opt_{name}")] = bool(getattr(base, name))
+        state[k(prefix, f"opt_{name}")] = bool(base.value(name, False))
     for spec in registry.specs().values():
         for name in spec.fields:
-            state[k(prefix, name)] = getattr(base, name)
+            state[k(prefix, name)] = base.value(name, "")
 
 
 #: how much of the copied scenario task a free task must keep to still be "that task, edited"
@@ -149,7 +151,7 @@ def free_task_changed(prefix: str) -> None:
                for task in SCENARIOS[origin].task.values())
     if kept < _KEPT:
         state.pop(k(prefix, "free_from"), None)
-        _apply_options(prefix, RunConfig(pattern=VARIANTS[variant_key(prefix)].pattern))
+        _apply_options(prefix, configure(pattern=VARIANTS[variant_key(prefix)].pattern))
 
 
 def variant_key(prefix: str) -> str:
@@ -204,7 +206,7 @@ def _clamp(prefix: str) -> None:
     for name, lim in LIMITS.items():
         key = k(prefix, f"limit_{name}")
         low = max(lim.low, variant.floors.get(name, lim.low))
-        value = state.get(key, getattr(RunConfig(), name))
+        value = state.get(key, lim.default)
         state[key] = min(max(int(value), low), lim.high)
 
 
@@ -233,7 +235,7 @@ def read_setup(prefix: str, lang: str, temperature: float | None = None) -> Setu
     problems: list[str] = []
     if sid == FREE:
         task = (state.get(k(prefix, "free_task")) or "").strip()
-        base = RunConfig(pattern=variant.pattern, lang=lang, tools=tuple(state.get(k(prefix, "tools")) or ()))
+        base = configure(pattern=variant.pattern, lang=lang, tools=tuple(state.get(k(prefix, "tools")) or ()))
         if not task:
             problems.append(t("setup_state.no_task", lang))
     else:
@@ -254,7 +256,7 @@ def read_setup(prefix: str, lang: str, temperature: float | None = None) -> Setu
     values: dict[str, Any] = {name: int(state[k(prefix, f"limit_{name}")]) for name in limits_of(variant)}
     values.update({name: bool(state[k(prefix, f"opt_{name}")]) for name in switches_of(variant)})
     for name in variant.pattern_spec.fields:  # the free-text options (criteria, tests)
-        values[name] = state.get(k(prefix, name), getattr(base, name))
+        values[name] = state.get(k(prefix, name), base.value(name, ""))
     values.update(variant.forced)
     for name, floor in variant.floors.items():
         values[name] = max(values.get(name, floor), floor)

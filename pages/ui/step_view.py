@@ -17,7 +17,8 @@ from agent_core.calls import message_dict
 from agent_core.errors import AgentError, TemplateError
 from agent_core.messages import Message
 from agent_core.patterns import registry
-from agent_core.stepping import VERDICT_CHOICES, Breakpoints, RunHandle, verdict_reply
+from agent_core.roles import Role
+from agent_core.stepping import Breakpoints, RunHandle
 
 from . import call_views, i18n, poll, runs, setup_state, text
 
@@ -36,7 +37,7 @@ def controls(prefix: str, pattern: str, lang: str, *, disabled: bool) -> None:
                    persist_state="session")
     if not on:
         return
-    roles = registry.get(pattern).roles
+    roles = registry.get(pattern).role_names()
     options = ["every_call", "verdicts", "tools", *(f"role:{r}" for r in roles)]
     labels = {"every_call": w["every_call"], "verdicts": w["verdicts"], "tools": w["tools"],
               **{f"role:{r}": w["role"].format(role=call_views.role_name(r, lang)) for r in roles}}
@@ -51,7 +52,7 @@ def requested(prefix: str, pattern: str) -> dict[str, Any] | None:
     state = st.session_state
     if not state.get(f"{prefix}_step"):
         return None
-    roles = set(registry.get(pattern).roles)
+    roles = set(registry.get(pattern).role_names())
     chosen = [b for b in state.get(f"{prefix}_step_breaks", []) if isinstance(b, str)]
     return {"every_call": "every_call" in chosen, "verdicts": "verdicts" in chosen, "tools": "tools" in chosen,
             "roles": sorted(b[5:] for b in chosen if b.startswith("role:") and b[5:] in roles),
@@ -101,7 +102,7 @@ def banner(prefix: str, record: runs.RunRecord, lang: str) -> None:
                        on_click=st.session_state.__setitem__, args=(f"{prefix}_step_mode", "answer"))
         row.button(w["stop"], key=f"{prefix}_step_stop", icon=":material/stop_circle:", on_click=runs.stop,
                    args=(prefix,))
-        if pending.at == "call" and pending.role in VERDICT_CHOICES:
+        if pending.at == "call" and pending.grammar is not None and pending.grammar.verdicts:
             poll.ask_room(prefix, record, pending, lang)
         if pending.at == "call" and (editing == "answer" or pending.human):
             _answer_form(prefix, handle, pending, w)
@@ -129,12 +130,9 @@ def _about(pending: Any, w: dict[str, str], lang: str) -> str:
     if pending.at == "verdict":
         return w["about.verdict"].format(role=role, verdict=text.inline(getattr(pending.event, "verdict", ""), 20))
     ctx = pending.request.context if pending.request is not None else None
-    if pending.role == "critic" and ctx is not None and ctx.version is not None:
-        return w["about.critic"].format(version=ctx.version)
-    if pending.role == "reflector" and ctx is not None and ctx.step_id is not None:
-        return w["about.reflector"].format(step=ctx.step_id)
-    if pending.role in ("judge", "planner"):
-        return w[f"about.{pending.role}"]
+    about = pending.grammar.about(ctx) if pending.grammar is not None and pending.grammar.about else None
+    if about is not None:
+        return about(lang)
     return w["about.call"].format(role=role, call=pending.call)
 
 
@@ -155,7 +153,7 @@ def _pending_prompt(pending: Any, lang: str) -> None:
 
 
 def _answer_form(prefix: str, handle: RunHandle, pending: Any, w: dict[str, str]) -> None:
-    choices = VERDICT_CHOICES.get(pending.role)
+    choices = pending.grammar.verdicts if pending.grammar is not None else ()
     nonce = f"{pending.role}_{pending.call}"
     if choices:
         st.segmented_control(w["verdict"], choices, key=f"{prefix}_step_verdict_{nonce}", default=choices[0],
@@ -164,14 +162,14 @@ def _answer_form(prefix: str, handle: RunHandle, pending: Any, w: dict[str, str]
     else:
         st.text_area(w["reply"], key=f"{prefix}_step_reply_{nonce}", height=160, persist_state="session")
     st.button(w["send_answer"], key=f"{prefix}_step_send_answer_{nonce}", type="primary", icon=":material/send:",
-              on_click=_send_answer, args=(prefix, handle, pending.role, nonce, bool(choices)))
+              on_click=_send_answer, args=(prefix, handle, pending.grammar, nonce, bool(choices)))
 
 
-def _send_answer(prefix: str, handle: RunHandle, role: str, nonce: str, verdict: bool) -> None:
+def _send_answer(prefix: str, handle: RunHandle, role: Role | None, nonce: str, verdict: bool) -> None:
     state = st.session_state
     if verdict:
         line = f"{state.get(f'{prefix}_step_verdict_{nonce}') or 'PASS'}: {state.get(f'{prefix}_step_feedback_{nonce}', '')}"
-        handle.answer(verdict_reply(role, line))
+        handle.answer(role.verdict_reply(line) if role is not None else line)
     else:
         handle.answer(str(state.get(f"{prefix}_step_reply_{nonce}", "")))
     state.pop(f"{prefix}_step_mode", None)

@@ -210,13 +210,13 @@ def with_tools(prefix: str, config: Mapping[str, Any]) -> dict[str, Any]:
     picks = chosen(prefix)
     if not picks:
         return dict(config)
-    from agent_core.config import RunConfig
+    from agent_core.patterns.registry import config_from_dict
     from agent_core.mcp import client as mc
     from agent_core.mcp import recorded
     from agent_core.runner import default_tools
 
     held = connections()
-    reg, _left = mc.registry([held[s] for s in picks], default_tools(RunConfig.from_dict(dict(config))), picks)
+    reg, _left = mc.registry([held[s] for s in picks], default_tools(config_from_dict(dict(config))), picks)
     return recorded.with_tools(config, reg)
 
 
@@ -231,11 +231,11 @@ def registry_for(config: Mapping[str, Any], parent: list[Any] | None = None,
         config = {**config, CONFIG_KEY: parent_config[CONFIG_KEY]}
     if not config.get(CONFIG_KEY) and not any(getattr(e, "server", "") for e in events):
         return None
-    from agent_core.config import RunConfig
+    from agent_core.patterns.registry import config_from_dict
     from agent_core.mcp import recorded
     from agent_core.runner import default_tools
 
-    cfg = RunConfig.from_dict(dict(config))
+    cfg = config_from_dict(dict(config))
     reg, _missing = recorded.fork_tools(events, default_tools(cfg), list(connections().values()), cfg.lang, config)
     return reg
 

@@ -28,7 +28,7 @@ def slow(request):
 
 
 def lane(server: FakeOpenAIServer, pattern: str) -> Lane:
-    config = ac.RunConfig(pattern=pattern, tools=("query_order",), reflector=True, max_iterations=2,
+    config = ac.configure(pattern=pattern, tools=("query_order",), reflector=True, max_iterations=2,
                           max_reflection_rounds=1)
     model = OpenAICompatibleModel(server.url, "fake-model", timeout=10)
     return Lane(pattern, lambda: ac.stream("Has order 10001 arrived?", config, model))

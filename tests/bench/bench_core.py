@@ -35,12 +35,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from agent_core import events as ev  # noqa: E402
 from agent_core.calls import CallLog  # noqa: E402
-from agent_core.config import LIMITS, RunConfig  # noqa: E402
+from agent_core.config import RunConfig  # noqa: E402
+from agent_core.patterns.registry import LIMITS, configure  # noqa: E402
 from agent_core.messages import (CONTEXT_INDEX, CallContext, ChatRequest, Completion, ToolCall, Usage,  # noqa: E402
                                  assistant, system, tool_message, user)
-from agent_core.prompts import PromptSet, specs_for  # noqa: E402
+from agent_core.prompts import PromptSet  # noqa: E402
+from agent_core.patterns.registry import specs_for  # noqa: E402
 from agent_core.models import ModelRouter  # noqa: E402
-from agent_core.patterns import react, reflection  # noqa: E402
+from agent_core.patterns.react import loop as react  # noqa: E402
+from agent_core.patterns.reflection import loop as reflection  # noqa: E402
 from agent_core.tools import Tool, ToolRegistry  # noqa: E402
 from tests.bench._util import machine, median, met, peak_kib, per_call, table, version  # noqa: E402
 
@@ -110,8 +113,8 @@ def react_config(rounds: int) -> RunConfig:
     The cap is a product decision checked once in `__post_init__`; the loop only reads the field,
     so setting it afterwards runs exactly the code a capped run runs, for N up to 200 in one run.
     """
-    config = RunConfig(pattern="react", max_rounds=LIMITS["max_rounds"].high)
-    object.__setattr__(config, "max_rounds", rounds)
+    config = configure(pattern="react", max_rounds=LIMITS["max_rounds"].high)
+    object.__setattr__(config.options, "max_rounds", rounds)
     return config
 
 
@@ -344,7 +347,7 @@ def ours_reflection(k: int) -> object:
             yield text
             yield Completion(text, (), Usage(), self.name, 0.0, "stop")
 
-    config = RunConfig(pattern="reflection", max_iterations=k)
+    config = configure(pattern="reflection", max_iterations=k)
     events = list(reflection.stream(TASK, config, ModelRouter(InstantModel())))
     assert sum(e.kind == "verdict" for e in events) == k and events[-1].reason == "cap", events[-3:]
     return events

@@ -44,7 +44,7 @@ def reply(request):  # noqa: ANN001, ANN201 - a ScriptedModel reply function
 
 def sizes(rounds: int) -> tuple[int, int, int]:
     """(trace bytes with the call record, bytes if every call stored its whole request, calls)."""
-    config = ac.RunConfig(pattern="react", tools=("search",), max_rounds=rounds)
+    config = ac.configure(pattern="react", tools=("search",), max_rounds=rounds)
     events = list(ac.stream("Report the weather for every city you can find.", config,
                             ScriptedModel.forever(reply)))
     recorded = len(trace.Trace.of(config.to_dict(), events).dumps(indent=None).encode())

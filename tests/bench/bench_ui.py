@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import agent_core as ac  # noqa: E402
 from agent_core import events as ev  # noqa: E402
-from agent_core.config import RunConfig  # noqa: E402
+from agent_core.patterns.registry import configure  # noqa: E402
 from agent_core.llm import OpenAICompatibleModel  # noqa: E402
 from agent_core.trace import Trace  # noqa: E402
 from tests.bench._util import machine, met, table  # noqa: E402
@@ -278,7 +278,7 @@ def long_trace(fake: FakeOpenAIServer, folder: Path) -> tuple[Path, int, int, st
     last tool result."""
     fake.default = long_run_reply
     model = OpenAICompatibleModel(fake.url, "fake-model", api_key="unused")
-    config = RunConfig(pattern="react", tools=("weather",), max_rounds=ROUNDS)
+    config = configure(pattern="react", tools=("weather",), max_rounds=ROUNDS)
     events = list(ac.stream("Survey the weather of many towns.", config, model))
     path = folder / "long-react.json"
     path.write_text(Trace.of(config.to_dict(), events, {"default": model.name}).dumps(), encoding="utf-8")

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from ..model import Call, Reply, script
+from ..script import Call, Reply, script
 
 
 @dataclass(frozen=True)

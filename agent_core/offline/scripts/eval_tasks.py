@@ -26,8 +26,8 @@ import re
 from dataclasses import dataclass
 from functools import partial
 
-from ...prompts.reflection import TESTS_FAILED
-from ..model import Call, Reply, script
+from ...patterns.reflection.prompts import TESTS_FAILED
+from ..script import Call, Reply, script
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ..model import Call, Reply, Script, script
+from ..script import Call, Reply, Script, script
 
 _ROLES: dict[tuple[str, str], Script] = {}
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import re
 
-from ..model import Call, Reply, script
-from .generic import label, role, shortened, topic
+from ...offline.script import Call, Reply, script
+from ...offline.scripts.generic import label, role, shortened, topic
 
 
 def _args(**kw: str) -> str:

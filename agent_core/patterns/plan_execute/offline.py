@@ -15,8 +15,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ..model import Call, Reply, script
-from .generic import generic, label, role, shortened, topic
+from ...offline.script import Call, Reply, script
+from ...offline.scripts.generic import generic, label, role, shortened, topic
 
 Role = Callable[[Call], Reply]
 

@@ -17,19 +17,17 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
 
-from .. import events as ev
-from ..config import RunConfig
-from ..messages import Message, ToolCall, assistant, system, tool_message, user
-from ..models import ModelRouter
-from ..tools import ToolRegistry, parse_arguments
-from ..verdicts import Verdict, extract_json, parse_judgement, parse_step_verdict, strip_think
-from ..prompts.react import PROMPTS
-from .base import Body, RunContext, run_pattern
-from .spec import Edge, EvalEntry, Lesson, LimitSpec, PatternSpec, SwitchSpec, Text, VariantSpec
+from ... import events as ev
+from ...config import RunConfig
+from ...messages import Message, ToolCall, assistant, system, tool_message, user
+from ...models import ModelRouter
+from ...tools import ToolRegistry, parse_arguments
+from ...verdicts import Verdict, extract_json, parse_judgement, parse_step_verdict, strip_think
+from .prompts import PROMPTS
+from ..base import Body, RunContext, run_pattern
 
 JACCARD_LIMIT = 0.7
 
@@ -37,8 +35,8 @@ JACCARD_LIMIT = 0.7
 def call_bound(config: RunConfig) -> int:
     """The most LLM calls a ReAct run can make with these limits."""
     r = 2 if config.repair_reask else 1
-    checks = config.max_rounds * r if config.observation_check else 0
-    return config.max_rounds + 1 + config.max_reflection_rounds * r + checks
+    checks = config.options.max_rounds * r if config.options.observation_check else 0
+    return config.options.max_rounds + 1 + config.options.max_reflection_rounds * r + checks
 
 
 @dataclass
@@ -66,7 +64,7 @@ def stream(task: str, config: RunConfig, models: ModelRouter, tools: ToolRegistr
 
     # without memory the loop is the body itself: one generator fewer for every event to pass through
     body = remembered if memory is not None else functools.partial(_loop, memory=None)
-    return run_pattern(task, config, models, tools, body, call_bound(config))
+    return run_pattern(task, config, models, tools, body, call_bound(config), PROMPTS)
 
 
 # --- text protocol --------------------------------------------------------------------------------
@@ -123,7 +121,7 @@ def _similarity(a: str, b: str) -> float:
 
 def _loop(ctx: RunContext, memory: ConversationMemory | None) -> Body:
     cfg, prompts = ctx.config, ctx.prompts
-    text_mode = cfg.text_protocol
+    text_mode = cfg.options.text_protocol
     use_tools = bool(len(ctx.tools)) and not text_mode
     key = "text_protocol" if text_mode else "actor_system"
     messages: list[Message] = [system(prompts.render(key, tools=ctx.tools.describe(cfg.lang)))]
@@ -137,9 +135,9 @@ def _loop(ctx: RunContext, memory: ConversationMemory | None) -> Body:
     last_call: tuple[str, str, dict | None] | None = None
     last_thought = ""
     while True:
-        if rounds >= cfg.max_rounds:
-            yield ctx.limit("max_rounds", cfg.max_rounds,
-                            f"{cfg.max_rounds} rounds used; forcing a final answer with tools disabled")
+        if rounds >= cfg.options.max_rounds:
+            yield ctx.limit("max_rounds", cfg.options.max_rounds,
+                            f"{cfg.options.max_rounds} rounds used; forcing a final answer with tools disabled")
             return (yield from _forced_final(ctx, messages))
         rounds += 1
         ctx.step = rounds
@@ -174,7 +172,7 @@ def _loop(ctx: RunContext, memory: ConversationMemory | None) -> Body:
 
         if final is not None:
             ctx.best_answer = final
-            if cfg.max_reflection_rounds == 0:
+            if cfg.options.max_reflection_rounds == 0:
                 return final
             # each judged answer is a draft, so the UI can show what a REVISE was about and the diff
             yield ctx.event(ev.Draft, version=judged, text=final)
@@ -187,8 +185,8 @@ def _loop(ctx: RunContext, memory: ConversationMemory | None) -> Body:
             if verdict.passed:
                 ctx.end_reason = "pass"
                 return final
-            if judged >= cfg.max_reflection_rounds:
-                yield ctx.limit("max_reflection_rounds", cfg.max_reflection_rounds,
+            if judged >= cfg.options.max_reflection_rounds:
+                yield ctx.limit("max_reflection_rounds", cfg.options.max_reflection_rounds,
                                 f"{judged} judgement(s) without a pass; returning the current answer")
                 return final
             messages += [assistant(final), user(prompts.render("feedback", feedback=verdict.feedback or "-"))]
@@ -215,7 +213,7 @@ def _loop(ctx: RunContext, memory: ConversationMemory | None) -> Body:
             last_call = (call.name, call.arguments, arguments)
             output, _is_error = yield from ctx.run_tool(call, arguments)
             _observe(messages, call, output, text_mode)
-        if cfg.observation_check and calls:
+        if cfg.options.observation_check and calls:
             yield from _check_observations(ctx, messages, len(calls), rounds)
 
 
@@ -238,9 +236,9 @@ def _check_observations(ctx: RunContext, messages: list[Message], count: int, ro
 def _forced_final(ctx: RunContext, messages: list[Message]) -> Body:
     messages.append(user(ctx.prompts.render("forced_final")))
     completion = yield from ctx.llm("actor", messages, tools=False, forced=True,
-                                    protocol="text" if ctx.config.text_protocol else "native")
+                                    protocol="text" if ctx.config.options.text_protocol else "native")
     text = strip_think(completion.text)
-    if ctx.config.text_protocol:
+    if ctx.config.options.text_protocol:
         step = parse_text_step(text)
         text = step.final_answer if step.final_answer is not None else text
     ctx.best_answer = text or ctx.best_answer
@@ -255,89 +253,3 @@ def _close_calls(messages: list[Message], calls: tuple[ToolCall, ...], text_mode
     """Answer every pending tool call so the history stays valid for the next request."""
     if not text_mode:
         messages += [tool_message(c, note) for c in calls]
-
-
-# --- the spec -------------------------------------------------------------------------------------
-
-def _edges(config: Mapping[str, Any]) -> list[Edge]:
-    edges: list[Edge] = [("task", "actor", None), ("actor", "tools", Text("tool call", "调用工具")),
-                         ("tools", "actor", Text("observation", "观察结果")),
-                         ("actor", "answer", Text("no tool call", "不再调用工具"))]
-    if config.get("max_reflection_rounds", 0):
-        return edges + [("answer", "judge", None), ("judge", "actor", Text("REVISE + feedback", "REVISE + 反馈")),
-                        ("judge", "end", Text("PASS", "PASS"))]
-    return edges + [("answer", "end", None)]
-
-
-def _block_of(role: str, step: int | None) -> tuple[Any, ...]:
-    return ("judge", step) if role == "judge" else ("round", step)
-
-
-def _block_title(ident: tuple[Any, ...], config: Mapping[str, Any], lang: str) -> str | None:
-    kind, step = ident[0], ident[1]
-    if kind == "round":
-        return Text(f"Round {step}", f"第 {step} 轮")(lang)
-    if kind == "judge":
-        return Text(f"Judge · the answer of round {step}", f"评审 · 第 {step} 轮的答案")(lang)
-    return None
-
-
-SPEC = PatternSpec(
-    name="react", label=Text("ReAct", "ReAct"), order=10, stream=stream, call_bound=call_bound,
-    bound_formula="max_rounds + 1 + max_reflection_rounds·r (+ max_rounds·r with the observation check)",
-    roles=("actor", "judge", "reflector"), prompts=PROMPTS,
-    limits=(
-        LimitSpec("max_rounds", 1, 30, Text("Max rounds", "最大轮次"),
-                  Text("ReAct rounds before one forced final answer with tools disabled",
-                       "ReAct 轮次上限，之后禁用工具、强制作答一次")),
-        LimitSpec("max_reflection_rounds", 0, 5, Text("Max judge rounds", "最大评审轮次"),
-                  Text("judge evaluations of a final answer (0 = advisor off)", "对最终答案的评审次数（0 = 关闭反思顾问）")),
-    ),
-    switches=(
-        SwitchSpec("text_protocol", Text("Text protocol", "文本协议"),
-                   Text("Thought / Action / Action Input lines instead of native tool calls, for models without "
-                        "tool calling.", "用 Thought / Action / Action Input 文本行代替原生工具调用，适合不支持工具调用的模型。")),
-        SwitchSpec("observation_check", Text("Observation check", "观察检查"),
-                   Text("A reflector looks at each round's tool results and appends a hint when they hold an "
-                        "error (seed 03).", "每轮由反思器检查工具结果，出错时在观察结果后追加提示（种子文章 03）。")),
-    ),
-    variants=(
-        VariantSpec("react", Text("ReAct", "ReAct"),
-                    Text("Reason, call a tool, read the observation, repeat until it can answer (seeds 01, 05).",
-                         "推理、调用工具、读取观察结果，循环直到能够作答（种子文章 01、05）。"),
-                    "dentist-booking", {"max_reflection_rounds": 0}, frozenset({"max_reflection_rounds"})),
-        VariantSpec("react-advisor", Text("ReAct + reflection advisor", "ReAct + 反思顾问"),
-                    Text("ReAct, and a judge reviews every final answer; its feedback sends the agent back to work "
-                         "(seed 01).", "ReAct，另有评审检查每个最终答案；未通过时反馈让智能体继续工作（种子文章 01）。"),
-                    "weather-report", floors={"max_reflection_rounds": 1}),
-    ),
-    edges=_edges,
-    nodes={"task": Text("Task", "任务"), "actor": Text("Reason\\n(actor)", "推理\\n（执行者）"),
-           "tools": Text("Act\\n(tool call)", "行动\\n（调用工具）"), "answer": Text("Final answer", "最终答案"),
-           "judge": Text("Judge\\n(reflection advisor)", "评审\\n（反思顾问）"), "end": Text("End", "结束")},
-    answer_node="answer", block_of=_block_of, block_title=_block_title,
-    step_word=Text("round", "轮"), summary="tools", color="#4C78A8",
-    eval_entries=(EvalEntry("react", {}, Text("one answer, no tools: a one-shot baseline",
-                                              "不用工具、直接作答：一次生成的基线")),),
-    compare_variant="react-advisor",
-    lesson=Lesson(
-        "react-advisor", "weather-report", Text("ReAct (+ reflection advisor)", "ReAct（+ 反思顾问）"),
-        Text("The model alternates **reasoning** and **acting**: it thinks, calls a tool, reads the "
-             "observation, and repeats until it can answer. Guards keep it from looping: a round limit "
-             "followed by one forced answer with tools disabled, a repeat detector (a reminder, then a stop) "
-             "and a progress detector (near-identical thoughts end the loop). The optional **reflection "
-             "advisor** (seed 01) judges every final answer as `{passed, feedback}`; a failing answer sends "
-             "the feedback back into the loop, up to a cap.",
-             "模型在**推理**与**行动**之间交替：思考、调用工具、读取观察结果，循环直到能够作答。"
-             "防护机制防止空转：轮次上限（之后禁用工具、强制作答一次）、重复检测（先提醒、再终止）、"
-             "进展检测（连续思考高度相似即终止）。可选的**反思顾问**（种子文章 01）以 `{passed, feedback}` "
-             "评估每个最终答案；未通过时把反馈注入下一轮，直到达到上限。"),
-        (Text("exploratory tasks where the next step depends on what a tool returns", "下一步取决于工具返回结果的探索性任务"),
-         Text("a handful of tools and a short path to the answer", "工具不多、路径较短的任务")),
-        (Text("long tasks that need a global plan (it improvises each step and can drift)",
-              "需要全局规划的长流程任务（每步即兴决定，容易偏离）"),
-         Text("streaming chat where the advisor's extra latency hurts", "对延迟敏感的流式对话（反思会拉长响应时间）")),
-        Text("At most `max_rounds + 1` actor calls, plus `max_reflection_rounds` judge calls (twice that with "
-             "the repair re-ask).",
-             "执行者最多 `max_rounds + 1` 次调用，另加 `max_reflection_rounds` 次评审调用（启用修复重问时翻倍）。")),
-)

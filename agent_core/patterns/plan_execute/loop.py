@@ -41,21 +41,20 @@ one verdict.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Generator, Iterator, Mapping
+from collections.abc import Collection, Generator, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from .. import events as ev
-from .. import untrusted
-from ..config import RunConfig
-from ..errors import CriticalStepFailed, PlanError
-from ..messages import Message, assistant, tool_message, user
-from ..models import ModelRouter
-from ..prompts.plan_execute import PROMPTS, label, section
-from ..tools import ToolRegistry
-from ..verdicts import REPAIR_REQUEST, Verdict, extract_json, parse_step_verdict, repair, strip_think
-from .base import Body, RunContext, run_pattern
-from .spec import Edge, EvalEntry, LaneSpec, Lesson, LimitSpec, PatternSpec, Preset, SwitchSpec, Text, VariantSpec
+from ... import events as ev
+from ... import untrusted
+from ...config import RunConfig
+from ...errors import CriticalStepFailed, PlanError
+from ...messages import Message, assistant, tool_message, user
+from ...models import ModelRouter
+from ...tools import ToolRegistry
+from ...verdicts import REPAIR_REQUEST, Verdict, extract_json, parse_step_verdict, repair, strip_think
+from ..base import Body, RunContext, run_pattern
+from .prompts import PROMPTS, label, section
 
 #: Statuses a step takes in `plan` events; `step_finished` also uses "retried" for a superseded attempt.
 STEP_STATUSES = ("pending", "running", "done", "failed", "replanned", "skipped")
@@ -66,18 +65,18 @@ Events = Generator[ev.Event, None, None]
 def call_bound(config: RunConfig) -> int:
     """The most LLM calls a Plan-and-Execute run can make with these limits."""
     q = 2 if config.repair_reask else 1
-    rho = q if config.reflector else 0
-    attempts = config.max_step_retries + 1 if config.reflector else 1
-    reviews_synthesis = config.reflector and not config.selective_reflection
+    rho = q if config.options.reflector else 0
+    attempts = config.options.max_step_retries + 1 if config.options.reflector else 1
+    reviews_synthesis = config.options.reflector and not config.options.selective_reflection
     synthesis = attempts * (1 + rho) if reviews_synthesis else 1
-    replans = config.max_replans if config.reflector or config.rule_precheck else 0
-    work = (config.max_plan_steps - 1) * attempts * (config.max_step_rounds + rho)
+    replans = config.options.max_replans if config.options.reflector or config.options.rule_precheck else 0
+    work = (config.options.max_plan_steps - 1) * attempts * (config.options.max_step_rounds + rho)
     return (replans + 1) * (q + work + synthesis)
 
 
 def stream(task: str, config: RunConfig, models: ModelRouter, tools: ToolRegistry | None = None) -> Iterator[ev.Event]:
     """Run Plan-and-Execute on `task`, yielding events as they happen."""
-    return run_pattern(task, config, models, tools, _run, call_bound(config))
+    return run_pattern(task, config, models, tools, _run, call_bound(config), PROMPTS)
 
 
 # --- the plan, parsed at the border ---------------------------------------------------------------
@@ -268,10 +267,10 @@ def _run(ctx: RunContext) -> Body:
         if step.critical:
             raise CriticalStepFailed(f"step {step.id} ({step.description}) is marked critical and failed, so the run "
                                      f"stops here. Reason: {step.result}")
-        if plan.replans < cfg.max_replans:
+        if plan.replans < cfg.options.max_replans:
             yield from _replan(ctx, plan)
             continue
-        yield ctx.limit("max_replans", cfg.max_replans,
+        yield ctx.limit("max_replans", cfg.options.max_replans,
                         f"{plan.replans} re-plan(s) used; skipping the remaining steps and going to synthesis")
         for rest in plan.pending():
             if not rest.synthesis:
@@ -284,7 +283,7 @@ def _run(ctx: RunContext) -> Body:
 def _first_plan(ctx: RunContext) -> Generator[ev.Event, None, list[PlanStep]]:
     cfg = ctx.config
     prompt = ctx.prompts.render("planner", goal=ctx.task, tools=ctx.tools.describe(cfg.lang),
-                                max_steps=cfg.max_plan_steps)
+                                max_steps=cfg.options.max_plan_steps)
     inputs = {"goal": ctx.task, "tools": ctx.tools.describe(cfg.lang)}
     steps, reply = yield from _ask_plan(ctx, [user(prompt)], revision=0, prompt="planner", inputs=inputs)
     if not steps:
@@ -293,9 +292,9 @@ def _first_plan(ctx: RunContext) -> Generator[ev.Event, None, list[PlanStep]]:
                         f"{shown!r}. Its reply must hold a JSON object like {{\"steps\": [...]}}; check the planner "
                         "prompt or bind a stronger planner model."
                         + (f" {ctx.cut_note('planner')}" if ctx.last_finish == "length" else ""))
-    shaped, cut = shape_plan(steps, first_id=1, max_steps=cfg.max_plan_steps, synthesis=label("synthesis", cfg.lang))
+    shaped, cut = shape_plan(steps, first_id=1, max_steps=cfg.options.max_plan_steps, synthesis=label("synthesis", cfg.lang))
     if cut:
-        yield ctx.limit("max_plan_steps", cfg.max_plan_steps,
+        yield ctx.limit("max_plan_steps", cfg.options.max_plan_steps,
                         f"the plan had {len(steps)} steps; kept {len(shaped)}, the last being the synthesis step")
     return shaped
 
@@ -320,19 +319,19 @@ def _replan(ctx: RunContext, plan: Plan) -> Events:
     remaining = plan.pending()
     progress = plan.lines(lang, ("done", "failed", "skipped", "pending"), synthesis=True)
     prompt = ctx.prompts.render("replanner", goal=ctx.task, progress=progress or label("none", lang),
-                                tools=ctx.tools.describe(lang), max_steps=cfg.max_plan_steps)
+                                tools=ctx.tools.describe(lang), max_steps=cfg.options.max_plan_steps)
     steps, _reply = yield from _ask_plan(ctx, [user(prompt)], revision=plan.revision + 1, replan=True,
                                          prompt="replanner", inputs={"goal": ctx.task, "progress": progress})
     plan.revision += 1
     # an unusable re-plan keeps the remaining steps: the new revision then shows nothing changed
     if steps is not None:
-        new, cut = shape_plan(steps, first_id=plan.next_id(), max_steps=cfg.max_plan_steps,
+        new, cut = shape_plan(steps, first_id=plan.next_id(), max_steps=cfg.options.max_plan_steps,
                               synthesis=label("synthesis", lang))
         for old in remaining:
             old.status = "replanned"
         plan.steps.extend(new)
         if cut:
-            yield ctx.limit("max_plan_steps", cfg.max_plan_steps,
+            yield ctx.limit("max_plan_steps", cfg.options.max_plan_steps,
                             f"re-plan {plan.revision} had {len(steps)} steps; kept {len(new)}")
     yield plan.event(ctx)
 
@@ -350,19 +349,19 @@ def _run_step(ctx: RunContext, plan: Plan, step: PlanStep) -> Events:
         attempt = yield from run(ctx, plan, step, hint, attempt_no)
         verdict = yield from _review(ctx, plan, step, attempt, attempt_no)
         if verdict is not None and verdict.verdict == "RETRY":
-            if attempt_no <= cfg.max_step_retries:
+            if attempt_no <= cfg.options.max_step_retries:
                 yield ctx.event(ev.StepFinished, step_id=step.id, status="retried", result=attempt.text)
                 hint = verdict.suggestion or verdict.analysis
                 continue
-            yield ctx.limit("max_step_retries", cfg.max_step_retries,
-                            f"step {step.id} was retried {cfg.max_step_retries} time(s); accepting its result")
+            yield ctx.limit("max_step_retries", cfg.options.max_step_retries,
+                            f"step {step.id} was retried {cfg.options.max_step_retries} time(s); accepting its result")
         elif verdict is not None and verdict.verdict == "REPLAN":
-            if not (step.synthesis and plan.replans >= cfg.max_replans):
+            if not (step.synthesis and plan.replans >= cfg.options.max_replans):
                 step.status = "failed"
                 step.result = verdict.analysis or verdict.suggestion or label("replan_reason", cfg.lang)
                 yield ctx.event(ev.StepFinished, step_id=step.id, status="failed", result=step.result)
                 return
-            yield ctx.limit("max_replans", cfg.max_replans,
+            yield ctx.limit("max_replans", cfg.options.max_replans,
                             "the synthesis step asked for a re-plan, but none are left; accepting its result")
         step.status, step.result = "done", attempt.text
         if step.synthesis:
@@ -387,7 +386,7 @@ def _hint_section(hint: str, lang: str) -> str:
 
 
 def _goal_section(ctx: RunContext) -> str:
-    return section("goal", ctx.task, ctx.config.lang) if ctx.config.goal_aware_executor else ""
+    return section("goal", ctx.task, ctx.config.lang) if ctx.config.options.goal_aware_executor else ""
 
 
 def _execute(ctx: RunContext, plan: Plan, step: PlanStep, hint: str,
@@ -399,12 +398,12 @@ def _execute(ctx: RunContext, plan: Plan, step: PlanStep, hint: str,
         context=section("context", plan.lines(lang, ("done",)), lang), goal=_goal_section(ctx),
         hint=_hint_section(hint, lang))
     messages: list[Message] = [user(prompt)]
-    inputs = {"step": step.description, "goal": ctx.task if cfg.goal_aware_executor else "", "hint": hint}
+    inputs = {"step": step.description, "goal": ctx.task if cfg.options.goal_aware_executor else "", "hint": hint}
     seen: list[Seen] = []
     round_no = 0
     while True:
         round_no += 1
-        last = round_no >= cfg.max_step_rounds
+        last = round_no >= cfg.options.max_step_rounds
         if last and round_no > 1:
             messages.append(user(ctx.prompts.render("executor_final")))
         use_tools = bool(len(ctx.tools)) and not last
@@ -448,11 +447,11 @@ def _review(ctx: RunContext, plan: Plan, step: PlanStep, attempt: Attempt,
             attempt_no: int) -> Generator[ev.Event, None, Verdict | None]:
     """The verdict on one attempt, or None when it is accepted without review."""
     cfg, lang = ctx.config, ctx.config.lang
-    error = attempt.tool_error() if cfg.rule_precheck else None
+    error = attempt.tool_error() if cfg.options.rule_precheck else None
     if error is not None:
         analysis = label("precheck", lang, tool=error.tool, error=error.output[:300])
         verdict = Verdict("REPLAN", feedback=analysis, analysis=analysis)
-    elif not cfg.reflector or (cfg.selective_reflection and not attempt.observations):
+    elif not cfg.options.reflector or (cfg.options.selective_reflection and not attempt.observations):
         return None
     else:
         observed = "\n".join(f"- {s.tool}{' [error]' if s.is_error else ''}: {s.output}" for s in attempt.observations)
@@ -466,111 +465,3 @@ def _review(ctx: RunContext, plan: Plan, step: PlanStep, attempt: Attempt,
                                        inputs=inputs, **_labels(plan, step, attempt_no))
     yield ctx.verdict_event("reflector", verdict)
     return verdict
-
-
-# --- the spec -------------------------------------------------------------------------------------
-
-def _edges(config: Mapping[str, Any]) -> list[Edge]:
-    edges: list[Edge] = [("task", "planner", None), ("planner", "executor", Text("next step", "下一步")),
-                         ("executor", "tools", None), ("tools", "executor", None)]
-    done = Text("all steps done", "全部步骤完成")
-    if config.get("reflector"):
-        edges += [("executor", "reflector", Text("result", "结果")),
-                  ("reflector", "executor", Text("PASS: next · RETRY", "PASS：下一步 · RETRY")),
-                  ("reflector", "planner", Text("REPLAN", "REPLAN")), ("reflector", "synthesizer", done)]
-    else:
-        edges += [("executor", "synthesizer", done)]
-    return edges + [("synthesizer", "end", None)]
-
-
-def _block_of(role: str, step: int | None) -> tuple[Any, ...]:
-    if role == "planner":
-        return ("plan",)
-    if role in ("executor", "reflector"):
-        return ("step", step, 0)
-    return ("synth", step) if role == "synthesizer" else (role, step)
-
-
-def _block_title(ident: tuple[Any, ...], config: Mapping[str, Any], lang: str) -> str | None:
-    return Text("Synthesis", "综合")(lang) if ident[0] == "synth" else None
-
-
-_STEP_LIMITS = (
-    LimitSpec("max_plan_steps", 1, 12, Text("Max plan steps", "计划步骤上限"),
-              Text("steps kept from a plan (longer plans are cut)", "计划最多保留的步骤数（更长的计划会被截断）")),
-    LimitSpec("max_step_rounds", 1, 8, Text("Max rounds per step", "每步最大轮次"),
-              Text("tool-loop rounds per step; the last one has tools disabled", "每个步骤的工具循环轮次；最后一轮禁用工具")),
-    LimitSpec("max_step_retries", 0, 3, Text("Max retries per step", "每步最大重试次数"),
-              Text("RETRY re-runs of one step before its result is accepted", "单个步骤被 RETRY 重跑的次数上限，之后接受其结果")),
-    LimitSpec("max_replans", 0, 5, Text("Max re-plans", "最大重规划次数"),
-              Text("REPLANs before the run skips to synthesis", "REPLAN 次数上限，之后跳到综合步骤")),
-)
-
-SPEC = PatternSpec(
-    name="plan-execute", label=Text("Plan-and-Execute", "计划执行"), order=20, stream=stream,
-    call_bound=call_bound, bound_formula="(P' + 1) · (q + (N − 1)·A·(R + ρ) + S)",
-    roles=("planner", "executor", "reflector", "synthesizer"), prompts=PROMPTS, limits=_STEP_LIMITS,
-    switches=(
-        SwitchSpec("reflector", Text("Reflector", "反思器"),
-                   Text("A Reflector judges every step: PASS, RETRY or REPLAN (seed 03).",
-                        "反思器评估每个步骤：PASS、RETRY 或 REPLAN（种子文章 03）。")),
-        SwitchSpec("goal_aware_executor", Text("Goal-aware executor", "执行器可见目标"),
-                   Text("Show the user's goal to the executor too (seed 03 argues it should stay goal-blind; try "
-                        "both).", "让执行器也看到用户目标（种子文章 03 主张执行器不看目标；两种都试试）。")),
-        SwitchSpec("rule_precheck", Text("Rule pre-check", "规则预检"),
-                   Text("A tool result with an error field means REPLAN at once, without asking the Reflector "
-                        "(also works without it).", "工具结果含 error 字段时立即 REPLAN，无需询问反思器（不开反思器也有效）。")),
-        SwitchSpec("selective_reflection", Text("Selective reflection", "选择性反思"),
-                   Text("Reflect only on steps that used a tool.", "只对使用了工具的步骤做反思。")),
-    ),
-    variants=(
-        VariantSpec("plan-execute", Text("Plan-and-Execute", "计划执行"),
-                    Text("A planner writes the steps; a goal-blind executor runs each one; a synthesizer answers "
-                         "(seeds 03, 05).", "规划器写出步骤；目标不可见的执行器逐步执行；综合器作答（种子文章 03、05）。"),
-                    "order-99999", {"reflector": False}, frozenset({"reflector", "max_step_retries",
-                                                                    "selective_reflection"})),
-        VariantSpec("plan-execute-reflector", Text("Plan-and-Execute + Reflector", "计划执行 + 反思器"),
-                    Text("Plan-and-Execute with a Reflector judging every step: PASS, RETRY or REPLAN (seed 03).",
-                         "计划执行，另有反思器评估每个步骤：PASS、RETRY 或 REPLAN（种子文章 03）。"),
-                    "order-99999", {"reflector": True}, frozenset({"reflector"})),
-    ),
-    edges=_edges,
-    nodes={"task": Text("Task", "任务"), "planner": Text("Planner", "规划器"),
-           "executor": Text("Executor\\n(one step)", "执行器\\n（单个步骤）"), "tools": Text("Act\\n(tool call)", "行动\\n（调用工具）"),
-           "reflector": Text("Reflector", "反思器"), "synthesizer": Text("Synthesizer", "综合器"), "end": Text("End", "结束")},
-    block_of=_block_of, block_title=_block_title, step_word=Text("step", "步骤"), summary="plan", color="#F58518",
-    eval_entries=(EvalEntry("plan-execute", {}, Text("plan the function, then write it (the executor sees the task)",
-                                                    "先规划再编写（执行器可以看到任务）")),),
-    compare_variant="plan-execute-reflector",
-    presets=(Preset(
-        "executor", Text("Goal-blind vs goal-aware executor", "执行器：不看目标 vs 看目标"), ":material/visibility_off:",
-        Text("Plan-and-Execute with the Reflector on the two long-haired cats: the goal-blind executor lists every "
-             "spec and is sent back (RETRY); the goal-aware one answers for the cats at once (seed 03).",
-             "在两只长毛猫的任务上运行带反思器的计划执行：看不到目标的执行器罗列全部参数而被打回（RETRY）；"
-             "看得到目标的执行器直接针对养猫作答（种子文章 03）。"),
-        (LaneSpec("plan-execute-reflector", Text("Goal-blind executor", "执行器不看目标"), {"goal_aware_executor": False}),
-         LaneSpec("plan-execute-reflector", Text("Goal-aware executor", "执行器看目标"), {"goal_aware_executor": True})),
-        scenario="vacuum-cats"),),
-    lesson=Lesson(
-        "plan-execute-reflector", "order-99999", Text("Plan-and-Execute (+ Reflector)", "计划执行（+ 反思器）"),
-        Text("A **planner** writes the steps first; an **executor** runs each step in a small tool loop, "
-             "seeing only the step (goal-blind, as seed 03 argues); a **synthesizer** writes the reply. The "
-             "optional **Reflector** judges every step against the user's full goal: **PASS** (next step), "
-             "**RETRY** (run it again with its suggestion), **REPLAN** (mark it failed and re-plan the rest, "
-             "with the failure reasons). Because the executor cannot see the goal, the Reflector is the one "
-             "place where the user's real situation comes back during execution.",
-             "**规划器**先写出步骤；**执行器**在小型工具循环中逐步执行，只看得到当前步骤（种子文章 03 "
-             "主张的“目标不可见”）；**综合器**生成最终回复。可选的**反思器**用用户的完整目标评估每一步："
-             "**PASS**（继续）、**RETRY**（带着建议重试本步）、**REPLAN**（标记失败并带着失败原因重规划剩余步骤）。"
-             "由于执行器看不到目标，反思器是执行期间唯一把用户真实处境带回来的环节。"),
-        (Text("multi-step tasks with dependencies, where one step's failure changes the rest",
-              "步骤间有依赖、一步失败会影响全局的多步任务"),
-         Text("a strong planner with a cheaper executor (bind them to different models)",
-              "强模型做规划、快模型做执行（分别绑定不同模型）")),
-        (Text("single-step lookups: the plan and the reviews are pure overhead", "单步查询：规划与反思都是额外开销"),
-         Text("tasks whose path is only discovered while acting", "只有边做边看才能找到路径的任务")),
-        Text("Seed 03's table, with N steps: no reflection `1 + N`; every step passes `1 + 2N`; one RETRY adds "
-             "`2`; one REPLAN adds `1 + M` (M = new steps' calls). Our hard bound covers every path.",
-             "种子文章 03 的成本表（N 为步骤数）：无反思 `1 + N`；全部 PASS `1 + 2N`；一次 RETRY 再加 `2`；"
-             "一次 REPLAN 再加 `1 + M`（M 为新步骤的调用）。下方的硬上限覆盖所有路径。")),
-)

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import json
 
-from ..model import Call, Reply, script
-from .generic import label, role, topic
+from ...offline.script import Call, Reply, script
+from ...offline.scripts.generic import label, role, topic
 
 
 def _version(call: Call) -> int:

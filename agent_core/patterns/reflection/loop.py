@@ -19,11 +19,11 @@ still stop early with PASS or a stop phrase; the last generator output wins. The
 the memory here, so `use_trajectory` does not apply.
 
 Quality criteria (`criteria`, seed 05) go into the critic's, reviewer's, refiner's and generator's
-prompts; "default" stands for `prompts.reflection.DEFAULT_CRITERIA`. With `code_task`, drafts are the
+prompts; "default" stands for `prompts.DEFAULT_CRITERIA`. With `code_task`, drafts are the
 code alone: code fences and any prose around them are dropped from `draft` events.
 
 Unit tests (Reflexion's test-feedback loop, `test_evaluator`; implies a code task): every draft is
-run against `config.tests` in the sandbox, with no LLM call. The UI sees a tool call named
+run against `config.options.tests` in the sandbox, with no LLM call. The UI sees a tool call named
 "unit_tests": `tool_call(name="unit_tests", arguments={"draft": version}, call_id="unit_tests-<version>")`
 before the run and `tool_result(name="unit_tests", output=<summary, then details when failing>,
 is_error=<not passed>)` after it, both with the draft's step. The result is shown to the critic (the
@@ -39,23 +39,23 @@ empty critique is asked for once more), else 1.
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterator, Mapping
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
-from .. import events as ev
-from ..config import RunConfig
-from ..errors import ConfigError
-from ..messages import Completion, Message, assistant, system, user
-from ..models import ModelRouter
-from ..prompts.reflection import PROMPTS, RECORD_LABELS, TESTS_FAILED, resolve_criteria, section
-from ..sandbox import TestOutcome, run_python_tests
-from ..tools import ToolRegistry
-from ..untrusted import code_blocks
-from ..verdicts import Verdict, parse_critique, strip_think
-from .base import Body, RunContext, run_pattern
-from .spec import (Edge, EvalEntry, LaneSpec, Lesson, LimitSpec, PatternSpec, Preset, SwitchSpec, Text, TextFieldSpec,
-                   VariantSpec)
+from ... import events as ev
+from ...config import RunConfig
+from ...errors import ConfigError
+from ...messages import Completion, Message, assistant, system, user
+from ...models import ModelRouter
+from ...tools import ToolRegistry
+from ...untrusted import code_blocks
+from ...verdicts import Verdict, parse_critique, strip_think
+from ..base import Body, RunContext, run_pattern
+from .prompts import PROMPTS, RECORD_LABELS, TESTS_FAILED, resolve_criteria, section
+
+if TYPE_CHECKING:
+    from ...sandbox import TestOutcome
 
 #: The tool name under which unit-test runs appear in events.
 UNIT_TESTS = "unit_tests"
@@ -67,21 +67,21 @@ _EMPTY_CRITIQUE = Verdict("PASS", analysis="the critic's reply was empty; keepin
 
 def call_bound(config: RunConfig) -> int:
     """The most LLM calls a Reflection run can make with these limits."""
-    return 1 + config.max_iterations * ((2 if config.repair_reask else 1) + 1)
+    return 1 + config.options.max_iterations * ((2 if config.repair_reask else 1) + 1)
 
 
 def stream(task: str, config: RunConfig, models: ModelRouter, tools: ToolRegistry | None = None) -> Iterator[ev.Event]:
     """Run Reflection on `task`, yielding events as they happen."""
-    if config.test_evaluator:
-        _check_tests(config.tests)
-    body = _graph if config.graph_style else _classic
-    return run_pattern(task, config, models, tools, body, call_bound(config))
+    if config.options.test_evaluator:
+        _check_tests(config.options.tests)
+    body = _graph if config.options.graph_style else _classic
+    return run_pattern(task, config, models, tools, body, call_bound(config), PROMPTS)
 
 
 def check(config: RunConfig) -> None:
     """What a Reflection config needs beyond its ranges: parseable unit tests when the evaluator is on."""
-    if config.test_evaluator:
-        _check_tests(config.tests)
+    if config.options.test_evaluator:
+        _check_tests(config.options.tests)
 
 
 def _check_tests(tests: str) -> None:
@@ -135,7 +135,7 @@ class Memory:
 
 
 def _is_code(config: RunConfig) -> bool:
-    return config.code_task or config.test_evaluator
+    return config.options.code_task or config.options.test_evaluator
 
 
 def _draft(ctx: RunContext, completion: Completion, version: int) -> Body:
@@ -150,11 +150,14 @@ def _draft(ctx: RunContext, completion: Completion, version: int) -> Body:
 
 def _run_tests(ctx: RunContext, draft: str, version: int) -> Generator[ev.Event, None, TestOutcome | None]:
     """Run the draft against the configured tests (when the evaluator is on), as unit_tests events."""
-    if not ctx.config.test_evaluator:
+    if not ctx.config.options.test_evaluator:
         return None
     call_id = f"{UNIT_TESTS}-{version}"
     yield ctx.event(ev.ToolCallEvent, name=UNIT_TESTS, arguments={"draft": version}, call_id=call_id)
-    outcome = run_python_tests(draft, ctx.config.tests, timeout_s=TEST_TIMEOUT_S, memory_mb=TEST_MEMORY_MB)
+    # the sandbox is loaded only by a run that judges code: every other import of the core skips its cost
+    from ...sandbox import run_python_tests
+
+    outcome = run_python_tests(draft, ctx.config.options.tests, timeout_s=TEST_TIMEOUT_S, memory_mb=TEST_MEMORY_MB)
     yield ctx.event(ev.ToolResult, name=UNIT_TESTS, output=_report(outcome), is_error=not outcome.passed,
                     call_id=call_id)
     return outcome
@@ -187,7 +190,7 @@ def _parse_critique(text: str) -> Verdict | None:
 
 
 def _cap(ctx: RunContext) -> ev.Event:
-    n = ctx.config.max_iterations
+    n = ctx.config.options.max_iterations
     return ctx.limit("max_iterations", n, f"{n} critique(s) without a PASS; the last draft (version {n}) "
                                           "answers the last feedback but was not critiqued itself")
 
@@ -196,7 +199,7 @@ def _cap(ctx: RunContext) -> ev.Event:
 
 def _classic(ctx: RunContext) -> Body:
     cfg, prompts, lang = ctx.config, ctx.prompts, ctx.config.lang
-    criteria = section("criteria", resolve_criteria(cfg.criteria, lang), lang)
+    criteria = section("criteria", resolve_criteria(cfg.options.criteria, lang), lang)
     memory = Memory()
 
     ctx.step = 0
@@ -207,9 +210,9 @@ def _classic(ctx: RunContext) -> Body:
     memory.add("execution", 0, draft)
     outcome = yield from _run_tests(ctx, draft, 0)
 
-    for i in range(1, cfg.max_iterations + 1):
+    for i in range(1, cfg.options.max_iterations + 1):
         ctx.step = i
-        trajectory = section("trajectory", memory.trajectory(lang), lang) if cfg.use_trajectory else ""
+        trajectory = section("trajectory", memory.trajectory(lang), lang) if cfg.options.use_trajectory else ""
         critique = prompts.render("critic", task=ctx.task, draft=draft, criteria=criteria,
                                   tests=_tests_section(outcome, lang), trajectory=trajectory)
         verdict = yield from ctx.judge("critic", [user(critique)], _parse_critique, _EMPTY_CRITIQUE,
@@ -222,7 +225,7 @@ def _classic(ctx: RunContext) -> Body:
             ctx.end_reason = "pass"
             return ctx.best_answer
 
-        trajectory = section("trajectory", memory.trajectory(lang), lang) if cfg.use_trajectory else ""
+        trajectory = section("trajectory", memory.trajectory(lang), lang) if cfg.options.use_trajectory else ""
         refine = prompts.render("refiner", task=ctx.task, draft=draft, feedback=verdict.feedback or "-",
                                 criteria=criteria, trajectory=trajectory)
         completion = yield from ctx.llm("refiner", [user(refine)], iteration=i, version=i, prompt="refiner",
@@ -239,7 +242,7 @@ def _classic(ctx: RunContext) -> Body:
 
 def _graph(ctx: RunContext) -> Body:
     cfg, prompts, lang = ctx.config, ctx.prompts, ctx.config.lang
-    criteria = section("criteria", resolve_criteria(cfg.criteria, lang), lang)
+    criteria = section("criteria", resolve_criteria(cfg.options.criteria, lang), lang)
     generator = system(prompts.render("generator", criteria=criteria))
     reviewer = system(prompts.render("reviewer", criteria=criteria))
     history: list[Message] = [user(ctx.task)]
@@ -251,7 +254,7 @@ def _graph(ctx: RunContext) -> Body:
     draft = yield from _draft(ctx, completion, 0)
     outcome = yield from _run_tests(ctx, draft, 0)
 
-    for i in range(1, cfg.max_iterations + 1):
+    for i in range(1, cfg.options.max_iterations + 1):
         ctx.step = i
         seen = _as_reviewer(history, _tests_section(outcome, lang))
         verdict = yield from ctx.judge("critic", [reviewer, *seen], _parse_critique, _EMPTY_CRITIQUE,
@@ -281,122 +284,3 @@ def _as_reviewer(history: list[Message], tests: str) -> list[Message]:
     if tests and swapped:
         swapped[-1] = Message("user", f"{swapped[-1].content}\n{tests}")
     return [history[0], *swapped]
-
-
-# --- the spec -------------------------------------------------------------------------------------
-
-def _edges(config: Mapping[str, Any]) -> list[Edge]:
-    tests = bool(config.get("test_evaluator"))
-    revise, passed = Text("REVISE", "REVISE"), Text("PASS", "PASS")
-    if config.get("graph_style"):
-        edges: list[Edge] = [("task", "generator", None)]
-        edges += [("generator", "tests", None), ("tests", "reviewer", None)] if tests else [("generator", "reviewer", None)]
-        return edges + [("reviewer", "generator", revise), ("reviewer", "end", passed)]
-    edges = [("task", "draft", None)]
-    edges += [("draft", "tests", None), ("tests", "critic", None)] if tests else [("draft", "critic", None)]
-    edges += [("critic", "refiner", revise), ("critic", "end", passed)]
-    edges += [("refiner", "tests", None)] if tests else [("refiner", "critic", Text("new draft", "新草稿"))]
-    return edges
-
-
-def _role_node(role: str, config: Mapping[str, Any], after: str | None) -> str:
-    if config.get("graph_style"):
-        return "reviewer" if role == "critic" else "generator"
-    return "draft" if role == "actor" else role
-
-
-def _block_title(ident: tuple[Any, ...], config: Mapping[str, Any], lang: str) -> str | None:
-    kind, step = ident[0], ident[1]
-    graph = bool(config.get("graph_style"))
-    if kind == "actor":
-        if graph:
-            return Text(f"Generator · version {step}", f"生成器 · 第 {step} 版")(lang) if step else \
-                Text("Generator · first version", "生成器 · 第一版")(lang)
-        return Text(f"Draft {step}", f"草稿 {step}")(lang) if step else Text("Draft 0 · first attempt", "草稿 0 · 初稿")(lang)
-    if kind == "critic":
-        return (Text(f"Review {step}", f"评审 {step}") if graph else Text(f"Critique {step}", f"反思 {step}"))(lang)
-    if kind == "refiner":
-        return Text(f"Refine · draft {step}", f"优化 · 草稿 {step}")(lang)
-    return None
-
-
-_STRICT = Text("\n\nBe strict. Answer PASS only when every quality criterion is fully met and you would hand the "
-               "draft over exactly as it is; otherwise answer REVISE and list every remaining problem.",
-               "\n\n请从严评审：只有当每一条质量标准都完全满足、你愿意原样交付时才回答 PASS；"
-               "否则回答 REVISE，并列出所有剩余问题。")
-_LENIENT = Text("\n\nBe lenient. Answer PASS unless the draft has a factual error or does not do the task; never "
-                "ask for polish, style or extra detail.",
-                "\n\n请宽松评审：除非草稿有事实错误或没有完成任务，否则一律回答 PASS；"
-                "不要为润色、文风或补充细节要求修改。")
-
-SPEC = PatternSpec(
-    name="reflection", label=Text("Reflection", "反思"), order=30, stream=stream, call_bound=call_bound,
-    bound_formula="1 + max_iterations · (r + 1)", roles=("actor", "critic", "refiner"), prompts=PROMPTS,
-    limits=(LimitSpec("max_iterations", 1, 8, Text("Max critique rounds", "最大反思轮次"),
-                      Text("critique rounds (each may be followed by a refinement)", "反思轮次（每次反思后可能跟一次优化）")),),
-    switches=(
-        SwitchSpec("code_task", Text("Code task", "代码任务"),
-                   Text("Drafts are code: fences and prose around them are dropped.", "草稿是代码：去掉代码围栏和周围的说明文字。")),
-        SwitchSpec("use_trajectory", Text("Trajectory memory", "轨迹记忆"),
-                   Text("The refiner sees every earlier draft and critique.", "修订者能看到之前所有草稿和反思。")),
-        SwitchSpec("graph_style", Text("Graph style", "图式风格"),
-                   Text("A generator and a reviewer take turns on one conversation (seed 02).",
-                        "生成器与评审员在同一段对话中轮流发言（种子文章 02）。")),
-        SwitchSpec("test_evaluator", Text("Unit-test evaluator", "单元测试评估"),
-                   Text("Run every draft against the unit tests below; failures force a revision.",
-                        "每版草稿都运行下方的单元测试；失败会强制修订。")),
-    ),
-    text_fields=(
-        TextFieldSpec("criteria", Text("Quality criteria", "质量标准"),
-                      Text("What the critic checks; \"default\" uses the built-in list, empty means none.",
-                           "评审员检查的内容；填 \"default\" 使用内置清单，留空表示不设标准。")),
-        TextFieldSpec("tests", Text("Unit tests (assert statements)", "单元测试（assert 语句）"),
-                      Text("Run against every draft by the unit-test evaluator.", "单元测试评估会用它们检验每一版草稿。"),
-                      when="test_evaluator", height=110)),
-    uses_tools=False, check=check,
-    variants=(VariantSpec("reflection", Text("Reflection", "反思"),
-                          Text("Draft, critique, refine — until the critic finds nothing to improve (seeds 02, 04, 05).",
-                               "初稿、反思、优化——直到评审员认为无需改进（种子文章 02、04、05）。"), "primes"),),
-    edges=_edges,
-    nodes={"task": Text("Task", "任务"), "draft": Text("Draft\\n(actor)", "草稿\\n（执行者）"), "critic": Text("Critic", "评审员"),
-           "refiner": Text("Refiner", "修订者"), "generator": Text("Generator", "生成器"), "reviewer": Text("Reviewer", "评审员"),
-           "tests": Text("Unit tests", "单元测试"), "end": Text("End", "结束")},
-    role_node=_role_node, block_title=_block_title, step_word=Text("iteration", "迭代"), summary="drafts",
-    color="#54A24B",
-    eval_entries=(
-        EvalEntry("reflection", {}, Text("draft, critique, refine, with the critic's judgement alone (intrinsic "
-                                         "self-correction)", "初稿→评审→修改，只依靠评审员自己的判断（内在自我纠错）"),
-                  rounds=True),
-        EvalEntry("reflection+tests", {"test_evaluator": True},
-                  Text("reflection whose drafts are run against the task's tests; failures go to the refiner",
-                       "反思模式，每版草稿都运行任务的单元测试，失败信息交给修订者"), rounds=True, color="#E45756"),
-    ),
-    compare_variant="reflection",
-    presets=(Preset(
-        "critic", Text("Strict vs lenient critic", "严格 vs 宽松的评审员"), ":material/gavel:",
-        Text("Reflection on the report task, with one sentence added to the critic's prompt in each lane. The "
-             "scripted offline model does not read prompts: connect a model in the sidebar to see the verdicts differ.",
-             "在报告任务上运行反思模式，每条赛道给评审员的提示词各加一句话。离线脚本模型不读提示词："
-             "在侧边栏连接真实模型才能看到评审结论的差别。"),
-        (LaneSpec("reflection", Text("Strict critic", "严格的评审员"), prompt_tails={"critic": _STRICT}),
-         LaneSpec("reflection", Text("Lenient critic", "宽松的评审员"), prompt_tails={"critic": _LENIENT})),
-        scenario="report-criteria"),),
-    lesson=Lesson(
-        "reflection", "primes", Text("Reflection", "反思"),
-        Text("**Execute → reflect → refine**, in a loop. An actor writes a draft; a critic reviews it from "
-             "several angles (facts, logic, efficiency, omissions); a refiner rewrites it from the task, the "
-             "last draft and the feedback. The loop stops when the critic passes the draft (or says \"no "
-             "improvement needed\") or at `max_iterations`. With unit tests, failing tests force a revision — "
-             "Reflexion's external feedback.",
-             "**执行 → 反思 → 优化**循环。执行者写出初稿；评审员从多个维度（事实、逻辑、效率、遗漏）审视；"
-             "修订者结合任务、上一版和反馈重写。评审通过（或说“无需改进”）或达到 `max_iterations` 时停止。"
-             "启用单元测试时，测试失败会强制修订——这正是 Reflexion 的外部反馈。"),
-        (Text("business-critical code, reports and analyses where quality beats latency",
-              "对质量要求极高、对实时性要求宽松的关键代码、报告与分析"),
-         Text("tasks with an external check (tests, criteria) the critic can lean on", "有外部检验（测试、标准）可依托的任务")),
-        (Text("real-time answers, or when \"roughly right\" is enough", "需要实时响应，或“大致正确”即可的场景"),
-         Text("self-critique with no external signal: it may not help (Huang et al. 2024)",
-              "没有外部信号的自我批评：未必有帮助（Huang 等，2024）")),
-        Text("Each iteration adds at least two calls (critique and refinement): at most "
-             "`1 + max_iterations × (r + 1)`.", "每轮迭代至少增加两次调用（反思与优化）：最多 `1 + max_iterations × (r + 1)`。")),
-)

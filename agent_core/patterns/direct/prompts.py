@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..patterns.spec import Text
-from . import spec
+from ...prompts import spec
+from ..spec import Text
 
 PROMPTS = (
     spec("system", "actor", Text("System prompt of the single call that answers the task (the baseline).",

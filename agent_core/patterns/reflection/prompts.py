@@ -7,8 +7,8 @@ or as an empty string, so a template never shows an empty heading when the optio
 
 from __future__ import annotations
 
-from ..patterns.spec import Text
-from . import spec
+from ...prompts import spec
+from ..spec import Text
 
 #: The report scenario's quality criteria (seed 05); `RunConfig.criteria == "default"` stands for them.
 DEFAULT_CRITERIA = {

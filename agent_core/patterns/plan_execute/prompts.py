@@ -2,14 +2,14 @@
 
 Optional placeholders ({goal}, {hint}, {context}, {failed}, {observations}) arrive as whole sections,
 heading included, or as an empty string, so a goal-blind executor's prompt holds no trace of the goal
-and a first attempt shows no empty "reflection" heading. The labels below are the words the pattern
+and a first attempt shows no empty heading for a suggestion. The labels below are the words the pattern
 writes into prompts (progress summaries, section headings); they follow the run's language.
 """
 
 from __future__ import annotations
 
-from ..patterns.spec import Text
-from . import spec
+from ...prompts import spec
+from ..spec import Text
 
 _SECTIONS = {
     "goal": {"en": "The user's original request", "zh": "用户的原始需求"},
