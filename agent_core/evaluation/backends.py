@@ -217,12 +217,18 @@ def score_answer(task: QuestionTask, answer: str, router: ModelRouter | None, la
 def _drafts(task: QuestionTask, events: list[ev.Event], answer: str, final: scorers.Score,
             router: ModelRouter | None, p: Plan) -> tuple[tuple[bool, ...], tuple[int, ...]]:
     """Every draft scored (the final answer's score reused), with the calls made when each was written."""
-    drafts = harness.drafts_with_calls(events)
+    drafts: dict[int, tuple[str, int]] = {}
+    calls = 0
+    for event in events:
+        if isinstance(event, ev.LlmCall):
+            calls += 1
+        elif isinstance(event, ev.Draft):
+            drafts[event.version] = (event.text, calls)
     if not drafts:
-        return (final.passed,), (sum(isinstance(e, ev.LlmCall) for e in events),)
+        return (final.passed,), (calls,)
     verdicts = tuple(final.passed if text == answer else score_answer(task, text, router, p.lang, p.judge_prompts).passed
-                     for text, _at in drafts)
-    return verdicts, tuple(at for _text, at in drafts)
+                     for text, _at in (drafts[v] for v in sorted(drafts)))
+    return verdicts, tuple(drafts[v][1] for v in sorted(drafts))
 
 
 def local(p: Plan, models: ModelRouter | ChatModel | None, *, done: Collection[tuple[str, str, int]] = (),
