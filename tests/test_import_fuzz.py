@@ -75,7 +75,8 @@ def mutated(draw: st.DrawFn, bases: dict[str, Any]) -> bytes:
             break
         container, key = slots[draw(st.integers(0, len(slots) - 1))]
         if draw(st.booleans()) or not isinstance(container, dict):
-            container[key] = draw(HOSTILE_VALUES)
+            # a copy: sampled values are shared objects, and a later edit may land inside this one
+            container[key] = copy.deepcopy(draw(HOSTILE_VALUES))
         else:
             del container[key]
     text = _dumps(data)
@@ -166,7 +167,7 @@ def mutated_tasks(draw: st.DrawFn) -> bytes:
     for _ in range(draw(st.integers(1, 3))):
         line = draw(st.integers(0, len(lines) - 1))
         field = draw(st.sampled_from(["task_id", "prompt", "entry_point", "test", "canonical_solution", "extra"]))
-        lines[line][field] = draw(HOSTILE_VALUES)
+        lines[line][field] = copy.deepcopy(draw(HOSTILE_VALUES))
     text = _task_file(lines)
     edit = draw(st.sampled_from(["none", "truncate", "deep", "gzip", "gzip-truncated", "raw-surrogate"]))
     if edit == "truncate":
