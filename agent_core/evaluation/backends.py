@@ -217,18 +217,12 @@ def score_answer(task: QuestionTask, answer: str, router: ModelRouter | None, la
 def _drafts(task: QuestionTask, events: list[ev.Event], answer: str, final: scorers.Score,
             router: ModelRouter | None, p: Plan) -> tuple[tuple[bool, ...], tuple[int, ...]]:
     """Every draft scored (the final answer's score reused), with the calls made when each was written."""
-    drafts: dict[int, tuple[str, int]] = {}
-    calls = 0
-    for event in events:
-        if isinstance(event, ev.LlmCall):
-            calls += 1
-        elif isinstance(event, ev.Draft):
-            drafts[event.version] = (event.text, calls)
+    drafts = harness.drafts_with_calls(events)
     if not drafts:
-        return (final.passed,), (calls,)
+        return (final.passed,), (sum(isinstance(e, ev.LlmCall) for e in events),)
     verdicts = tuple(final.passed if text == answer else score_answer(task, text, router, p.lang, p.judge_prompts).passed
-                     for text, _at in (drafts[v] for v in sorted(drafts)))
-    return verdicts, tuple(drafts[v][1] for v in sorted(drafts))
+                     for text, _at in drafts)
+    return verdicts, tuple(at for _text, at in drafts)
 
 
 def local(p: Plan, models: ModelRouter | ChatModel | None, *, done: Collection[tuple[str, str, int]] = (),

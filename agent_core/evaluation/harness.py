@@ -330,10 +330,9 @@ def _agent_row(task: EvalTask, pattern: str, config: RunConfig, router: ModelRou
                                round_calls=calls)
 
 
-def _score_drafts(task: EvalTask, events: list[ev.Event], answer: str, outcome: TestOutcome,
-                  timeout_s: float) -> tuple[tuple[bool, ...], tuple[int, ...]]:
-    """Judge every draft of a run in the sandbox (the final answer's verdict is reused), with the calls
-    the run had made when each draft was written."""
+def drafts_with_calls(events: list[ev.Event]) -> list[tuple[str, int]]:
+    """A run's drafts by version (a version written again keeps its last text), each with the model
+    calls the run had made when it was written: what a round-by-round score reads."""
     drafts: dict[int, tuple[str, int]] = {}
     calls = 0
     for event in events:
@@ -341,9 +340,15 @@ def _score_drafts(task: EvalTask, events: list[ev.Event], answer: str, outcome: 
             calls += 1
         elif isinstance(event, ev.Draft):
             drafts[event.version] = (event.text, calls)
+    return [drafts[v] for v in sorted(drafts)]
+
+
+def _score_drafts(task: EvalTask, events: list[ev.Event], answer: str, outcome: TestOutcome,
+                  timeout_s: float) -> tuple[tuple[bool, ...], tuple[int, ...]]:
+    """Judge every draft of a run in the sandbox (the final answer's verdict is reused), with the calls
+    the run had made when each draft was written."""
     verdicts, spent = [], []
-    for version in sorted(drafts):
-        text, at = drafts[version]
+    for text, at in drafts_with_calls(events):
         verdicts.append(outcome.passed if text == answer else judge(task, text, timeout_s=timeout_s)[1].passed)
         spent.append(at)
     return tuple(verdicts), tuple(spent)

@@ -72,10 +72,11 @@ def _bundled() -> tuple[EvalTask, ...]:
     return tuple(load_tasks(BUNDLED_PATH))
 
 
-def load_tasks(source: bytes | str | os.PathLike[str]) -> list[EvalTask]:
-    """Parse and validate a task set given as bytes (an upload) or a path; raises TaskSetError."""
+def read_text(source: bytes | str | os.PathLike[str], name: str = "") -> tuple[str, bytes, str]:
+    """A task file's text, its (unpacked) bytes and its name, from bytes (an upload) or a path: at most
+    MAX_BYTES as given, gzip unpacked within its own bound, UTF-8; raises TaskSetError saying why not."""
     if isinstance(source, (bytes, bytearray, memoryview)):
-        data, name = bytes(source), "the task file"
+        data, name = bytes(source), name or "the task file"
     else:
         data, name = _read(Path(source)), Path(source).name
     if len(data) > MAX_BYTES:
@@ -86,10 +87,15 @@ def load_tasks(source: bytes | str | os.PathLike[str]) -> list[EvalTask]:
     elif name.endswith(".gz"):
         raise TaskSetError(f"{name} is named .gz but is not gzip-compressed", reason="not_gzip")
     try:
-        text = data.decode("utf-8-sig")
+        return data.decode("utf-8-sig"), data, name
     except UnicodeDecodeError as exc:
         line = data[:exc.start].count(b"\n") + 1
         raise TaskSetError(f"{name} is not UTF-8 text (line {line}, byte {exc.start})", reason="not_text") from None
+
+
+def load_tasks(source: bytes | str | os.PathLike[str]) -> list[EvalTask]:
+    """Parse and validate a task set given as bytes (an upload) or a path; raises TaskSetError."""
+    text, _data, name = read_text(source)
     try:
         return _parse(text)
     except TaskSetError as exc:

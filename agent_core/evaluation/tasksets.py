@@ -24,13 +24,12 @@ import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
 from .. import untrusted
 from ..errors import TaskSetError
 from . import scorers, tasks
-from .tasks import MAX_BYTES, MAX_FIELD_CHARS, MAX_TASKS, EvalTask
+from .tasks import MAX_FIELD_CHARS, MAX_TASKS, EvalTask
 
 FORMATS = ("generic", "gsm8k", "mbpp", "humaneval")
 #: the scorer a format implies (code sets are judged by their unit tests)
@@ -94,23 +93,7 @@ class TaskSet:
 
 def load_task_set(source: bytes | str | os.PathLike[str], *, name: str = "") -> TaskSet:
     """Read any supported format from bytes (an upload; `name` is its file name) or a path."""
-    if isinstance(source, (bytes, bytearray, memoryview)):
-        data, name = bytes(source), name or "the task file"
-    else:
-        data, name = tasks._read(Path(source)), Path(source).name
-    if len(data) > MAX_BYTES:
-        raise TaskSetError(f"{name} is {len(data) / 1e6:.1f} MB; task sets are limited to {MAX_BYTES >> 20} MB",
-                           reason="too_large")
-    packed = data[:2] == tasks._GZIP_MAGIC
-    if packed:
-        data = tasks._gunzip(data, name)
-    elif name.endswith(".gz"):
-        raise TaskSetError(f"{name} is named .gz but is not gzip-compressed", reason="not_gzip")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[:exc.start].count(b"\n") + 1
-        raise TaskSetError(f"{name} is not UTF-8 text (line {line}, byte {exc.start})", reason="not_text") from None
+    text, data, name = tasks.read_text(source, name)
     base = name.removesuffix(".gz")
     try:
         if base.lower().endswith(".csv"):
