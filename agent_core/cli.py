@@ -27,7 +27,7 @@ from .flags import add_option_flags, option_overrides
 from .patterns.registry import PATTERNS, config_from_dict, configure
 from .scenarios import for_scenario
 from .errors import AgentError, ConfigError
-from .models import ROLES, ModelRouter
+from .models import ModelRouter
 from .scenarios import SCENARIOS
 from .messages import estimate_tokens
 from .mcp import cli as mcp_cli
@@ -51,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
                           "then call K gets --reply-file (or goes live) and the rest runs live")
     run.add_argument("--reply-file", metavar="F", help="with --fork-at: the reply for call K (text, a verdict's "
                                                        'JSON, a plan, or {"tool_calls": [...]})')
-    run.add_argument("--human", action="append", default=[], metavar="ROLE", choices=ROLES,
+    run.add_argument("--human", action="append", default=[], metavar="ROLE", choices=registry.role_names(),
                      help="a person answers this role's calls (repeatable): the pending request is printed and the "
                           "reply read from standard input, e.g. 'REVISE: the warning level is missing' or 'PASS'")
     run.add_argument("--prompt", action="append", default=[], metavar="KEY=FILE",

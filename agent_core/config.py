@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from .errors import ConfigError
-from .events import ROLES
+from .events import ROLE_NAME
 from .text import Text
 
 
@@ -151,8 +151,8 @@ def _check_role_caps(caps: Any) -> None:
     if not isinstance(caps, dict):
         raise ConfigError(f"max_output_tokens_by_role must map roles to token caps, got {type(caps).__name__}")
     for role, value in caps.items():
-        if role not in ROLES:
-            raise ConfigError(f"max_output_tokens_by_role: unknown role {role!r}; choose from {', '.join(ROLES)}")
+        if not isinstance(role, str) or not ROLE_NAME.fullmatch(role):
+            raise ConfigError(f"max_output_tokens_by_role: {role!r} is not a role's name")
         if isinstance(value, bool) or not isinstance(value, int) or not lim.low <= value <= lim.high:
             raise ConfigError(f"max_output_tokens_by_role[{role!r}] must be an integer from {lim.low} to "
                               f"{lim.high}, got {value!r}")

@@ -9,14 +9,18 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, get_args
 
 from .messages import CallContext
 
-#: Every role a pattern may call a model in.
-Role = Literal["actor", "judge", "planner", "executor", "synthesizer", "reflector", "critic", "refiner"]
+#: The role a model call is made in: a name one of the patterns declares (its roles.py). Events take any
+#: well-formed name, so a new pattern's roles need no edit here; a trace may hold nothing but such names.
+RoleName = str
+#: what a role's name looks like (an identifier, kept short: a file's 5 MB "role" is refused as it is read)
+ROLE_NAME = re.compile(r"[a-z][a-z0-9_]{0,31}")
 #: A verdict: PASS, REVISE (judge, critic), RETRY or REPLAN (Reflector).
 VerdictName = Literal["PASS", "REVISE", "RETRY", "REPLAN"]
 #: Why a run ended, as shown to users.
@@ -30,7 +34,6 @@ PauseReason = Literal["breakpoint", "person"]
 ResumeAction = Literal["continue", "step", "send", "edit", "answer"]
 EditKind = Literal["messages", "template"]
 
-ROLES: tuple[str, ...] = get_args(Role)
 VERDICTS: tuple[str, ...] = get_args(VerdictName)
 END_REASONS: tuple[str, ...] = get_args(EndReason)
 STEP_STATUSES: tuple[str, ...] = get_args(StepStatus)
@@ -71,7 +74,7 @@ class LlmCall(Event):
     """
 
     kind: ClassVar[str] = "llm_call"
-    role: Role = "actor"
+    role: RoleName = "actor"
     model: str = ""
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -101,7 +104,7 @@ class Token(Event):
     """A streamed text delta; may be left out of saved traces."""
 
     kind: ClassVar[str] = "token"
-    role: Role = "actor"
+    role: RoleName = "actor"
     text: str = ""
 
 
@@ -170,7 +173,7 @@ class VerdictEvent(Event):
     and a fallback verdict was used."""
 
     kind: ClassVar[str] = "verdict"
-    role: Role = "judge"
+    role: RoleName = "judge"
     verdict: VerdictName = "PASS"
     feedback: str = ""
     analysis: str = ""
@@ -247,7 +250,7 @@ class Edited(Event):
     """A person changed a call before the model saw it: its messages, or a prompt template from here on."""
 
     kind: ClassVar[str] = "edited"
-    role: Role = "actor"
+    role: RoleName = "actor"
     call: int = 0
     what: EditKind = "messages"
     template: str | None = None
@@ -258,7 +261,7 @@ class HumanReply(Event):
     """A person answered a call instead of the model (the call's `llm_call` follows, model "person")."""
 
     kind: ClassVar[str] = "human_reply"
-    role: Role = "actor"
+    role: RoleName = "actor"
     call: int = 0
     text: str = ""
     tool_calls: tuple[dict[str, Any], ...] = ()
@@ -341,9 +344,9 @@ def event_from_dict(data: dict[str, Any]) -> Event:
     return event
 
 
-_SCALARS = {"int": int, "float": (int, float), "str": str, "bool": bool}
+_SCALARS = {"int": int, "float": (int, float), "str": str, "bool": bool, "RoleName": str}
 #: Literal field types and the values each allows (a trace may hold nothing else).
-_LITERALS = {"Role": ROLES, "VerdictName": VERDICTS, "EndReason": END_REASONS, "StepStatus": STEP_STATUSES,
+_LITERALS = {"VerdictName": VERDICTS, "EndReason": END_REASONS, "StepStatus": STEP_STATUSES,
              **{name: get_args(globals()[name]) for name in ("PauseAt", "PauseReason", "ResumeAction", "EditKind")}}
 
 
@@ -375,6 +378,9 @@ def _check_types(event: Event) -> None:
             continue
         if not isinstance(value, kind) or (expected in ("int", "float") and isinstance(value, bool)):
             raise EventFormatError(f"{event.kind}.{name} should be {expected}, got {type(value).__name__}")
+        if expected == "RoleName" and not ROLE_NAME.fullmatch(value):
+            raise EventFormatError(f"{event.kind}.{name} should be a role's name (lower-case letters, digits and _), "
+                                   f"got {quoted(value)}")
 
 
 @dataclass(slots=True)

@@ -10,10 +10,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from .events import ROLES
 from .messages import ChatRequest, Completion
 
-__all__ = ["ROLES", "ChatModel", "ModelRouter", "complete"]
+__all__ = ["ChatModel", "ModelRouter", "complete"]
 
 
 @runtime_checkable

@@ -118,3 +118,13 @@ def test_fast_init_builds_what_the_dataclass_would(cls):
         built.t = 9.0  # type: ignore[misc]
     with pytest.raises(TypeError):
         cls(no_such_field=1)
+
+
+def test_a_role_is_any_patterns_name_and_a_trace_holds_nothing_else():
+    # a new pattern's roles need no edit to the events: any well-formed name is a role ...
+    call = ev.event_from_dict({"kind": "llm_call", "role": "worker_2"})
+    assert call.role == "worker_2"
+    # ... and a file cannot put anything else there: not a number, not 5 MB, not markup
+    for bad in (5, "", "Critic", "x" * 5_000_000, "<script>", "a b", None):
+        with pytest.raises(ev.EventFormatError, match="role"):
+            ev.event_from_dict({"kind": "llm_call", "role": bad})

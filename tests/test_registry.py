@@ -66,7 +66,8 @@ def test_every_pattern_module_exports_one_spec_in_display_order():
     assert [s.order for s in specs.values()] == sorted(s.order for s in specs.values())
     for spec in specs.values():
         assert spec.variants and spec.roles and spec.prompts and spec.lesson is not None
-        assert set(spec.role_names()) <= set(ev.ROLES)
+        assert all(ev.ROLE_NAME.fullmatch(name) for name in spec.role_names())
+        assert set(spec.role_names()) <= set(registry.role_names())
         assert {p.role for p in spec.prompts} <= set(spec.role_names())
         assert specs_for(spec.name) == {p.key: p for p in spec.prompts}
         for text in (spec.label, *(v.label for v in spec.variants), *(v.blurb for v in spec.variants),
@@ -192,9 +193,12 @@ def test_the_offline_scripts_do_not_depend_on_prompt_wording():
 def test_a_trace_with_an_unknown_role_or_verdict_is_refused():
     good = ev.VerdictEvent(role="critic", verdict="PASS").to_dict()
     assert ev.event_from_dict(good) == ev.VerdictEvent(role="critic", verdict="PASS")
-    for field, value in (("role", "wizard"), ("verdict", "MAYBE")):
-        with pytest.raises(ev.EventFormatError, match="must be one of"):
-            ev.event_from_dict({**good, field: value})
+    # a role of a pattern this copy does not have (a newer version's trace) is a name, shown as written
+    assert ev.event_from_dict({**good, "role": "wizard"}).role == "wizard"
+    with pytest.raises(ev.EventFormatError, match="role's name"):
+        ev.event_from_dict({**good, "role": "Wizard of Oz"})
+    with pytest.raises(ev.EventFormatError, match="must be one of"):
+        ev.event_from_dict({**good, "verdict": "MAYBE"})
     with pytest.raises(ev.EventFormatError, match="must be one of"):
         ev.event_from_dict({**ev.RunFinished().to_dict(), "reason": "tired"})
     with pytest.raises(ev.EventFormatError, match="context"):

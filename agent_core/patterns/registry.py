@@ -103,6 +103,10 @@ def configure(pattern: str = "", **fields: Any) -> RunConfig:
     if unknown:
         raise ConfigError(f"bad run configuration: no field {unknown[0]!r}")
     shared = {k: v for k, v in fields.items() if k in SHARED_FIELDS and k != "pattern"}
+    caps = shared.get("max_output_tokens_by_role")
+    stray = [r for r in caps if r not in role_names()] if isinstance(caps, dict) else []
+    if stray:
+        raise ConfigError(f"max_output_tokens_by_role: unknown role {stray[0]!r}; choose from {', '.join(role_names())}")
     if "tools" in shared:
         shared["tools"] = tuple(shared["tools"])
     try:
@@ -140,6 +144,12 @@ def validate(config: RunConfig, spec: PatternSpec | None = None) -> None:
     PromptSet(spec.prompt_specs(), config.lang, config.prompts)
     if spec.check is not None:
         spec.check(config)
+
+
+def role_names() -> tuple[str, ...]:
+    """Every role a registered pattern calls a model in, once each, in display order: the roles a
+    person may bind a model to, answer as, or cap."""
+    return tuple(dict.fromkeys(r.name for spec in specs().values() for r in spec.roles))
 
 
 def role(name: str) -> Role | None:

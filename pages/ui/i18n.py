@@ -16,6 +16,8 @@ from typing import Any
 
 import streamlit as st
 
+from agent_core.patterns import registry
+
 LANGS = ("en", "zh")
 LOCALES = Path(__file__).with_name("locales")
 #: the sidebar's language key (pages.ui.sidebar.K_LANG), read here without importing the sidebar
@@ -61,6 +63,12 @@ def t(key: str, lang_: str | None = None, /, **values: Any) -> str:
 def words(section: str, lang_: str | None = None) -> dict[str, str]:
     """Every text of one table, by its short key — for code that picks among many."""
     return _table(section, lang_ if lang_ in LANGS else lang())
+
+
+def role_labels(lang_: str | None = None) -> dict[str, str]:
+    """Every role's label (each pattern's own, from its roles.py) and "default", in one language."""
+    chosen = lang_ if lang_ in LANGS else lang()
+    return {**words("roles", chosen), **{r: registry.role(r).label(chosen) for r in registry.role_names()}}
 
 
 @cache

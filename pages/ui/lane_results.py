@@ -17,7 +17,7 @@ from agent_core.pricing import PriceTable, spend
 
 from . import costs, diff_view, sidebar, summary, text
 from .i18n import lang as page_lang
-from .i18n import t, words
+from .i18n import role_labels, t, words
 from .lane_state import P, Comparison
 from .render import ENDING_COLORS, ending, words as run_words
 
@@ -43,7 +43,7 @@ def results_table(names: Sequence[str], lanes: Sequence[list[ev.Event]],
     """One row per lane: how it ended, LLM calls (in all and by role), tokens, cost, time, verdicts;
     a lane in `placeholders` (offline, no script for it) ends as a placeholder, never as passed."""
     lang = lang or page_lang()
-    roles = words("roles", lang)
+    roles = role_labels(lang)
     summaries = {name: metrics.summary(events) for name, events in zip(names, lanes, strict=True)}
     table = metrics.compare_table(summaries)
     spent = [spend(events, prices or PriceTable()) for events in lanes]

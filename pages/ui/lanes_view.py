@@ -18,7 +18,7 @@ from agent_core.scenarios import SCENARIOS
 from . import controls, setup_state, sidebar, text
 from .catalogue import SWITCHES, VARIANTS
 from .i18n import lang as i18n_lang
-from .i18n import t, words
+from .i18n import role_labels, t, words
 from .lane_presets import PRESETS, offline_note
 from .lane_state import (K_COUNT, K_FREE_TASK, K_SCENARIO, K_TOOLS, LETTERS, P, Comparison, _scenario_changed,
                          _variant_changed, apply_preset, auto_name, lane_prefix, start, stop, view_key)
@@ -142,7 +142,7 @@ def lane_columns(comparison: Comparison, lang: str | None = None) -> list[Any]:
         record = comparison.lanes[i]
         name = comparison.names[i]
         variant = VARIANTS[setup_state.variant_of(record.config)].label_in(lang)
-        roles = words("roles", lang)
+        roles = role_labels(lang)
         models = ", ".join(text.code_span(m) if role == "default" else f"{text.inline(roles.get(role, role))}: "
                            f"{text.code_span(m)}" for role, m in record.models.items())
         with column:

@@ -22,7 +22,8 @@ import streamlit as st
 from agent_core import ModelRouter, OfflineModel, endpoints
 from agent_core.errors import ModelError
 from agent_core.llm import PRESETS, OpenAICompatibleModel, test_connection
-from agent_core.models import ROLES, ChatModel
+from agent_core.models import ChatModel
+from agent_core.patterns import registry
 from agent_core.settings import load_settings
 
 from . import costs
@@ -78,7 +79,7 @@ def _init() -> None:
         state.setdefault(K_ENDPOINT_MODEL, "")
     state.setdefault(K_TEMP, None)
     state.setdefault(K_SPEED, DEFAULT_SPEED)
-    for role in ROLES:
+    for role in registry.role_names():
         state.setdefault(role_key(role), "")
 
 
@@ -131,6 +132,12 @@ def _forget_key() -> None:
 
 
 # --- what pages read ------------------------------------------------------------------------------
+
+def _role_label(name: str) -> str:
+    """A role as the sidebar names it: its pattern's label for it, in the page's language."""
+    found = registry.role(name)
+    return found.label(current_lang()) if found is not None else name
+
 
 def current_lang() -> str:
     """The run language chosen in the sidebar: "en" or "zh"."""
@@ -251,7 +258,7 @@ def model_router(model: str | None = None) -> ModelRouter:
         return ModelRouter(_client(url, allowed(model), _digest(key), key))
     default = _client(url, default_name, _digest(key), key)
     by_role: dict[str, ChatModel] = {}
-    for role in ROLES:
+    for role in registry.role_names():
         name = allowed(state.get(role_key(role)))
         if name and name != default_name:
             by_role[role] = _client(url, name, _digest(key), key)
@@ -377,8 +384,8 @@ def _endpoint_settings(locked: bool) -> None:
                     placeholder=t("sidebar.temperature_default"), persist_state="session")
     with st.expander(t("sidebar.per_role")):
         st.caption(t("sidebar.per_role_help"))
-        for role in ROLES:
-            st.text_input(words("roles").get(role, role), key=role_key(role), disabled=locked,
+        for role in registry.role_names():
+            st.text_input(_role_label(role), key=role_key(role), disabled=locked,
                           placeholder=_state()[K_MODEL],
                           persist_state="session")
     problem = model_problem()
@@ -413,8 +420,8 @@ def _operator_settings(locked: bool) -> None:
         names = {"": t("sidebar.role_default", model=default), **{m: m for m in models}}
         with st.expander(t("sidebar.per_role")):
             st.caption(t("sidebar.per_role_help"))
-            for role in ROLES:
+            for role in registry.role_names():
                 if state.get(role_key(role)) not in names:
                     state[role_key(role)] = ""
-                st.selectbox(words("roles").get(role, role), list(names), format_func=names.__getitem__,
+                st.selectbox(_role_label(role), list(names), format_func=names.__getitem__,
                              key=role_key(role), disabled=locked, persist_state="session")

@@ -15,7 +15,7 @@ from agent_core.report import markdown_report
 
 from . import telemetry, text
 from .i18n import lang as page_lang
-from .i18n import t, words
+from .i18n import role_labels, t, words
 from .runs import RunRecord
 
 
@@ -59,7 +59,7 @@ def timeline(events: Iterable[ev.Event], lang: str | None = None) -> go.Figure:
     """The core's timeline of calls, its roles named in `lang` (tools keep their own names)."""
     lang = lang or page_lang()
     fig = metrics.timeline_figure(events, lang)
-    roles = words("roles", lang)
+    roles = role_labels(lang)
     for trace in fig.data:
         if trace.y is not None:
             trace.y = [roles.get(name, name) for name in trace.y]
@@ -73,7 +73,7 @@ def costs(events: list[ev.Event], *, key: str, lang: str | None = None) -> None:
     """Metrics by role, the timeline of calls, and tokens per step."""
     lang = lang or page_lang()
     w = words("summary", lang)
-    roles = words("roles", lang)
+    roles = role_labels(lang)
     by_role, timeline_tab, per_step = st.tabs([w["by_role"], w["timeline"], w["per_step"]])
     with by_role:
         table = metrics.by_role(events)

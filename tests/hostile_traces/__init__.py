@@ -174,7 +174,7 @@ def corpus() -> dict[str, tuple[dict[str, Any] | list[Any], str | None]]:
     for name, (kind, field_name, value, words) in {
         "shape-list-verdict": ("verdict", "verdict", ["PASS"], "verdict.verdict"),
         "shape-markup-verdict": ("verdict", "verdict", PAYLOAD, "verdict.verdict must be one of"),
-        "shape-markup-role": ("llm_call", "role", PAYLOAD, "llm_call.role must be one of"),
+        "shape-markup-role": ("llm_call", "role", PAYLOAD, "llm_call.role should be a role's name"),
         "shape-list-tool-name": ("tool_call", "name", ["search"], "tool_call.name should be str"),
         "shape-list-step-finished-status": ("step_finished", "status", ["done"], "step_finished.status"),
         "shape-unknown-end-reason": ("run_finished", "reason", "pwned", "run_finished.reason must be one of"),
