@@ -51,12 +51,6 @@ _STRICT = Text("\n\nBe strict. Answer PASS only when every quality criterion is 
                "否则回答 REVISE，并列出所有剩余问题。")
 
 
-_LENIENT = Text("\n\nBe lenient. Answer PASS unless the draft has a factual error or does not do the task; never "
-                "ask for polish, style or extra detail.",
-                "\n\n请宽松评审：除非草稿有事实错误或没有完成任务，否则一律回答 PASS；"
-                "不要为润色、文风或补充细节要求修改。")
-
-
 VARIANTS = (VariantSpec("reflection", Text("Reflection", "反思"),
                       Text("Draft, critique, refine — until the critic finds nothing to improve (seeds 02, 04, 05).",
                            "初稿、反思、优化——直到评审员认为无需改进（种子文章 02、04、05）。"), "primes"),)
@@ -77,14 +71,18 @@ EVAL_ENTRIES = (
 )
 
 
+#: The lenient lane is the `lenient_critic` switch, not a sentence typed into its prompt: the switch adds
+#: the sentence for a real model and tells the offline critic (in the call's context) to play it, so the
+#: lanes differ offline too; the strict lane's sentence is the exacting critic the scripts already play.
 PRESETS = (Preset(
     "critic", Text("Strict vs lenient critic", "严格 vs 宽松的评审员"), ":material/gavel:",
-    Text("Reflection on the report task, with one sentence added to the critic's prompt in each lane. The "
-         "scripted offline model does not read prompts: connect a model in the sidebar to see the verdicts differ.",
-         "在报告任务上运行反思模式，每条赛道给评审员的提示词各加一句话。离线脚本模型不读提示词："
-         "在侧边栏连接真实模型才能看到评审结论的差别。"),
+    Text("Reflection on the report task. The strict lane adds one sentence to the critic's prompt; the lenient "
+         "lane turns on the Lenient critic switch, which adds the opposite sentence. The lenient critic passes "
+         "the report the strict one sends back for its missing owners: fewer calls, a weaker answer.",
+         "在报告任务上运行反思模式。严格赛道给评审员的提示词加一句话；宽松赛道打开“宽松的评审员”开关，"
+         "加上相反的一句话。宽松的评审员会放行严格评审员因缺少负责人而打回的报告：调用更少，答案更弱。"),
     (LaneSpec("reflection", Text("Strict critic", "严格的评审员"), prompt_tails={"critic": _STRICT}),
-     LaneSpec("reflection", Text("Lenient critic", "宽松的评审员"), prompt_tails={"critic": _LENIENT})),
+     LaneSpec("reflection", Text("Lenient critic", "宽松的评审员"), {"lenient_critic": True})),
     scenario="report-criteria"),)
 
 

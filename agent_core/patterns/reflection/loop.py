@@ -30,6 +30,11 @@ is_error=<not passed>)` after it, both with the draft's step. The result is show
 {tests} section) or the reviewer; failing tests force REVISE, with the failure summary leading the
 feedback, even when the critic would pass.
 
+A lenient critic (`lenient_critic`, Compare's "strict vs lenient" lanes): the critic's or reviewer's
+prompt ends with `prompts.LENIENT` (pass unless a factual error or the task is not done), and its
+call's context carries the input `stance = "lenient"`, which is what the offline critic reads: a
+script never reads a prompt's wording.
+
 `step` on events is the iteration: 0 for draft 0, i for the i-th critique, the refinement after it
 and draft i (so a draft's step is its version).
 
@@ -52,7 +57,7 @@ from ...tools import ToolRegistry
 from ...untrusted import code_blocks
 from ...verdicts import Verdict, parse_critique, strip_think
 from ..base import Body, RunContext, run_pattern
-from .prompts import PROMPTS, RECORD_LABELS, TESTS_FAILED, resolve_criteria, section
+from .prompts import LENIENT, PROMPTS, RECORD_LABELS, TESTS_FAILED, resolve_criteria, section
 
 if TYPE_CHECKING:
     from ...sandbox import TestOutcome
@@ -189,6 +194,16 @@ def _parse_critique(text: str) -> Verdict | None:
     return verdict if verdict.parsed else None  # None asks `ctx.judge` for its repair re-ask
 
 
+def _stance_name(config: RunConfig) -> str:
+    """The critic's stance as its call's context says it ("" = as the template says)."""
+    return "lenient" if config.options.lenient_critic else ""
+
+
+def _stance(config: RunConfig) -> str:
+    """What the stance adds to the end of the critic's or reviewer's prompt."""
+    return LENIENT["zh" if config.lang == "zh" else "en"] if config.options.lenient_critic else ""
+
+
 def _cap(ctx: RunContext) -> ev.Event:
     n = ctx.config.options.max_iterations
     return ctx.limit("max_iterations", n, f"{n} critique(s) without a PASS; the last draft (version {n}) "
@@ -214,10 +229,11 @@ def _classic(ctx: RunContext) -> Body:
         ctx.step = i
         trajectory = section("trajectory", memory.trajectory(lang), lang) if cfg.options.use_trajectory else ""
         critique = prompts.render("critic", task=ctx.task, draft=draft, criteria=criteria,
-                                  tests=_tests_section(outcome, lang), trajectory=trajectory)
+                                  tests=_tests_section(outcome, lang), trajectory=trajectory) + _stance(cfg)
         verdict = yield from ctx.judge("critic", [user(critique)], _parse_critique, _EMPTY_CRITIQUE,
                                        iteration=i, version=i - 1, prompt="critic",
-                                       inputs={"draft": draft, "tests": _report(outcome) if outcome else ""})
+                                       inputs={"draft": draft, "tests": _report(outcome) if outcome else "",
+                                               "stance": _stance_name(cfg)})
         verdict = _with_tests(verdict, outcome, lang)
         memory.add("reflection", i - 1, verdict.feedback or verdict.analysis)
         yield ctx.verdict_event("critic", verdict)
@@ -244,7 +260,7 @@ def _graph(ctx: RunContext) -> Body:
     cfg, prompts, lang = ctx.config, ctx.prompts, ctx.config.lang
     criteria = section("criteria", resolve_criteria(cfg.options.criteria, lang), lang)
     generator = system(prompts.render("generator", criteria=criteria))
-    reviewer = system(prompts.render("reviewer", criteria=criteria))
+    reviewer = system(prompts.render("reviewer", criteria=criteria) + _stance(cfg))
     history: list[Message] = [user(ctx.task)]
 
     ctx.step = 0
@@ -259,7 +275,8 @@ def _graph(ctx: RunContext) -> Body:
         seen = _as_reviewer(history, _tests_section(outcome, lang))
         verdict = yield from ctx.judge("critic", [reviewer, *seen], _parse_critique, _EMPTY_CRITIQUE,
                                        iteration=i, version=i - 1, node="reviewer", prompt="reviewer",
-                                       inputs={"draft": draft, "tests": _report(outcome) if outcome else ""})
+                                       inputs={"draft": draft, "tests": _report(outcome) if outcome else "",
+                                               "stance": _stance_name(cfg)})
         verdict = _with_tests(verdict, outcome, lang)
         yield ctx.verdict_event("critic", verdict)
         if verdict.passed:

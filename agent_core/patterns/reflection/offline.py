@@ -3,7 +3,10 @@ quality criteria, and free-text tasks.
 
 Every script reads the `version` hint — the draft a call writes (actor, refiner) or judges (critic) —
 so a run plays the same way in the classic loop and in graph style, and stays sensible when the user
-changes `max_iterations`. Graph-style calls also carry `node` ("generator" or "reviewer"). Every
+changes `max_iterations`. Graph-style calls also carry `node` ("generator" or "reviewer"). A critic
+whose call carries the input `stance = "lenient"` (the `lenient_critic` switch) passes what the
+exacting default critic sends back for polish or detail: it still sends back a draft that is wrong or
+does not do the task, so Compare's "strict vs lenient critic" lanes end differently. Every
 code draft is real Python that passes the scenario's unit tests (scenarios.PRIMES_TESTS,
 scenarios.PARSE_KV_TESTS).
 """
@@ -18,6 +21,11 @@ from ...offline.scripts.generic import label, role, topic
 
 def _version(call: Call) -> int:
     return (call.ctx.version or 0)
+
+
+def _lenient(call: Call) -> bool:
+    """Whether the critic was asked to be lenient (the call's context, never the prompt's words)."""
+    return call.input("stance") == "lenient"
 
 
 def _fenced(code: str) -> Reply:
@@ -94,6 +102,14 @@ def primes(call: Call) -> Reply | None:
         return _fenced(PRIMES_DRAFTS[min(version, 1)])
     if call.role != "critic":
         return None
+    if version == 0 and _lenient(call):
+        return _verdict(call, "PASS", (
+            "The code is correct: trial division up to √n finds every prime up to n, and the function has a "
+            "signature and a docstring. It is O(n·√n), which is fine for the sizes the task implies.",
+            "代码功能正确：试除到 √n 能找出 n 以内的所有素数，函数也有签名和文档字符串。时间复杂度为 O(n·√n)，"
+            "对任务所暗示的规模已经够用。"), (
+            "No improvement needed: the code does the task. A faster algorithm would be an optimisation, not a fix.",
+            "无需改进：代码完成了任务。换用更快的算法属于优化，而不是修正。"))
     if version == 0:
         return _verdict(call, "REVISE", (
             "The code is correct, but its time complexity is O(n·√n): every number up to n is tested by trial "
@@ -250,6 +266,12 @@ _REVIEW_DONE = ("No improvement needed: the function validates its input, names 
                 "无需改进：函数会校验输入，每个错误都指出了出错的片段，且有类型注解和文档。")
 
 
+_REVIEW_LENIENT = ("No improvement needed: the function parses every well-formed line, with or without spaces, and "
+                   "values that contain '='. Stricter validation of malformed input would be extra, not a fix.",
+                   "无需改进：函数能正确解析所有格式正确的输入，无论有没有空格，值里含有 '=' 也没问题。"
+                   "对错误输入做更严格的校验属于锦上添花，而不是修正。")
+
+
 @script("code-review")
 def code_review(call: Call) -> Reply | None:
     version = _version(call)
@@ -257,6 +279,8 @@ def code_review(call: Call) -> Reply | None:
         return _fenced(PARSE_KV_DRAFTS[min(version, len(PARSE_KV_DRAFTS) - 1)])
     if call.role != "critic":
         return None
+    if _lenient(call) and version >= 1:  # the first version crashes on valid input; the second works
+        return Reply(call.t(*_REVIEW_LENIENT))
     return Reply(call.t(*(_REVIEWS[version] if version < len(_REVIEWS) else _REVIEW_DONE)))
 
 
@@ -336,6 +360,22 @@ def report_criteria(call: Call) -> Reply | None:
         return Reply(_report(call, version))
     if call.role != "critic":
         return None
+    if version == 0 and _lenient(call):
+        return _verdict(call, "REVISE", (
+            "The draft does not do the task yet: it gives no conversion figures and no evidence for its causes, "
+            "so the team cannot tell what happened. Style and length are fine.",
+            "草稿还没有完成任务：没有给出转化率数字，原因也没有证据，团队无法据此判断发生了什么。文风和篇幅没有问题。"), (
+            "Give the conversion rate for last month and the month before, and back each cause with data, an "
+            "experiment or a log.",
+            "写明上个月与前一个月的转化率，并为每个原因给出数据、实验或日志证据。"))
+    if version >= 1 and _lenient(call):
+        return _verdict(call, "PASS", (
+            "The report does the task: the metric and both months' figures, three causes each with evidence, and "
+            "three concrete recommendations. No recommendation has an owner yet, but that is extra detail, not an "
+            "error.",
+            "报告完成了任务：有指标和两个月的数字，三个原因都有证据，还有三条具体建议。建议还没有负责人，"
+            "但这属于补充细节，不是错误。"), (
+            "No improvement needed.", "无需改进。"))
     if version == 0:
         return _verdict(call, "REVISE", (
             "Criterion 1 not met: no conversion figures and no period to compare. Criterion 2 not met: only two "
@@ -404,6 +444,8 @@ _GENERIC_FEEDBACK = ("Give the draft a clear structure (the key points as a list
 @role("reflection", "critic")
 def generic_critic(call: Call) -> Reply:
     first = _version(call) == 0
+    if first and _lenient(call):  # a lenient critic does not ask for structure or an example
+        return _lenient_pass(call)
     if call.ctx.node == "reviewer":  # graph style: free-text review points, as in seed 02
         return Reply(call.t(f"1. {_GENERIC_FEEDBACK[0]}", f"1. {_GENERIC_FEEDBACK[1]}") if first else
                      call.t("No improvement needed: the revision addresses every review point.",
@@ -413,3 +455,12 @@ def generic_critic(call: Call) -> Reply:
                                          "草稿只说明了目标，没有结构，也没有示例。"), _GENERIC_FEEDBACK)
     return _verdict(call, "PASS", ("The revision addresses every point of the feedback.", "修改稿落实了所有反馈意见。"),
                     ("No improvement needed.", "无需改进。"))
+
+
+def _lenient_pass(call: Call) -> Reply:
+    analysis = ("The draft states the goal and contains no error; structure and an example would be polish.",
+                "草稿说明了目标，也没有错误；结构和示例属于润色。")
+    if call.ctx.node == "reviewer":
+        return Reply(call.t(f"No improvement needed: {analysis[0][0].lower()}{analysis[0][1:]}",
+                            f"无需改进：{analysis[1]}"))
+    return _verdict(call, "PASS", analysis, ("No improvement needed.", "无需改进。"))

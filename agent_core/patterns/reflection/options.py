@@ -21,6 +21,11 @@ SWITCHES = (
     SwitchSpec("test_evaluator", Text("Unit-test evaluator", "单元测试评估"),
                Text("Run every draft against the unit tests below; failures force a revision.",
                     "每版草稿都运行下方的单元测试；失败会强制修订。")),
+    SwitchSpec("lenient_critic", Text("Lenient critic", "宽松的评审员"),
+               Text("One sentence is added to the critic's prompt: pass unless the draft has a factual error or "
+                    "does not do the task, never ask for polish. The scripted offline critic plays it too.",
+                    "在评审员的提示词末尾加一句：除非草稿有事实错误或没有完成任务，否则通过，不为润色要求修改。"
+                    "离线脚本中的评审员也会照此评审。")),
 )
 
 TEXT_FIELDS = (
@@ -52,3 +57,5 @@ class ReflectionOptions(Options):
     """A generator and a reviewer take turns on one conversation (seed 02)."""
     code_task: bool = False
     """Drafts are code: fences and prose around them are dropped."""
+    lenient_critic: bool = False
+    """The critic's prompt ends with `prompts.LENIENT`; its call's input "stance" says "lenient"."""

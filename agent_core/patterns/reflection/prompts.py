@@ -42,6 +42,13 @@ RECORD_LABELS = {
 #: How failing unit tests are put to the critic's verdict and to the refiner.
 TESTS_FAILED = {"en": "The unit tests failed: {summary}", "zh": "单元测试未通过：{summary}"}
 
+#: What `lenient_critic` appends to the critic's (or the reviewer's) prompt, after the template, so an
+#: edited template gets it too.
+LENIENT = {"en": "\n\nBe lenient. Answer PASS unless the draft has a factual error or does not do the task; never "
+                 "ask for polish, style or extra detail.",
+           "zh": "\n\n请宽松评审：除非草稿有事实错误或没有完成任务，否则一律回答 PASS；"
+                 "不要为润色、文风或补充细节要求修改。"}
+
 
 def resolve_criteria(criteria: str, lang: str) -> str:
     """The criteria text a run uses: "default" stands for DEFAULT_CRITERIA in the run's language."""
