@@ -149,8 +149,8 @@ class CallContext(NamedTuple):
         return next((v for k, v in self.inputs if k == name), default)
 
     def record(self) -> dict[str, Any]:
-        """The labels that apply, for a trace (no inputs)."""
-        return {k: v for k, v in zip(_CONTEXT_LABELS, self) if v is not None and v is not False}
+        """The labels that apply, for a trace (no inputs: the last field, which the labels stop short of)."""
+        return {k: v for k, v in zip(_CONTEXT_LABELS, self, strict=False) if v is not None and v is not False}
 
     @classmethod
     def from_record(cls, data: dict[str, Any]) -> CallContext:

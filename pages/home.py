@@ -15,9 +15,10 @@ st.markdown(t("home.intro"))
 SPECS = list(registry.specs().values())
 lang = sidebar.current_lang()
 
-# two cards a row: four in a row left each graph 150 px wide at 1280×720, its labels 3-8 px (issue 15)
+# two cards a row: four in a row left each graph 150 px wide at 1280×720, its labels 3-8 px; with an odd
+# number of patterns the last row's second column stays empty
 columns = [column for _ in range(0, len(SPECS), 2) for column in st.columns(2, gap="medium")]
-for column, spec in zip(columns, SPECS):
+for column, spec in zip(columns, SPECS, strict=False):
     variant = next((v for v in spec.variants if v.id == spec.compare_variant), spec.variants[0])
     scenarios = [s.title.get(lang, s.title["en"]) for s in SCENARIOS.values() if s.pattern == spec.name]
     with column.container(border=True, height="stretch"):

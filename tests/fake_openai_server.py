@@ -24,7 +24,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Union
+from typing import Any
 
 import pytest
 
@@ -96,8 +96,8 @@ class Raw:
     delay: float = 0.0
 
 
-Behaviour = Union[Reply, Fail, Raw]
-Script = Union[Behaviour, Callable[["RecordedRequest"], Behaviour]]
+Behaviour = Reply | Fail | Raw
+Script = Behaviour | Callable[["RecordedRequest"], Behaviour]
 
 
 @dataclass(frozen=True)
@@ -425,7 +425,7 @@ def _call_ids(reply: Reply) -> list[str | None]:
 def _tool_deltas(reply: Reply) -> list[dict[str, Any]]:
     """Tool-call deltas: a head (id, name) per call, then argument fragments, as real servers send."""
     per_call: list[list[dict[str, Any]]] = []
-    for i, (call, call_id) in enumerate(zip(reply.tool_calls, _call_ids(reply))):
+    for i, (call, call_id) in enumerate(zip(reply.tool_calls, _call_ids(reply), strict=True)):
         head: dict[str, Any] = {"type": "function", "function": {"name": call.name, "arguments": ""}}
         if call_id:
             head["id"] = call_id
@@ -464,7 +464,7 @@ def _whole_completion(reply: Reply, model: str, usage: dict[str, int] | None) ->
         message["tool_calls"] = [
             {"id": call_id or f"call_fake_{i}", "type": "function",
              "function": {"name": c.name, "arguments": c.arguments}}
-            for i, (c, call_id) in enumerate(zip(reply.tool_calls, _call_ids(reply)))
+            for i, (c, call_id) in enumerate(zip(reply.tool_calls, _call_ids(reply), strict=True))
         ]
     out = {"id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()), "model": model,
            "choices": [{"index": 0, "message": message,

@@ -34,7 +34,10 @@ def build():
 
     async def call_tool(_ctx, params):
         name, args = params.name, params.arguments or {}
-        text = lambda t: types.CallToolResult(content=[types.TextContent(text=t)])
+
+        def text(t):
+            return types.CallToolResult(content=[types.TextContent(text=t)])
+
         if name == "echo":
             return text(f"echo: {args.get('text', '')}")
         if name == "hang":

@@ -24,7 +24,7 @@ def test_the_record_holds_exactly_what_each_call_was_sent_and_replied():
     events = list(ac.stream("Weather in Beijing?", config, model))
     table = MessageTable(events)
     assert table.complete and len(table.calls) == 2
-    for request, call in zip(model.requests, table.calls):
+    for request, call in zip(model.requests, table.calls, strict=True):
         assert [message_dict(m) for m in request.messages] == [
             {k: v for k, v in m.items() if k not in ("id", "template", "edited", "fills")} for m in table.request(call)]
         assert call.tools == ("search",)

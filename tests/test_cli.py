@@ -44,7 +44,7 @@ def test_dentist_booking_runs_the_text_protocol(monkeypatch):
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     code, out = cli("run", "--pattern", "react", "--scenario", "dentist-booking", "--lang", "zh")
     assert code == 0
-    assert [l.split("(")[0].split()[-1] for l in out.splitlines() if l.startswith("  tool  ")] == [
+    assert [line.split("(")[0].split()[-1] for line in out.splitlines() if line.startswith("  tool  ")] == [
         "find_dentist", "book_appointment", "add_calendar_event"]
     assert "BK-4821" in out
 

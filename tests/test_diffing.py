@@ -1,12 +1,24 @@
 """Draft diffs: seed 04's trial-division draft refined into a sieve, Chinese reports, and big drafts."""
 
+import itertools
+
 from hypothesis import given
 from hypothesis import strategies as st
 
 import agent_core as ac
 from agent_core import events as ev
-from agent_core.diffing import (MAX_DIFF_WORK, Budget, DiffStats, diff_stats, line_diff, opcodes, sentences,
-                                side_by_side, tokens, word_diff)
+from agent_core.diffing import (
+    MAX_DIFF_WORK,
+    Budget,
+    DiffStats,
+    diff_stats,
+    line_diff,
+    opcodes,
+    sentences,
+    side_by_side,
+    tokens,
+    word_diff,
+)
 
 
 def primes_drafts():
@@ -99,7 +111,7 @@ def test_side_by_side_pairs_changed_lines_and_pads_the_shorter_side():
 
 def test_changes_come_as_delete_then_insert():
     segments = word_diff("a\nb\nc\n", "a\nB!\nc\nd\n")
-    for (tag, _), (next_tag, _) in zip(segments, segments[1:]):
+    for (tag, _), (next_tag, _) in itertools.pairwise(segments):
         assert tag != next_tag
         assert (tag, next_tag) != ("insert", "delete")
 
@@ -113,7 +125,7 @@ def test_word_diff_spells_both_drafts(a, b):
     segments = word_diff(a, b)
     assert spelled(segments, "delete") == a and spelled(segments, "insert") == b
     assert all(text for _, text in segments)
-    assert all(t1 != t2 for (t1, _), (t2, _) in zip(segments, segments[1:]))
+    assert all(t1 != t2 for (t1, _), (t2, _) in itertools.pairwise(segments))
 
 
 @given(texts, texts)

@@ -13,8 +13,6 @@ from pathlib import Path
 
 import pytest
 
-mcp = pytest.importorskip("mcp")
-
 import agent_core as ac
 from agent_core import events as ev
 from agent_core import mock_tools, trace
@@ -28,6 +26,8 @@ from agent_core.mcp import client as mc
 from agent_core.scenarios import SCENARIOS
 from agent_core.testing import ScriptedModel, say, tool
 from agent_core.tools import MAX_OUTPUT_CHARS
+
+mcp = pytest.importorskip("mcp")  # the optional extra, which agent_core.mcp imports only on use
 
 ROOT = Path(__file__).resolve().parents[1]
 FAULT = [sys.executable, str(ROOT / "tests" / "mcp_fault_server.py")]

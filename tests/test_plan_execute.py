@@ -520,7 +520,7 @@ def _adversary(config, mode):
     return ScriptedModel.forever(reply)
 
 
-LIMIT_GRID = [dict(zip(("max_plan_steps", "max_step_rounds", "max_step_retries", "max_replans"), values))
+LIMIT_GRID = [dict(zip(("max_plan_steps", "max_step_rounds", "max_step_retries", "max_replans"), values, strict=True))
               for values in itertools.product((1, 3), (1, 3), (0, 2), (0, 2))]
 
 

@@ -276,7 +276,7 @@ def test_a_run_config_object_is_accepted():
 @pytest.mark.parametrize("text", ["plain", "`tick` and ``double``", "```\ninner fence\n```", "````"])
 def test_fences_are_longer_than_any_backtick_run_inside(text):
     block = fence(text)
-    opening = block.split("\n", 1)[0].rstrip("text")
+    opening = block.split("\n", 1)[0].removesuffix("text")
     assert block.endswith("\n" + opening) and all(len(run) < len(opening) for run in re.findall(r"`+", text))
 
 

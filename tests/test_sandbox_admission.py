@@ -138,7 +138,7 @@ def test_two_busy_sessions_take_turns():
                 order.append(caller)
         threads.append(threading.Thread(target=judge))
         threads[-1].start()
-        until(lambda n=len(threads): waiting(adm) == n)
+        until(lambda: waiting(adm) == len(threads))
     holder.release()
     for thread in threads:
         thread.join(10)
@@ -160,7 +160,7 @@ def test_the_line_is_bounded_in_all_and_per_caller_with_a_typed_refusal():
                 pass
         waiters.append(threading.Thread(target=wait_in_line))
         waiters[-1].start()
-        until(lambda n=len(waiters): waiting(adm) == n)
+        until(lambda: waiting(adm) == len(waiters))
     with pytest.raises(QueueFull) as mine:
         adm.acquire("A")
     assert mine.value.mine and "at most 2 per session" in mine.value.message("en")

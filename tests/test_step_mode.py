@@ -101,7 +101,7 @@ def test_a_hand_answered_run_never_exceeds_its_call_bound():
     config = ac.configure(pattern="react", max_rounds=6, max_reflection_rounds=3)
     handle = RunHandle.for_run("task", config, ScriptedModel.forever(never_pass),
                                breakpoints=Breakpoints(people=frozenset({"judge"}))).start()
-    while (pending := paused(handle)) is not None:
+    while paused(handle) is not None:
         handle.answer(registry.role("judge").verdict_reply("REVISE: not good enough"))
     events = finish(handle)
     assert events[-1].llm_calls <= ac.call_bound(config)

@@ -15,9 +15,21 @@ summary, stats.py the intervals and the paired tests, samples.py the bundled sam
 eval_cli.py the CLI's eval command.
 """
 
-from .harness import (DEFAULT_CONCURRENCY, EVAL_PATTERNS, MAX_CONCURRENCY, PATTERN_HELP, REFERENCE,
-                      TEST_FEEDBACK_NOTE, WITH_TESTS, EvalProgress, EvalRow, Evaluation, evaluate, extract_code,
-                      judge, runnable_tests, task_text, worst_case)
+from .harness import (
+    EVAL_PATTERNS,
+    PATTERN_HELP,
+    REFERENCE,
+    TEST_FEEDBACK_NOTE,
+    WITH_TESTS,
+    EvalRow,
+    evaluate,
+    extract_code,
+    judge,
+    runnable_tests,
+    task_text,
+    worst_case,
+)
+from .pool import DEFAULT_CONCURRENCY, MAX_CONCURRENCY, EvalProgress, Evaluation
 from .rounds import ROUNDS_CSV_COLUMNS, RoundStat, StopStat, round_stats, rounds_figure, rounds_to_csv, stop_stats
 from .scores import CSV_COLUMNS, REFERENCE_POINTS, PatternScore, ReferencePoint, rows_to_csv, scores_figure, summarize
 from .tasks import BUNDLED_PATH, MAX_BYTES, MAX_TASKS, EvalTask, bundled_tasks, load_tasks

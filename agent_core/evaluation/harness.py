@@ -37,7 +37,7 @@ from ..stepping import RunHandle, drive
 from ..tools import ToolRegistry
 from ..untrusted import code_blocks, defines
 from ..verdicts import strip_think
-from .pool import DEFAULT_CONCURRENCY, MAX_CONCURRENCY, EvalProgress, Evaluation, Job
+from .pool import MAX_CONCURRENCY, Evaluation, Job
 from .tasks import EvalTask
 
 REFERENCE = "reference"

@@ -26,10 +26,14 @@ from __future__ import annotations
 
 import math
 import re
-import re._constants as sre_constants  # the parser's opcodes: how a pattern is checked before use
-import re._parser as sre_parse
+
+# the parser and its opcodes, how a pattern is checked before use: typeshed describes only their old
+# names (sre_parse, sre_constants), which warn as deprecated since 3.11
+import re._constants as sre_constants  # type: ignore[import-not-found]
+import re._parser as sre_parse  # type: ignore[import-not-found]
 import time
-from collections.abc import Mapping
+from collections import deque
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,6 +84,12 @@ def _unparsable(detail: str) -> Score:
 _SPACE = re.compile(r"\s+")
 _PREFIX = re.compile(r"^(?:the\s+)?(?:final\s+)?answer\s*(?:is)?\s*[:：]?\s*|^答案\s*(?:是|为)?\s*[:：]?\s*", re.IGNORECASE)
 _EDGE = " \t\n\r.。,，;；:：!！?？'\"`“”‘’()（）[]"
+
+
+def _last(matches: Iterator[re.Match[str]]) -> re.Match[str] | None:
+    """The last of `matches`, keeping none of the others in memory (an answer can hold thousands)."""
+    kept = deque(matches, maxlen=1)
+    return kept[0] if kept else None
 
 
 def _tail(answer: str, limit: int = MAX_ANSWER_CHARS) -> str:
@@ -177,9 +187,7 @@ def number_of(text: str) -> float | None:
     at = text.rfind(_HASHES)
     if at >= 0 and _NUMBER.search(text, at):
         text = text[at + len(_HASHES):]
-    last = None
-    for last in _NUMBER.finditer(text):
-        pass
+    last = _last(_NUMBER.finditer(text))
     if last is None:
         return None
     raw = last.group(0).replace(",", "").replace("−", "-")
@@ -226,9 +234,7 @@ def choice_index(answer: str, choices: tuple[str, ...]) -> int | None:
         s = s.upper()
         return letters.index(s) if s in letters else None
 
-    said = None
-    for said in _SAID_LETTER.finditer(text):
-        pass
+    said = _last(_SAID_LETTER.finditer(text))
     if said is not None and letter(said.group(1)) is not None:
         return letter(said.group(1))
     norm = normalise(text)
@@ -273,9 +279,7 @@ JUDGE_ANSWER_CHARS = 8000
 
 def parse_judge(reply: str) -> bool | None:
     """CORRECT -> True, INCORRECT -> False, anything else -> None (the last verdict line wins)."""
-    last = None
-    for last in _JUDGE_VERDICT.finditer(_tail(reply, 16_000)):
-        pass
+    last = _last(_JUDGE_VERDICT.finditer(_tail(reply, 16_000)))
     if last is None:
         return None
     return last.group(1).casefold() in ("correct", "正确")

@@ -505,9 +505,9 @@ def run_test(source, thunk):
     try:
         got = thunk()
     except MemoryError as exc:
-        raise Abort("memory", f"ran out of memory in `{clip(source, 120)}`", exc)
+        raise Abort("memory", f"ran out of memory in `{clip(source, 120)}`", exc) from exc
     except DraftGone as exc:
-        raise Abort(exc.status, f"{exc} while running `{clip(source, 120)}`")
+        raise Abort(exc.status, f"{exc} while running `{clip(source, 120)}`") from exc
     except Uncheckable as exc:
         RECORD.emit("test", source=source, ok=False, flagged=True, message=clip(str(exc)))
         return
@@ -565,12 +565,12 @@ def run_statements(body, tests_src, ns):
         try:
             exec(compile(ast.Module([node], []), "<tests>", "exec"), ns)
         except MemoryError as exc:
-            raise Abort("memory", "ran out of memory while setting up the tests", exc)
+            raise Abort("memory", "ran out of memory while setting up the tests", exc) from exc
         except DraftGone as exc:
-            raise Abort(exc.status, f"{exc} while setting up the tests")
+            raise Abort(exc.status, f"{exc} while setting up the tests") from exc
         except BaseException as exc:
             raise Abort("error", f"the test setup `{clip(source, 120)}` raised {type(exc).__name__}: "
-                        f"{safe_str(exc)}", exc)
+                        f"{safe_str(exc)}", exc) from exc
 
 
 def run_check(check, candidate, tests_src, ns):
@@ -611,7 +611,8 @@ def run_tests(p, held):
     try:
         compile(draft_src, "<draft>", "exec")  # in the harness, for the same message whatever the draft does
     except SyntaxError as exc:
-        raise Abort("error", f"SyntaxError in the draft, line {exc.lineno}: {exc.msg}: `{(exc.text or '').strip()}`")
+        raise Abort("error", f"SyntaxError in the draft, line {exc.lineno}: {exc.msg}: "
+                    f"`{(exc.text or '').strip()}`") from exc
     channel = start_draft(p)  # forked before the tests are read: the draft's memory never held them
     tests_src = read_held(held)["tests"]  # while the draft loads
     solution = load_solution(channel)

@@ -58,8 +58,9 @@ def figure(summaries: Sequence[result_rows.PatternSummary], label: dict[str, str
     rates = [100 * s.pass_rate for s in summaries]
     fig = go.Figure(go.Bar(
         x=names, y=rates, marker_color="#4C78A8",
-        error_y={"type": "data", "symmetric": False, "array": [100 * s.ci_high - r for s, r in zip(summaries, rates)],
-                 "arrayminus": [r - 100 * s.ci_low for s, r in zip(summaries, rates)]},
+        error_y={"type": "data", "symmetric": False,
+                 "array": [100 * s.ci_high - r for s, r in zip(summaries, rates, strict=True)],
+                 "arrayminus": [r - 100 * s.ci_low for s, r in zip(summaries, rates, strict=True)]},
         customdata=[[s.passed, s.n, 100 * s.ci_low, 100 * s.ci_high] for s in summaries],
         hovertemplate="%{x}: %{y:.0f}% (%{customdata[0]}/%{customdata[1]}), 95% CI %{customdata[2]:.0f}–"
                       "%{customdata[3]:.0f}%<extra></extra>"))

@@ -56,8 +56,8 @@ def main() -> None:
     for name, (a, b) in cases().items():
         segments = word_diff(a, b)
         # the old side's own segment pass, with the diff already made (its word_diff_inline re-diffs)
-        markdown = lambda: "".join(old._mark(tag, text) for tag, text in segments)  # noqa: E731
-        html = lambda: diff_view.diff_html(segments)  # noqa: E731
+        markdown = lambda segments=segments: "".join(old._mark(tag, text) for tag, text in segments)  # noqa: E731
+        html = lambda segments=segments: diff_view.diff_html(segments)  # noqa: E731
         times: dict[str, list[float]] = {"md": [], "html": []}
         for _ in range(REPEATS):
             times["md"].append(per_call(markdown))

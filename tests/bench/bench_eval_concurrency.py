@@ -100,7 +100,7 @@ def main() -> None:
          f"{min(times[args.concurrency]):.1f}-{max(times[args.concurrency]):.1f} s",
          f"{par / args.tasks * 1000:.0f} ms"],
     ]))
-    pairs = [a / b for a, b in zip(times[1], times[args.concurrency])]
+    pairs = [a / b for a, b in zip(times[1], times[args.concurrency], strict=True)]
     print(f"\nSpeed-up (ratio of the medians): **{ratio:.1f}x** (target >= {TARGET:g}x): "
           f"{'met' if ratio >= TARGET else 'NOT met'}; per repetition {', '.join(f'{p:.1f}x' for p in pairs)}.")
     print(f"Results identical in every run: {'yes' if identical else 'NO'} ({passed}/{args.tasks} passed, "

@@ -35,8 +35,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.st_client import Session, drop_mid_run, run_to_end, seated, to_primes  # noqa: E402
 from tests.browser.harness import CHROMIUM, CHROMIUM_ARGS, server_pid, streamlit_app  # noqa: E402
+from tests.st_client import Session, drop_mid_run, run_to_end, seated, to_primes  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -77,7 +77,7 @@ async def participant(url: str, seat: int, ready: list, rounds: list[asyncio.Eve
     async with Session(url) as session:
         await seated(session, f"SEAT-{seat:02d}")
         ready.append(seat)
-        for go, times in zip(rounds, timings):
+        for go, times in zip(rounds, timings, strict=True):
             await go.wait()
             messages, size = session.messages, session.bytes
             times[seat] = await run_to_end(session)
@@ -151,7 +151,7 @@ async def main(sessions: int, rounds_n: int, use_browser: bool) -> None:
             while len(ready) < sessions and not any(t.done() for t in tasks):
                 await asyncio.sleep(0.2)  # everyone sets up, then presses Run at the same moment
             rss_after = []
-            for number, (go, times) in enumerate(zip(rounds, timings)):
+            for number, (go, times) in enumerate(zip(rounds, timings, strict=True)):
                 cpu_before, began = cpu_seconds(pid), time.perf_counter()
                 go.set()
                 if number == 0:

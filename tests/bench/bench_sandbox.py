@@ -112,7 +112,7 @@ def main() -> None:
         print(f"| {n} | {statistics.median(m):.1f} ms | {min(m):.1f}-{max(m):.1f} ms | "
               f"{len(tasks) - len(failures[n])}/{len(tasks)} |")
     if args.base:
-        ratio = [new / base for new, base in zip(medians["new"], medians["base"])]
+        ratio = [new / base for new, base in zip(medians["new"], medians["base"], strict=True)]
         print(f"\nnew / base: {statistics.median(ratio):.2f}x ({min(ratio):.2f}-{max(ratio):.2f}); "
               f"extra per task: {statistics.median(medians['new']) - statistics.median(medians['base']):.1f} ms")
     for n in names:

@@ -1,9 +1,12 @@
-"""Writes tests/hostile_tasks/*.jsonl, one file per attack class of issue 17: python make_corpus.py.
+"""Writes tests/hostile_tasks/*.jsonl, one file per attack class: python make_corpus.py.
 
 The files are templates: tests/test_sandbox_hostile.py fills in the @NAME@ placeholders (paths of
 planted files, the victim process, a listening port) before it runs them.
 """
-import json, os, textwrap
+import json
+import os
+import textwrap
+
 OUT = os.path.dirname(os.path.abspath(__file__)) + "/"
 LOOT_CHECK = "def check(candidate):\n    loot = candidate()\n    assert loot == 'contained', loot\n"
 ADD_CHECK = "def check(candidate):\n    assert candidate(1, 2) == 3\n    assert candidate(2, 2) == 4\n    assert candidate(-1, 1) == 0\n"

@@ -5,5 +5,5 @@ from pathlib import Path
 
 from tests.hostile_traces import write
 
-for name, path in write(Path(sys.argv[1] if len(sys.argv) > 1 else "hostile-traces")).items():
+for path in write(Path(sys.argv[1] if len(sys.argv) > 1 else "hostile-traces")).values():
     print(f"{path}  {path.stat().st_size:,} bytes")
