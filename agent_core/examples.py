@@ -11,11 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import trace
-from .scenarios import for_scenario
 from .models import ModelRouter
 from .offline import OfflineModel
 from .runner import stream
-from .scenarios import SCENARIOS
+from .scenarios import SCENARIOS, for_scenario
 
 DIRECTORY = Path(__file__).parent / "data" / "traces"
 #: the offline pace the examples are recorded at

@@ -16,6 +16,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import untrusted
 from .errors import (
     AuthError,
     BadRequestError,
@@ -29,7 +30,6 @@ from .errors import (
 )
 from .messages import ChatRequest, Completion, ToolCall, Usage, estimate_prompt_tokens, estimate_tokens, user
 from .models import ChatModel
-from . import untrusted
 from .redaction import redact
 
 #: Sent when a server needs no key: the SDK refuses to build a client without one.

@@ -13,10 +13,25 @@ import streamlit as st
 
 from agent_core import sandbox
 from agent_core.errors import AgentError
-from agent_core.evaluation import (DEFAULT_CONCURRENCY, EVAL_PATTERNS, MAX_CONCURRENCY, PATTERN_HELP, REFERENCE_POINTS,
-                                   TEST_FEEDBACK_NOTE, EvalProgress, EvalRow, bundled_tasks, evaluate,
-                                   rows_to_csv, scores_figure, summarize, worst_case)
-from agent_core.evaluation import backends, samples, tasksets
+from agent_core.evaluation import (
+    DEFAULT_CONCURRENCY,
+    EVAL_PATTERNS,
+    MAX_CONCURRENCY,
+    PATTERN_HELP,
+    REFERENCE_POINTS,
+    TEST_FEEDBACK_NOTE,
+    EvalProgress,
+    EvalRow,
+    backends,
+    bundled_tasks,
+    evaluate,
+    rows_to_csv,
+    samples,
+    scores_figure,
+    summarize,
+    tasksets,
+    worst_case,
+)
 from agent_core.evaluation.harness import WITH_TESTS
 from agent_core.evaluation.rows import ResultRow
 from agent_core.evaluation.scorers import SCORERS

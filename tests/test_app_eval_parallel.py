@@ -10,8 +10,7 @@ import pandas as pd
 import pytest
 
 from agent_core import events as ev
-
-from agent_core.evaluation import EVAL_PATTERNS, bundled_tasks, evaluate
+from agent_core.evaluation import EVAL_PATTERNS, bundled_tasks
 from tests.app_pages import open_page
 from tests.test_eval_pool import Endless, tasks
 

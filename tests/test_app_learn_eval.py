@@ -10,7 +10,6 @@ import pytest
 from agent_core.patterns import registry
 from tests.app_pages import open_page
 
-
 # --- Learn ----------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("lang, heading", [("en", "Learn the patterns"), ("zh", "学习：智能体模式与基线")])

@@ -17,7 +17,6 @@ from agent_core import examples, trace
 from pages.ui import setup_state, text
 from tests.app_pages import badges, open_page
 
-
 open_replay = functools.partial(open_page, "pages/replay.py")
 
 

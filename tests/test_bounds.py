@@ -14,7 +14,7 @@ from agent_core import events as ev
 from agent_core import trace
 from agent_core.errors import ConfigError
 from agent_core.llm import OpenAICompatibleModel
-from agent_core.messages import ChatRequest, Completion, Usage, estimate_prompt_tokens, user
+from agent_core.messages import ChatRequest, Completion, Usage, estimate_prompt_tokens
 from agent_core.offline import OfflineModel
 from agent_core.testing import ScriptedModel, say, tool
 from tests.fake_openai_server import FakeOpenAIServer, Reply

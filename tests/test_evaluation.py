@@ -14,10 +14,25 @@ import agent_core as ac
 from agent_core import events as ev
 from agent_core.cli import main
 from agent_core.errors import ConfigError, EndpointConnectionError, TaskSetError
+from agent_core.evaluation import (
+    CSV_COLUMNS,
+    EVAL_PATTERNS,
+    MAX_BYTES,
+    MAX_TASKS,
+    EvalProgress,
+    EvalRow,
+    EvalTask,
+    bundled_tasks,
+    evaluate,
+    extract_code,
+    load_tasks,
+    rows_to_csv,
+    runnable_tests,
+    scores_figure,
+    summarize,
+    task_text,
+)
 from agent_core.evaluation.rows import ROW_COLUMNS
-from agent_core.evaluation import (CSV_COLUMNS, EVAL_PATTERNS, MAX_BYTES, MAX_TASKS, EvalProgress, EvalRow, EvalTask,
-                                   bundled_tasks, evaluate, extract_code, load_tasks, rows_to_csv, scores_figure,
-                                   runnable_tests, summarize, task_text)
 from agent_core.testing import ScriptedModel, say
 
 BUGGY = {"bundled/fizzbuzz", "bundled/running_max", "bundled/primes_up_to"}

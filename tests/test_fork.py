@@ -14,10 +14,10 @@ import pytest
 import agent_core as ac
 from agent_core import events as ev
 from agent_core import examples, trace
-from agent_core.patterns.registry import config_from_dict, configure
-from agent_core.patterns import registry
 from agent_core.fork import ForkError, Reply, fork, recorded_reply, reply_problem
 from agent_core.offline import OfflineModel
+from agent_core.patterns import registry
+from agent_core.patterns.registry import config_from_dict, configure
 from agent_core.testing import ScriptedModel, say, tool
 
 PASS_CRITIQUE = json.dumps({"verdict": "PASS", "feedback": "no improvement needed"})

@@ -37,9 +37,9 @@ from agent_core.messages import (
     user,
 )
 from tests.fake_openai_server import (  # noqa: F401  (fake_openai is a fixture)
+    Fail,
     FakeCall,
     FakeOpenAIServer,
-    Fail,
     Raw,
     Reply,
     big_reply,

@@ -11,8 +11,16 @@ import agent_core as ac
 from agent_core import events as ev
 from agent_core import metrics
 from agent_core.errors import ConfigError
-from agent_core.pricing import (OFFLINE_PRICE, PRICES, Price, PriceTable, configured_table, parse_user_prices, spend,
-                                worst_case)
+from agent_core.pricing import (
+    OFFLINE_PRICE,
+    PRICES,
+    Price,
+    PriceTable,
+    configured_table,
+    parse_user_prices,
+    spend,
+    worst_case,
+)
 from agent_core.testing import ScriptedModel, say, tool
 
 CAP = 48

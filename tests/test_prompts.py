@@ -2,10 +2,9 @@
 
 import pytest
 
-from agent_core.patterns.registry import PATTERNS
 from agent_core.errors import TemplateError
+from agent_core.patterns.registry import PATTERNS, check_overrides, specs_for
 from agent_core.prompts import PromptSet
-from agent_core.patterns.registry import check_overrides, specs_for
 
 AVAILABLE = [p for p in PATTERNS if p == "react" or __import__("importlib").util.find_spec(
     f"agent_core.prompts.{p.replace('-', '_')}")]

@@ -14,11 +14,10 @@ import pytest
 
 import agent_core as ac
 from agent_core import events as ev
-from agent_core.patterns.registry import LIMITS, PATTERNS, configure, validate
 from agent_core.errors import ConfigError, TemplateError
 from agent_core.messages import CallContext
 from agent_core.patterns import registry
-from agent_core.patterns.registry import specs_for
+from agent_core.patterns.registry import LIMITS, PATTERNS, configure, specs_for, validate
 from agent_core.testing import ScriptedModel, say, tool
 from agent_core.trace import Trace, loads
 

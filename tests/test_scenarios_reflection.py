@@ -8,8 +8,8 @@ import agent_core as ac
 from agent_core import events as ev
 from agent_core.patterns.reflection.offline import PARSE_KV_DRAFTS, PRIMES_DRAFTS
 from agent_core.patterns.reflection.prompts import DEFAULT_CRITERIA
-from agent_core.sandbox import run_python_tests
 from agent_core.patterns.reflection.scenarios import PARSE_KV_TESTS, PRIMES_TESTS
+from agent_core.sandbox import run_python_tests
 
 
 def play(scenario, lang="en", **overrides):

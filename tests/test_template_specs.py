@@ -12,8 +12,8 @@ import pytest
 from agent_core import examples, trace
 from agent_core.cli import main
 from agent_core.errors import TemplateError, TraceFormatError
-from agent_core.prompts import PromptSet, placeholders
 from agent_core.patterns.registry import check_overrides, specs_for
+from agent_core.prompts import PromptSet, placeholders
 from pages.ui import i18n, setup_state
 from tests.app_pages import open_page
 

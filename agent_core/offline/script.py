@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from ..messages import ChatRequest, Message
 
+
 @dataclass(frozen=True)
 class Reply:
     """What a script says: text, and optionally tool calls as (name, arguments-json) pairs."""

@@ -19,6 +19,7 @@ from agent_core.calls import MessageTable
 
 from . import i18n, text
 
+
 def words(lang: str | None = None) -> dict[str, str]:
     """This module's texts (locales/*.toml, table [call_views]) in `lang`, default the page's."""
     return i18n.words("call_views", lang)

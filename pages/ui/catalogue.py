@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from agent_core.patterns.registry import LIMITS
 from agent_core.patterns import registry
+from agent_core.patterns.registry import LIMITS
 from agent_core.patterns.spec import PatternSpec, SwitchSpec, VariantSpec
 
 

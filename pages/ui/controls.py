@@ -8,19 +8,29 @@ import re
 
 import streamlit as st
 
-from agent_core.patterns.registry import LIMITS
 from agent_core.mock_tools import TOOLS
-from agent_core.patterns.registry import specs_for
+from agent_core.patterns.registry import LIMITS, specs_for
 from agent_core.scenarios import SCENARIOS
 
 from . import call_views, text
 from .catalogue import SWITCHES, VARIANTS, limit_help, limit_label
 from .i18n import lang as page_lang
 from .i18n import t
-from .setup_state import (FREE, Setup, _as_free_task, _reset_prompt, _variant_changed, apply_scenario,
-                          free_task_changed, k, limits_of,
-                          prompt_key, scenario_id, scenarios_of, switches_of)
-
+from .setup_state import (
+    FREE,
+    Setup,
+    _as_free_task,
+    _reset_prompt,
+    _variant_changed,
+    apply_scenario,
+    free_task_changed,
+    k,
+    limits_of,
+    prompt_key,
+    scenario_id,
+    scenarios_of,
+    switches_of,
+)
 
 # --- drawing --------------------------------------------------------------------------------------
 

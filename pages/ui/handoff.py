@@ -13,8 +13,7 @@ from typing import Any
 import streamlit as st
 
 from agent_core.patterns import registry
-from agent_core.patterns.registry import LIMITS
-from agent_core.patterns.registry import specs_for
+from agent_core.patterns.registry import LIMITS, specs_for
 from agent_core.scenarios import SCENARIOS
 
 from . import setup_state

@@ -18,9 +18,9 @@ from agent_core.pricing import PriceTable, spend
 from . import costs, diff_view, sidebar, summary, text
 from .i18n import lang as page_lang
 from .i18n import role_labels, t, words
-from .lane_state import P, Comparison
-from .render import ENDING_COLORS, ending, words as run_words
-
+from .lane_state import Comparison, P
+from .render import ENDING_COLORS, ending
+from .render import words as run_words
 
 # --- the table, the charts, the diff --------------------------------------------------------------
 

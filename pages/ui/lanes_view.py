@@ -20,8 +20,23 @@ from .catalogue import SWITCHES, VARIANTS
 from .i18n import lang as i18n_lang
 from .i18n import role_labels, t, words
 from .lane_presets import PRESETS, offline_note
-from .lane_state import (K_COUNT, K_FREE_TASK, K_SCENARIO, K_TOOLS, LETTERS, P, Comparison, _scenario_changed,
-                         _variant_changed, apply_preset, auto_name, lane_prefix, start, stop, view_key)
+from .lane_state import (
+    K_COUNT,
+    K_FREE_TASK,
+    K_SCENARIO,
+    K_TOOLS,
+    LETTERS,
+    Comparison,
+    P,
+    _scenario_changed,
+    _variant_changed,
+    apply_preset,
+    auto_name,
+    lane_prefix,
+    start,
+    stop,
+    view_key,
+)
 from .setup_state import FREE, k, prompt_key
 
 # --- drawing the setup ----------------------------------------------------------------------------

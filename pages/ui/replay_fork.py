@@ -17,7 +17,7 @@ import streamlit as st
 
 from . import follow, fork_view, handoff, live, runs, sidebar, summary
 from .i18n import t
-from .player import AREA, K_LOADED, P, VIEW, Loaded, view_area
+from .player import AREA, K_LOADED, VIEW, Loaded, P, view_area
 from .render import RunView, draw_run, hide_stale
 
 

@@ -14,13 +14,12 @@ import streamlit as st
 
 import agent_core as ac
 from agent_core.config import RunConfig
-from agent_core.patterns.registry import LIMITS, configure
-from agent_core.patterns.registry import validate as validate_config
 from agent_core.diffing import tokens
 from agent_core.errors import AgentError, TemplateError
 from agent_core.patterns import registry
+from agent_core.patterns.registry import LIMITS, configure, specs_for
+from agent_core.patterns.registry import validate as validate_config
 from agent_core.prompts import PromptSpec, validate
-from agent_core.patterns.registry import specs_for
 from agent_core.scenarios import SCENARIOS
 
 from .catalogue import SWITCHES, VARIANTS, Variant

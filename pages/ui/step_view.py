@@ -22,6 +22,7 @@ from agent_core.stepping import Breakpoints, RunHandle
 
 from . import call_views, i18n, poll, runs, setup_state, text
 
+
 def words(lang: str | None = None) -> dict[str, str]:
     """Step mode's texts (locales/*.toml, table [step_view]) in `lang`, default the page's."""
     return i18n.words("step_view", lang)

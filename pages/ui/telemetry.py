@@ -8,8 +8,8 @@ import threading
 
 import streamlit as st
 
-from agent_core import events as ev
 from agent_core import endpoints, settings
+from agent_core import events as ev
 from agent_core.otel import live
 
 from .i18n import words

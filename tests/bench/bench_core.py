@@ -36,14 +36,23 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from agent_core import events as ev  # noqa: E402
 from agent_core.calls import CallLog  # noqa: E402
 from agent_core.config import RunConfig  # noqa: E402
-from agent_core.patterns.registry import LIMITS, configure  # noqa: E402
-from agent_core.messages import (CONTEXT_INDEX, CallContext, ChatRequest, Completion, ToolCall, Usage,  # noqa: E402
-                                 assistant, system, tool_message, user)
-from agent_core.prompts import PromptSet  # noqa: E402
-from agent_core.patterns.registry import specs_for  # noqa: E402
+from agent_core.messages import (  # noqa: E402
+    CONTEXT_INDEX,
+    CallContext,
+    ChatRequest,
+    Completion,
+    ToolCall,
+    Usage,
+    assistant,
+    system,
+    tool_message,
+    user,
+)
 from agent_core.models import ModelRouter  # noqa: E402
 from agent_core.patterns.react import loop as react  # noqa: E402
 from agent_core.patterns.reflection import loop as reflection  # noqa: E402
+from agent_core.patterns.registry import LIMITS, configure, specs_for  # noqa: E402
+from agent_core.prompts import PromptSet  # noqa: E402
 from agent_core.tools import Tool, ToolRegistry  # noqa: E402
 from tests.bench._util import machine, median, met, peak_kib, per_call, table, version  # noqa: E402
 

@@ -41,8 +41,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import agent_core as ac  # noqa: E402
 from agent_core import events as ev  # noqa: E402
-from agent_core.patterns.registry import configure  # noqa: E402
 from agent_core.llm import OpenAICompatibleModel  # noqa: E402
+from agent_core.patterns.registry import configure  # noqa: E402
 from agent_core.trace import Trace  # noqa: E402
 from tests.bench._util import machine, met, table  # noqa: E402
 from tests.browser.harness import CHROMIUM, chromium, open_playground, pick, settle, streamlit_app  # noqa: E402

@@ -13,7 +13,6 @@ from pathlib import Path
 from playwright.sync_api import expect
 
 from agent_core.trace import VERSION as TRACE_VERSION
-
 from tests.browser.harness import open_playground, pick, settle, shot, verdict, verdicts_in_order
 
 FINAL = ".st-key-pg_view-final"

@@ -28,8 +28,8 @@ from ...messages import Message, assistant, system, tool_message, user
 from ...models import ModelRouter
 from ...tools import ToolRegistry
 from ...verdicts import strip_think
-from .prompts import PROMPTS
 from ..base import Body, RunContext, run_pattern
+from .prompts import PROMPTS
 
 
 def call_bound(config: RunConfig) -> int:

@@ -26,8 +26,8 @@ from ...messages import Message, ToolCall, assistant, system, tool_message, user
 from ...models import ModelRouter
 from ...tools import ToolRegistry, parse_arguments
 from ...verdicts import Verdict, extract_json, parse_judgement, parse_step_verdict, strip_think
-from .prompts import PROMPTS
 from ..base import Body, RunContext, run_pattern
+from .prompts import PROMPTS
 
 JACCARD_LIMIT = 0.7
 

@@ -3,8 +3,7 @@ advisor), and the reflector of the observation check."""
 
 from __future__ import annotations
 
-from ...roles import (Role, passed_feedback_answer, read_passed_feedback, read_verdict_analysis,
-                      verdict_analysis_answer)
+from ...roles import Role, passed_feedback_answer, read_passed_feedback, read_verdict_analysis, verdict_analysis_answer
 from ..spec import Text
 
 ACTOR = Role("actor", Text("actor", "执行者"))
