@@ -3,8 +3,26 @@ step live; afterwards, its costs and downloads. A rerun redraws the stored run t
 
 import streamlit as st
 
+from agent_core import events as ev
 from agent_core.offline import placeholder
-from pages.ui import call_views, controls, fork_view, follow, graphs, handoff, honesty, live, runs, setup_state, shell, sidebar, step_view, summary, text, tools_view
+from pages.ui import (
+    call_views,
+    controls,
+    follow,
+    fork_view,
+    graphs,
+    handoff,
+    honesty,
+    live,
+    runs,
+    setup_state,
+    shell,
+    sidebar,
+    step_view,
+    summary,
+    text,
+    tools_view,
+)
 from pages.ui.catalogue import VARIANTS
 from pages.ui.i18n import t
 from pages.ui.render import RunView, draw_run, hide_stale
@@ -55,7 +73,7 @@ with run_tab, st.container(key=f"{P}_run_area"):
         preview = setup.config.to_dict() if setup.config else {"pattern": setup.variant.pattern}
         st.graphviz_chart(graphs.dot(preview, vertical=graphs.vertical_in_run(preview)), width="content")
     else:
-        head.caption(t("playground.head", run=record.run_id,
+        head.caption(t("playground.head", run=text.code_span(record.run_id, 20),
                        variant=VARIANTS[setup_state.variant_of(record.config)].label_in(lang),
                        models=", ".join(f"{call_views.role_name(role, lang)}: {text.code_span(name)}"
                                         for role, name in record.models.items())))
@@ -64,7 +82,7 @@ with run_tab, st.container(key=f"{P}_run_area"):
         tools_view.fork_note(record, lang)  # a fork's MCP servers that are not connected here
         if placeholder(record.config.get("scenario"), record.config.get("pattern", ""), record.models.values()):
             st.caption(t("fits.placeholder_run"))  # offline, no script covers it: its verdicts mean nothing
-        if sum(1 for e in record.events if e["kind"] == "draft") > 1:  # there are diffs to lay out
+        if sum(1 for e in record.events if isinstance(e, ev.Draft)) > 1:  # there are diffs to lay out
             head.segmented_control(t("playground.diffs"), list(LAYOUTS), key=f"{P}_diff_layout",
                                    format_func=lambda layout: t(f"playground.layout.{layout}"), required=True,
                                    disabled=running, label_visibility="collapsed", persist_state="session")

@@ -42,7 +42,7 @@ def test_primes_edited_as_a_free_task_keeps_its_switches_until_the_task_is_repla
     assert at.session_state[f"{P}_opt_code_task"] is False and not at.session_state[f"{P}_tests"]
     at.button(key=f"{P}_run").click().run()
     assert not at.exception
-    final = next(e["text"] for e in at.session_state[f"{P}_runs"][-1].events if e["kind"] == "final_answer")
+    final = next(e.text for e in at.session_state[f"{P}_runs"][-1].events if e.kind == "final_answer")
     assert not [c for c in at.code if c.language == "python" and c.value == final], "prose is not drawn as Python"
 
 
@@ -118,7 +118,7 @@ def test_the_call_count_is_the_figure_and_the_bound_its_worst_case_in_both_langu
         assert i18n.t("fits.bound_line", lang) in [c.value for c in at.caption]
         at.button(key=f"{P}_run").click().run()
         calls = next(m for m in at.metric if m.label == i18n.t("render.calls", lang))
-        made = sum(1 for e in at.session_state[f"{P}_runs"][-1].events if e["kind"] == "llm_call")
+        made = sum(1 for e in at.session_state[f"{P}_runs"][-1].events if e.kind == "llm_call")
         assert calls.value == str(made) == "4", "the count alone, not '4 / 7'"  # draft, critique, refine, critique
         worst = i18n.t("fits.worst_case", lang, bound=7)
         assert worst in [c.value for c in at.caption] and ("worst case" in worst or "最坏情况" in worst)

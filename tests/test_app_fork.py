@@ -74,7 +74,7 @@ def test_every_call_has_its_prompt_and_reply_with_the_template_and_filled_values
     # closed, a popover draws nothing (a long run's redraw stays light); opening one reruns the page,
     # which AppTest cannot do to a popover: their bodies are drawn here as an open one draws them
     assert not any('"verdict": "REVISE"' in c.value for c in at.code)
-    at = AppTest.from_function(_open_call_views, args=(list(runs(at)[-1].events),), default_timeout=30)
+    at = AppTest.from_function(_open_call_views, args=([e.to_dict() for e in runs(at)[-1].events],), default_timeout=30)
     at.run()
     assert not at.exception
     shown = [m.value for m in at.markdown]
@@ -95,9 +95,9 @@ def test_forking_primes_at_the_first_critique_with_a_pass_ends_on_draft_zero():
 
     forked = runs(at)[-1]
     assert forked.fork["run_id"] == parent.run_id and forked.fork["at"] == 2 and forked.fork["edited"]
-    assert forked.events[-1]["reason"] == "pass" and forked.events[-1]["llm_calls"] == 2
-    drafts = [e["text"] for e in parent.events if e["kind"] == "draft"]
-    assert [e["text"] for e in forked.events if e["kind"] == "final_answer"] == [drafts[0]]
+    assert forked.events[-1].reason == "pass" and forked.events[-1].llm_calls == 2
+    drafts = [e.text for e in parent.events if e.kind == "draft"]
+    assert [e.text for e in forked.events if e.kind == "final_answer"] == [drafts[0]]
     assert ("gray", "recorded") in badges(at) or any(b.value == "recorded" for b in at.get("badge"))
     assert any(f"Forked from run `{parent.run_id}` at call 2" in c.value for c in at.caption)
     exported = json.loads(forked.trace().dumps())
@@ -130,10 +130,10 @@ def test_replay_forks_order_99999_at_the_replan_and_the_shell_sails_through():
     assert not at.exception, [e.message for e in at.exception]
     forked = runs(at, "rp")[-1]  # run on Replay itself, in place of the trace
     assert forked.status == "finished" and forked.fork["at"] == 4
-    verdicts = [e["verdict"] for e in forked.events if e["kind"] == "verdict"]
+    verdicts = [e.verdict for e in forked.events if e.kind == "verdict"]
     assert verdicts[0] == "PASS" and "REPLAN" not in verdicts
-    answer = next(e["text"] for e in forked.events if e["kind"] == "final_answer")
-    parent_answer = next(e.text for e in (ev.event_from_dict(d) for d in forked.parent) if e.kind == "final_answer")
+    answer = next(e.text for e in forked.events if e.kind == "final_answer")
+    parent_answer = next(e.text for e in forked.parent if e.kind == "final_answer")
     assert answer != parent_answer and "syncing" in answer
     # Replay draws the fork where the trace was: its banner, its three recorded calls, its answer
     assert any("Forked from run" in c.value and "at call 4" in c.value for c in at.caption)

@@ -70,7 +70,7 @@ def labels(at: AppTest) -> list[str]:
 
 
 def kinds(at: AppTest) -> list[str]:
-    return [e["kind"] for e in record(at).events if e["kind"] != "token"]
+    return [e.kind for e in record(at).events if e.kind != "token"]
 
 
 # --- controls -------------------------------------------------------------------------------------
@@ -192,7 +192,7 @@ def test_react_books_the_dentist_over_the_text_protocol():
     at = open_playground()
     choose(at, "react", SCENARIOS["dentist-booking"].title["en"])
     run(at)
-    tools = [e["name"] for e in record(at).events if e["kind"] == "tool_call"]
+    tools = [e.name for e in record(at).events if e.kind == "tool_call"]
     assert tools == ["find_dentist", "book_appointment", "add_calendar_event"]
     assert [label.split(" — ")[0] for label in labels(at)][:3] == ["Round 1", "Round 2", "Round 3"]
     assert verdicts(at) == []
@@ -276,7 +276,7 @@ def test_a_free_task_runs_offline_and_says_it_is_scripted(variant):
     at.text_area(key=f"{P}_free_task").input("Plan a picnic for six people.").run()
     run(at)
     assert record(at).task == "Plan a picnic for six people." and record(at).config["scenario"] is None
-    final = next(e["text"] for e in record(at).events if e["kind"] == "final_answer")
+    final = next(e.text for e in record(at).events if e.kind == "final_answer")
     assert "Scripted offline demo" in final
     _assert_finished_page(at)
 
@@ -309,13 +309,13 @@ def _assert_finished_page(at: AppTest) -> None:
     # an HTML table that wraps at 1280×720 (issue 15), in its keyed container
     by_role = _keyed(at.main, f"{P}_costs-by-role").table[0].value
     # one row per role that was called (named in the page's language)
-    assert len(set(by_role.iloc[:, 0])) == len({e["role"] for e in rec.events if e["kind"] == "llm_call"})
+    assert len(set(by_role.iloc[:, 0])) == len({e.role for e in rec.events if e.kind == "llm_call"})
     assert len(at.get("plotly_chart")) == 2
     assert not at.button(key=f"{P}_run").disabled and at.button(key=f"{P}_stop").disabled
     assert not at.selectbox(key=f"{P}_variant").disabled
     trace = ac.trace.loads(trace_json(rec))
     assert [e.kind for e in trace.events] == kinds(at)
-    assert trace.result["reason"] == rec.events[-1]["reason"]
+    assert trace.result["reason"] == rec.events[-1].reason
     assert "## " in report_markdown(rec)
 
 
@@ -367,13 +367,13 @@ def test_a_run_whose_driver_vanished_is_settled_as_stopped_and_unlocks_the_page(
     choose(at, "reflection")
     run(at)
     rec = record(at)
-    assert [e["kind"] for e in rec.events[:5]] == ["run_started", "token", "llm_call", "draft", "token"]
+    assert [e.kind for e in rec.events[:5]] == ["run_started", "token", "llm_call", "draft", "token"]
     # as if cut while the critic was streaming, its driver gone (a run's thread ends only by Stop,
     # its idle time or its end; this is the state a crash of that thread would leave)
     rec.status, rec.events, rec.handle = "running", rec.events[:5], None
     at.run()
-    assert rec.status == "stopped" and rec.events[-1]["kind"] == "run_finished"
-    assert rec.events[-1]["reason"] == "stop"
+    assert rec.status == "stopped" and rec.events[-1].kind == "run_finished"
+    assert rec.events[-1].reason == "stop"
     assert ("gray", "Ended · stopped") in badges(at)
     assert not at.button(key=f"{P}_run").disabled and at.button(key=f"{P}_stop").disabled
     assert any(m.value.startswith("#### Latest draft") for m in at.markdown)
@@ -394,7 +394,7 @@ def _stop_midway() -> None:
         assert runs.append(record, ev.Token(step=0, role="actor", text=piece))
     runs.stop("t")  # the Stop button's callback, from the next script run
     late = runs.append(record, ev.LlmCall(step=0, role="actor", model="m"))  # the old run's next event
-    st.session_state["result"] = (late, record.status, [(e["kind"], e.get("text")) for e in record.events])
+    st.session_state["result"] = (late, record.status, [(e.kind, getattr(e, "text", None)) for e in record.events])
 
 
 def test_stop_keeps_what_was_recorded_and_refuses_the_old_runs_late_events():

@@ -61,8 +61,8 @@ def test_primes_pauses_before_the_critic_and_a_person_passes_draft_zero():
     at.button(key=f"{P}_step_send_answer_critic_2").click().run()
     settle(at)
     rec = record(at)
-    assert rec.status == "finished" and rec.events[-1]["reason"] == "pass" and rec.events[-1]["llm_calls"] == 2
-    assert [e["role"] for e in rec.events if e["kind"] == "human_reply"] == ["critic"]
+    assert rec.status == "finished" and rec.events[-1].reason == "pass" and rec.events[-1].llm_calls == 2
+    assert [e.role for e in rec.events if e.kind == "human_reply"] == ["critic"]
     assert not at.exception
 
 
@@ -82,7 +82,7 @@ def test_stepping_every_call_names_each_next_role_and_ends_as_the_plain_run():
         settle(at)
     assert verdicts == sum(isinstance(e, ev.VerdictEvent) for e in plain)
     assert roles == [e.role for e in plain if isinstance(e, ev.LlmCall)]
-    kinds = [e["kind"] for e in record(at).events if e["kind"] not in ("token", "paused", "resumed")]
+    kinds = [e.kind for e in record(at).events if e.kind not in ("token", "paused", "resumed")]
     assert kinds == [e.kind for e in plain]
 
 
@@ -94,9 +94,9 @@ def test_an_edited_call_is_recorded_and_sent():
     at.button(key=f"{P}_step_send_critic_2").click().run()
     settle(at)
     rec = record(at)
-    assert [e["what"] for e in rec.events if e["kind"] == "edited"][0] == "messages"
-    critic = next(e for e in rec.events if e["kind"] == "llm_call" and e["role"] == "critic")
-    assert critic["new_messages"][0]["content"].startswith("Review this strictly")
+    assert [e.what for e in rec.events if e.kind == "edited"][0] == "messages"
+    critic = next(e for e in rec.events if e.kind == "llm_call" and e.role == "critic")
+    assert critic.new_messages[0]["content"].startswith("Review this strictly")
 
 
 def test_clicks_while_paused_keep_the_run_and_stop_ends_it():
@@ -108,7 +108,7 @@ def test_clicks_while_paused_keep_the_run_and_stop_ends_it():
     at.button(key=f"{P}_step_stop").click().run()
     assert handle.join(5)
     rec = record(at)
-    assert rec.status == "stopped" and rec.events[-1]["reason"] == "stop"
+    assert rec.status == "stopped" and rec.events[-1].reason == "stop"
 
 
 def test_the_room_predicts_the_critic_and_sees_the_real_verdict():
@@ -155,7 +155,7 @@ def test_a_template_edit_that_does_not_validate_is_said_at_the_next_pause_in_the
         settle(at)
         warnings = [w.value for w in at.warning if said in w.value]
         assert warnings and "critic" in warnings[0], [w.value for w in at.warning]
-        critic = [e for e in record(at).events if e["kind"] == "llm_call" and e["role"] == "critic"][0]
-        assert critic["new_messages"][0]["content"] == "Answer PASS.", "the edited messages were still sent"
+        critic = [e for e in record(at).events if e.kind == "llm_call" and e.role == "critic"][0]
+        assert critic.new_messages[0]["content"] == "Answer PASS.", "the edited messages were still sent"
         at.button(key=f"{P}_step_stop").click().run()
         assert not at.exception

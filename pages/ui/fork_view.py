@@ -25,11 +25,10 @@ import streamlit as st
 import agent_core as ac
 from agent_core import events as ev
 from agent_core.config import RunConfig
-from agent_core.patterns import registry
-from agent_core.patterns.registry import LIMITS, config_from_dict
 from agent_core.errors import AgentError
 from agent_core.fork import ForkError, fork_inputs, read_reply, recorded_reply, reply_from_text, reply_text
-from agent_core.patterns.registry import check_overrides, specs_for
+from agent_core.patterns import registry
+from agent_core.patterns.registry import LIMITS, check_overrides, config_from_dict, specs_for
 
 from . import call_views, diff_view, handoff, i18n, runs, sidebar, text
 from .catalogue import limit_help, limit_label
@@ -59,7 +58,7 @@ def note_unforkable(events: list[ev.Event], lang: str) -> None:
         st.caption(":material/info: " + words(lang)["v1"])
 
 
-def call_actions(*, events: list[dict[str, Any]], run_id: str, config: dict[str, Any], task: str, lang: str,
+def call_actions(*, events: list[ev.Event], run_id: str, config: dict[str, Any], task: str, lang: str,
                  key: str, home: str = PLAYGROUND):
     """A RunView hook that adds "Fork from here" to every call's row; the fork runs on `home`'s page."""
     w = words(lang)
@@ -79,7 +78,7 @@ def run_actions(record: runs.RunRecord, events: list[ev.Event], lang: str, *, ke
     page), or None when the run carries no call records."""
     if not forkable(events):
         return None
-    return call_actions(events=record.events, run_id=record.run_id, config=record.config, task=record.task,
+    return call_actions(events=record.typed_events(), run_id=record.run_id, config=record.config, task=record.task,
                         lang=lang, key=key, home=home)
 
 
@@ -119,10 +118,10 @@ def _editor(target: dict[str, Any], lang: str) -> None:
     w = words(lang)
     at, role = target["at"], target["role"]
     nonce = target.setdefault("nonce", uuid.uuid4().hex[:8])  # fresh widgets for every fork opened
-    parent = [ev.event_from_dict(e) for e in target["events"]]
+    parent = target["events"]
     model = sidebar.model_router().for_role(role).name
-    st.markdown((w["intro"].format(before=at - 1, k=at, model=text.inline(model, 60)) if at > 1
-                 else w["intro_first"].format(model=text.inline(model, 60))))
+    st.markdown(w["intro"].format(before=at - 1, k=at, model=text.inline(model, 60)) if at > 1
+                else w["intro_first"].format(model=text.inline(model, 60)))
     try:
         base = config_from_dict(target["config"])
     except AgentError as exc:
@@ -226,7 +225,7 @@ def banner(record: runs.RunRecord, lang: str) -> None:
     """"Forked from run X at call k", for a fork's head line."""
     if record.fork:
         w = words(lang)
-        st.caption(":material/call_split: " + w["forked_from"].format(run=text.inline(record.fork["run_id"], 20),
+        st.caption(":material/call_split: " + w["forked_from"].format(run=text.code_span(record.fork["run_id"], 20),
                                                                       k=record.fork["at"])
                    + (w["edited"] if record.fork.get("edited") else ""))
 
@@ -249,7 +248,7 @@ def compare_button(record: runs.RunRecord, lang: str, *, key: str) -> None:
         return
     pair = {"original": {"config": record.fork.get("parent_config") or record.config, "events": record.parent,
                          "run_id": record.fork["run_id"]},
-            "fork": {"config": record.config, "events": record.events, "run_id": record.run_id,
+            "fork": {"config": record.config, "events": record.typed_events(), "run_id": record.run_id,
                      "at": record.fork["at"]}}
     st.button(words(lang)["compare"], key=key, icon=":material/compare_arrows:", on_click=_open_pair, args=(pair,))
 
@@ -274,11 +273,11 @@ def pair_view(lang: str) -> bool:
     head.subheader(w["title"])
     head.button(w["close"], key="cmp_pair_close", icon=":material/close:", on_click=st.session_state.pop,
                 args=(PAIR, None))
-    sides = [(pair["original"], w["original"].format(run=pair["original"]["run_id"])),
-             (pair["fork"], w["fork"].format(run=pair["fork"]["run_id"], k=pair["fork"]["at"]))]
-    typed = [[ev.event_from_dict(e) for e in side["events"]] for side, _ in sides]
+    sides = [(pair["original"], w["original"].format(run=text.code_span(pair["original"]["run_id"], 20))),
+             (pair["fork"], w["fork"].format(run=text.code_span(pair["fork"]["run_id"], 20), k=pair["fork"]["at"]))]
+    typed = [side["events"] for side, _ in sides]
     rows = []
-    for (side, label), events in zip(sides, typed, strict=True):
+    for (_, label), events in zip(sides, typed, strict=True):
         finished = next((e for e in reversed(events) if isinstance(e, ev.RunFinished)), None)
         answer = next((e.text for e in reversed(events) if isinstance(e, ev.FinalAnswer)), "")
         rows.append({"": label.split(" · ")[0], w["calls"]: finished.llm_calls if finished else 0,

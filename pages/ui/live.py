@@ -17,8 +17,8 @@ import streamlit as st
 
 import agent_core as ac
 from agent_core import events as ev
-from agent_core.patterns import registry
 from agent_core.models import ModelRouter
+from agent_core.patterns import registry
 from agent_core.pricing import worst_case
 from agent_core.stepping import RunHandle
 
@@ -138,7 +138,7 @@ def _start_handle(record: runs.RunRecord, router: ModelRouter) -> None:
             room.close()
     spec = registry.get(record.run_config().pattern)  # its roles' grammar goes with every pause
     # the MCP tools are looked up here, in the session's script thread, not in the run's
-    tools = tools_view.registry_for(record.config, [ev.event_from_dict(e) for e in record.parent or ()],
+    tools = tools_view.registry_for(record.config, record.parent or [],
                                     (record.fork or {}).get("parent_config"))
     record.handle = RunHandle(lambda gate: run_stream(record, replace(router, gate=gate), tools),
                               step_view.breakpoints(record.step or {}), on_event=on_event,
@@ -170,6 +170,6 @@ def run_stream(record: runs.RunRecord, router: ModelRouter, tools=None):  # noqa
     data = record.fork.get("reply")
     reply = None if data is None else Reply(data.get("text", ""), tuple(
         ToolCall(c["id"], c["name"], c["arguments"]) for c in data.get("tool_calls", ())))
-    parent = [ev.event_from_dict(e) for e in record.parent or ()]
+    parent = record.parent or []
     stream, _recorded = fork(parent, record.fork["at"], record.run_config(), router, tools, reply=reply)
     return stream

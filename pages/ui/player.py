@@ -20,6 +20,7 @@ from typing import Any
 import streamlit as st
 
 import agent_core as ac
+from agent_core import event_views
 from agent_core import events as ev
 from agent_core import examples, exports, trace
 from agent_core.patterns.registry import config_from_dict
@@ -43,7 +44,6 @@ AREA = f"{P}_area"
 K_SOURCE, K_EXAMPLE, K_UPLOAD, K_FILE, K_LANE = (f"{P}_{n}" for n in ("source", "example", "upload", "file", "lane"))
 K_POS, K_SEEK, K_PLAYING, K_PLAYED, K_SPEED, K_LOADED = (f"{P}_{n}" for n in ("pos", "seek", "playing", "played",
                                                                               "speed", "loaded"))
-K_FORK_EVENTS = f"{P}_fork_events"
 SPEEDS = (1, 2, 4)
 #: where a trace comes from (labels: the catalogue's [player.source])
 SOURCES = ("example", "upload")
@@ -200,7 +200,6 @@ def _uploaded() -> None:
     (or why it cannot be replayed) until another file replaces it or the file is removed."""
     state = st.session_state
     upload = state.get(K_UPLOAD)
-    state.pop(K_FORK_EVENTS, None)  # made again for the trace shown next
     if upload is None:
         state.pop(K_FILE, None)
         return
@@ -311,12 +310,7 @@ def _fork_actions(loaded: Loaded):
     if not fork_view.forkable(loaded.events):
         fork_view.note_unforkable(loaded.events, current_lang())
         return None
-    # the events as a fork's target holds them, made once per trace (a 20,000-event trace took a
-    # quarter of a second a script run)
-    cached = st.session_state.get(K_FORK_EVENTS)
-    if cached is None or cached[0] != loaded.ident:
-        cached = st.session_state[K_FORK_EVENTS] = (loaded.ident, [e.to_dict() for e in loaded.events])
-    return fork_view.call_actions(events=cached[1], run_id=loaded.trace.run_id,
+    return fork_view.call_actions(events=loaded.events, run_id=loaded.trace.run_id,
                                   config=dict(loaded.config), task=loaded.task, lang=current_lang(), key=VIEW,
                                   home=P)
 
@@ -404,7 +398,8 @@ def describe(e: ev.Event, lang: str | None = None) -> str:
         return w["event.limit"].format(limit=e.limit)
     if isinstance(e, ev.RunFinished):
         return w["event.finished"].format(how=ending(e.reason, lang)[0])
-    return w.get(f"kind.{e.kind}") or e.kind.replace("_", " ")
+    own = event_views.line(e, lang if lang in i18n.LANGS else i18n.lang())  # a kind a pattern added
+    return own or w.get(f"kind.{e.kind}") or e.kind.replace("_", " ")
 
 
 def _where(events: list[ev.Event], position: int) -> str:

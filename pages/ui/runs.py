@@ -14,7 +14,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import streamlit as st
@@ -43,7 +43,8 @@ class RunRecord:
     config: dict[str, Any]
     models: dict[str, str]
     bound: int
-    events: list[dict[str, Any]] = field(default_factory=list)
+    #: the run's events as the core yields them (tokens merged per call); serialised only for export
+    events: list[ev.Event] = field(default_factory=list)
     status: str = PENDING
     started: float = 0.0
     #: set when the run ended without its own closing events (Stop, a page switch, the toolbar)
@@ -51,8 +52,8 @@ class RunRecord:
     #: a fork: the parent's run id, the call it forks at, whether that call's reply was written by a
     #: person, and that reply ({"text", "tool_calls"}) — see agent_core.fork
     fork: dict[str, Any] | None = None
-    #: a fork's parent events (dicts), whose recorded prefix the fork is served from
-    parent: list[dict[str, Any]] | None = None
+    #: a fork's parent events, whose recorded prefix the fork is served from
+    parent: list[ev.Event] | None = None
     #: step mode: the breakpoints asked for ({"every_call", "roles", "verdicts", "tools", "people"})
     step: dict[str, Any] | None = None
     #: the agent_core.stepping.RunHandle driving the run in its own thread, across script runs
@@ -68,8 +69,8 @@ class RunRecord:
         return config_from_dict(self.config)
 
     def typed_events(self) -> list[ev.Event]:
-        """The stored events as the core's dataclasses (tokens are already coalesced per call)."""
-        return [ev.event_from_dict(d) for d in self.events]
+        """The stored events so far (tokens are already coalesced per call): a copy, as the run goes on."""
+        return list(self.events)  # (one C call: a copy the run's thread cannot change half-way)
 
     def trace(self) -> Trace:
         """The run as a trace: its own run id, and its parent's when it is a fork."""
@@ -93,7 +94,7 @@ def current(prefix: str) -> RunRecord | None:
 
 
 def begin(prefix: str, task: str, config: Mapping[str, Any], models: Mapping[str, str], bound: int, *,
-          fork: Mapping[str, Any] | None = None, parent: list[dict[str, Any]] | None = None,
+          fork: Mapping[str, Any] | None = None, parent: list[ev.Event] | None = None,
           step: Mapping[str, Any] | None = None) -> RunRecord:
     """Register a new pending run (called from the Run button's callback, before the page draws)."""
     record = RunRecord(uuid.uuid4().hex[:12], task, dict(config), dict(models), bound,
@@ -121,17 +122,16 @@ def append(record: RunRecord, event: ev.Event) -> bool:
     Consecutive tokens of one call are merged into one token event, so a stored run holds at most
     one token event per LLM call and redraws fast.
     """
-    data = event.to_dict()
     with _LOCK:
         if record.status != RUNNING:
             return False
         last = record.events[-1] if record.events else None
-        if (data["kind"] == "token" and last is not None and last["kind"] == "token"
-                and last["role"] == data["role"] and last["step"] == data["step"]):
-            last["text"] += data["text"]
+        if (isinstance(event, ev.Token) and isinstance(last, ev.Token)
+                and last.role == event.role and last.step == event.step):
+            record.events[-1] = replace(last, text=last.text + event.text)
         else:
-            record.events.append(data)
-    if data["kind"] != "token":  # live OpenTelemetry export, when an endpoint is set (issue 16)
+            record.events.append(event)
+    if not isinstance(event, ev.Token):  # live OpenTelemetry export, when an endpoint is set (issue 16)
         telemetry.feed(record.run_id, record.config, event, record.fork)
     return True
 
@@ -205,14 +205,14 @@ def _interrupt(record: RunRecord) -> None:
             return
         record.status = STOPPED
         record.interrupted = True
-        if record.events and record.events[-1]["kind"] == "run_finished":
+        if record.events and isinstance(record.events[-1], ev.RunFinished):
             return
-        calls = [e for e in record.events if e["kind"] == "llm_call"]
+        calls = [e for e in record.events if isinstance(e, ev.LlmCall)]
         elapsed = time.time() - record.started if record.started else 0.0
-        last_t = max((e["t"] for e in record.events), default=0.0)
+        last_t = max((e.t for e in record.events), default=0.0)
         closing = ev.RunFinished(t=round(max(elapsed, last_t), 4), reason="stop", llm_calls=len(calls),
-                                 total_tokens=sum(c["prompt_tokens"] + c["completion_tokens"] for c in calls),
+                                 total_tokens=sum(c.prompt_tokens + c.completion_tokens for c in calls),
                                  elapsed_ms=round(max(elapsed, last_t) * 1000, 1))
-        record.events.append(closing.to_dict())
+        record.events.append(closing)
     if len(record.events) > 1:  # a run that never started sends no spans
         telemetry.feed(record.run_id, record.config, closing, record.fork)

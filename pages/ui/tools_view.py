@@ -259,9 +259,7 @@ def fork_note(record: Any, lang: str) -> None:
     """Under a fork's banner: which of its MCP servers are not connected here, and what that means."""
     if not getattr(record, "fork", None):
         return
-    from agent_core import events as ev
-
-    parent = [ev.event_from_dict(e) for e in record.parent or ()]
+    parent = record.parent or []
     missing = missing_servers(record.config, parent, record.fork.get("parent_config"))
     if missing:
         st.caption(t("tools_mcp.fork_missing", lang, servers=", ".join(text.inline(m, 60) for m in missing)))
