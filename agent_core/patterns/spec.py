@@ -175,6 +175,9 @@ class PatternSpec:
     event_nodes: Mapping[str, str] = field(default_factory=dict)
     #: the node a tool call or result lights, by tool name (its views.py: e.g. unit tests have their own)
     tool_node: Callable[[str], str] = lambda name: "tools"
+    #: parallel branches: the node an event at `step` lights in place of the `node` its role, tool or kind
+    #: names (one worker among several drawn side by side lights its own branch); None: the node as named
+    step_node: Callable[[str, int | None, Mapping[str, Any]], str] | None = None
     #: step blocks: the block a model call of `role` at `step` goes in, and a block's title
     block_of: Callable[[str, int | None], tuple[Any, ...]] = lambda role, step: (role, step)
     block_title: Callable[[tuple[Any, ...], Mapping[str, Any], str], str | None] = lambda ident, config, lang: None

@@ -75,8 +75,15 @@ def vertical_in_run(config: Mapping[str, Any], compact: bool = False) -> bool:
 
 
 def node_for(event: ev.Event, config: Mapping[str, Any], after: str | None = None) -> str | None:
-    """The graph node an event belongs to, or None when it moves nothing; `after` is the node the run is in."""
+    """The graph node an event belongs to, or None when it moves nothing; `after` is the node the run is in.
+    A pattern that draws parallel branches (its `step_node`) puts the node on the branch of the event's step."""
     spec = _spec(config)
+    node = _named(spec, event, config, after)
+    return spec.step_node(node, event.step, config) if node is not None and spec.step_node is not None else node
+
+
+def _named(spec: PatternSpec, event: ev.Event, config: Mapping[str, Any], after: str | None) -> str | None:
+    """The node an event's role, tool or kind names."""
     if isinstance(event, (ev.Token, ev.LlmCall)):
         return spec.role_node(event.role, config, after)
     if isinstance(event, (ev.ToolCallEvent, ev.ToolResult)):
