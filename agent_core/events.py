@@ -21,8 +21,9 @@ from .messages import CallContext
 RoleName = str
 #: what a role's name looks like (an identifier, kept short: a file's 5 MB "role" is refused as it is read)
 ROLE_NAME = re.compile(r"[a-z][a-z0-9_]{0,31}")
-#: A verdict: PASS, REVISE (judge, critic), RETRY or REPLAN (Reflector).
-VerdictName = Literal["PASS", "REVISE", "RETRY", "REPLAN"]
+#: A verdict: PASS, REVISE (judge, critic), RETRY or REPLAN (Reflector), DONE or REDISPATCH (an
+#: orchestrator's review of its workers' round).
+VerdictName = Literal["PASS", "REVISE", "RETRY", "REPLAN", "DONE", "REDISPATCH"]
 #: Why a run ended, as shown to users.
 EndReason = Literal["answer", "pass", "cap", "budget", "stop", "error"]
 #: How an attempt at a plan step ended.
