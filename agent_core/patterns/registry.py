@@ -26,6 +26,7 @@ from .spec import EvalEntry, LimitSpec, PatternSpec, Preset, VariantSpec
 REGISTERED: tuple[str, ...] = (
     "react",
     "plan_execute",
+    "orchestrator",
     "reflection",
     "direct",
 )
