@@ -82,7 +82,7 @@ def _message(message: dict[str, Any], w: dict[str, str]) -> None:
     head = [f"**{text.inline(w.get('msg.' + role, role), 40)}**"]
     template = message.get("template")
     if isinstance(template, str):
-        head.append(w["template"].format(name=text.inline(template, 40).replace("`", "")))
+        head.append(w["template"].format(name=text.code_span(template, 40)))
         if message.get("edited"):
             head.append(f":orange-badge[:material/edit: {w['edited_by_you']}]")
     st.markdown(" · ".join(head))
@@ -105,7 +105,7 @@ def draw_reply(reply: dict[str, Any] | None, call: ev.LlmCall, lang: str) -> Non
     if call.model == "person":
         facts.append(w["person"])
     if call.finish_reason:
-        facts.append(w["finish"].format(reason=text.inline(call.finish_reason, 30).replace("`", "")))
+        facts.append(w["finish"].format(reason=text.code_span(call.finish_reason, 30)))
     facts.append(w["usage"].format(prompt=f"{call.prompt_tokens:,}", completion=f"{call.completion_tokens:,}",
                                    est=w["estimated"] if call.usage_estimated else ""))
     st.caption(" · ".join(facts))

@@ -72,12 +72,14 @@ def clip(text: str, limit: int) -> str:
     return f"{text[:limit]}\n… " + t("text.more", n=f"{len(text) - limit:,}")
 
 
-def code_span(text: str) -> str:
-    """An inline code span holding `text` whatever backticks it contains."""
-    flat = " ".join(text.split())
-    ticks = "`" * (max((len(r) for r in re.findall(r"`+", flat)), default=0) + 1)
-    pad = " " if flat.startswith("`") or flat.endswith("`") else ""
-    return f"{ticks}{pad}{flat}{pad}{ticks}"
+def code_span(text: str, limit: int | None = None) -> str:
+    """An inline code span holding `text` whatever backticks it contains, on one line (cut at `limit`).
+    Nothing inside a code span is markdown, so its text is never escaped: a name shown as code is
+    passed here raw (an escaped `initial_code` would show as `initial\\_code`)."""
+    line = " ".join(text.split()) if limit is None else flat(text, limit)
+    ticks = "`" * (max((len(r) for r in re.findall(r"`+", line)), default=0) + 1)
+    pad = " " if line.startswith("`") or line.endswith("`") else ""
+    return f"{ticks}{pad}{line}{pad}{ticks}"
 
 
 def arguments(value: Any, limit: int = 200) -> str:
