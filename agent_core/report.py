@@ -365,7 +365,9 @@ def _narrative(config: Mapping[str, Any], events: list[ev.Event], t: dict[str, s
         if e.step is not None and e.step != section and not isinstance(e, (ev.FinalAnswer, ev.RunFinished)):
             section = e.step
             key = "iteration0" if step_word == "iteration" and e.step == 0 else step_word
-            out.append(f"### {t[key].format(n=e.step)}")
+            # a pattern's own step word ("sample") where the report has no heading of its own for it
+            own = _spec_of(config).step_word("zh" if t is _TEXT["zh"] else "en")
+            out.append(f"### {t[key].format(n=e.step) if key in t else f'{own[:1].upper()}{own[1:]} {e.step}'}")
         block = _event_block(e, previous, lang, t)
         if isinstance(e, ev.Draft):
             previous = e

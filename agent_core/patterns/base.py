@@ -86,11 +86,14 @@ class RunContext:
     # not through `event(cls, **fields)`: that path builds two dicts per event, a fifth of a step's cost.
 
     def llm(self, role: str, messages: list[Message] | tuple[Message, ...], *, tools: bool = False,
-            inputs: dict[str, str] | None = None, **labels: Any) -> Generator[ev.Event, None, Completion]:
+            inputs: dict[str, str] | None = None, temperature: float | None = None,
+            **labels: Any) -> Generator[ev.Event, None, Completion]:
         """Call the model bound to `role`, streaming `token` events, then one `llm_call` event.
 
         `labels` are CallContext fields (round, step_id, iteration...); `inputs` the values the prompt
         was rendered from. Both travel on the request; the labels are recorded on the `llm_call`.
+        `temperature` is this call's, over the run's (a pattern that samples on purpose sends its own);
+        the call record keeps whichever was sent.
         """
         cfg = self.config
         if cfg.max_llm_calls or cfg.max_total_tokens or cfg.max_seconds:
@@ -105,7 +108,8 @@ class RunContext:
         values[-1] = (*inputs.items(), ("task", self.task)) if inputs else self._task_input
         context = _new(CallContext, values)
         # built in C (see messages.py's builders): every field given, in ChatRequest's order
-        request = _new(ChatRequest, (tuple(messages), self._schemas() if tools else (), role, context, cfg.temperature,
+        request = _new(ChatRequest, (tuple(messages), self._schemas() if tools else (), role, context,
+                                     cfg.temperature if temperature is None else temperature,
                                      cfg.output_cap(role), self._time_left() if cfg.max_seconds else None))
         self.llm_calls += 1
         reply = None

@@ -116,6 +116,10 @@ class Blocks:
             return current
         if isinstance(e, (ev.RunStarted, ev.FinalAnswer, ev.RunFinished)):
             return None
+        own = self.spec.event_block(e)  # e.g. a vote over the blocks before it, in a block of its own
+        if own is not None:
+            current = self.current
+            return current if current is not None and current.ident == own else self._open(own)
         if isinstance(e, ev.LimitReached) and (e.step is None or self.current is None):
             return None
         return self.current if self.current is not None else self._open(("misc", e.step))

@@ -120,6 +120,7 @@ class RunView:
         self._window: dict[int, int] = {}  # folded block index -> the first event of the window drawn
         self._ends = 0  # ending events drawn, and counted past END_EVENTS
         self._keys: dict[str, int] = {}  # keyed boxes made so far (a file may repeat a draft version)
+        self._rows: dict[Any, list[Any]] = {}  # rows of blocks drawn side by side, by the pattern's row key
         #: a fork's first `recorded` calls were served from its parent's record: they are marked so
         self.recorded, self.call_actions = recorded, call_actions
         self.table = MessageTable()
@@ -256,12 +257,25 @@ class RunView:
     def _create(self, block: Block) -> None:
         if block.index < self.hide_before or (self.window is not None and block.index not in self.window):
             return  # off the page: block.box stays None
+        place = self._place_of(block)
         if self.live:
-            block.box = self._flow.status(block.label, expanded=True, state=LIVE_STATES.get(block.state, block.state))
+            block.box = place.status(block.label, expanded=True, state=LIVE_STATES.get(block.state, block.state))
             self.shown[block.index] = (block.label, "running")
         else:
             label, state = self.looks[block.index] if block.index < len(self.looks) else (block.label, "complete")
-            block.box = self._flow.expander(label, expanded=True, icon=STATE_ICONS[state])
+            block.box = place.expander(label, expanded=True, icon=STATE_ICONS[state])
+
+    def _place_of(self, block: Block) -> Any:
+        """Where a block is drawn: below the last one, or in its column of a row of blocks side by side
+        (the pattern's `block_lane`: samples drawn as lanes). A narrow Compare lane stacks them."""
+        lane = None if self.compact else self.blocks.spec.block_lane(block.ident, self.config)
+        if lane is None:
+            return self._flow
+        row, column, columns = lane
+        if row not in self._rows:
+            self._rows[row] = self._flow.columns(max(1, columns), gap="small")
+        cells = self._rows[row]
+        return cells[min(max(column, 0), len(cells) - 1)]
 
     def _sync(self, block: Block) -> None:
         """Show a live block's current label and state, if they changed."""
