@@ -18,6 +18,7 @@ from streamlit.testing.v1 import AppTest
 
 from agent_core import events as ev
 from agent_core.calls import MessageTable
+from agent_core.patterns import registry
 from agent_core.scenarios import SCENARIOS
 from agent_core.trace import VERSION as TRACE_VERSION
 from pages.ui import setup_state
@@ -296,3 +297,14 @@ def test_a_rerun_redraws_the_lanes_from_their_events():
     assert [list(r.events) for r in lanes(at)] == events_before
     assert [e.label for e in at.expander] == labels
     assert sum(1 for m in at.markdown if m.value == "#### Final answer") == 4
+
+
+def test_every_one_click_comparison_fits_compares_lanes():
+    # each preset is one lane a variant and Compare draws four: a pattern that brings its own presets
+    # stays out of the classic one, or the seventh pattern would push the baseline off the page
+    from pages.ui.lane_presets import PRESETS
+    from pages.ui.lane_state import MAX_LANES
+
+    for preset in PRESETS.values():
+        assert 2 <= len(preset.lanes) <= MAX_LANES, (preset.id, [lane.variant for lane in preset.lanes])
+    assert PRESETS["patterns"].lanes[-1].variant == registry.baseline().compare_variant

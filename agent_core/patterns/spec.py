@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..config import LimitSpec as LimitSpec  # re-exported for the patterns' modules
 from ..config import Options
+from ..event_views import EventView
 from ..roles import Role
 from ..text import Text as Text
 
@@ -127,9 +128,16 @@ class Scenario:
     options: dict[str, Any] = field(default_factory=dict)
     #: what to watch for, shown in the UI
     watch: dict[str, str] = field(default_factory=dict)
+    #: other patterns whose runs its offline script plays too (a Compare preset puts them side by side on it)
+    also: tuple[str, ...] = ()
 
     def task_text(self, lang: str) -> str:
         return self.task.get(lang) or self.task["en"]
+
+    @property
+    def patterns(self) -> tuple[str, ...]:
+        """Every pattern its offline script plays: its own, then `also`."""
+        return (self.pattern, *self.also)
 
 
 #: (from node, to node, edge label)
@@ -173,6 +181,8 @@ class PatternSpec:
     report_texts: Callable[[Mapping[str, Any], str], list[tuple[Text, str, str]]] = lambda config, lang: []
     #: the node an event of one of the pattern's own kinds moves the graph to, by kind (its views.py)
     event_nodes: Mapping[str, str] = field(default_factory=dict)
+    #: how each event kind the pattern adds is shown (words, graph node, figure, counts), by kind (its views.py)
+    event_views: Mapping[str, EventView] = field(default_factory=dict)
     #: the node a tool call or result lights, by tool name (its views.py: e.g. unit tests have their own)
     tool_node: Callable[[str], str] = lambda name: "tools"
     #: parallel branches: the node an event at `step` lights in place of the `node` its role, tool or kind
@@ -194,7 +204,8 @@ class PatternSpec:
     eval_entries: tuple[EvalEntry, ...] = ()
     presets: tuple[Preset, ...] = ()
     lesson: Lesson | None = None
-    #: the variant this pattern puts in Compare's preset "every pattern and the baseline"
+    #: the variant this pattern puts in Compare's preset of the classic loops and the baseline; that preset
+    #: is one lane each and Compare has four, so a pattern that brings its own presets leaves this empty
     compare_variant: str = ""
     #: checks a config needs beyond its ranges and prompts (raises ConfigError), before any model call
     check: Callable[[RunConfig], None] | None = None
