@@ -28,6 +28,7 @@ REGISTERED: tuple[str, ...] = (
     "plan_execute",
     "orchestrator",
     "reflection",
+    "self_consistency",
     "direct",
 )
 
