@@ -37,7 +37,7 @@ from agent_core.evaluation.rows import ResultRow
 from agent_core.evaluation.scorers import SCORERS
 from agent_core.offline.model import MODEL_NAME
 from agent_core.sandbox import admission
-from pages.ui import costs, eval_rounds, eval_stats, live, runs, shell, sidebar, text
+from pages.ui import costs, eval_details, eval_rounds, eval_stats, live, runs, shell, sidebar, text
 from pages.ui.i18n import t, words
 
 shell.require("eval")
@@ -136,6 +136,7 @@ state[f"{P}_patterns"] = [p for p in state[f"{P}_patterns"] if p in offered]
 left, middle, right, far = st.columns([3, 1, 1, 1])
 patterns = left.multiselect(WORDS["pattern_pick"], offered, key=f"{P}_patterns", format_func=_label,
                             disabled=state[f"{P}_job"] is not None, persist_state="session",
+                            placeholder=t("choose.patterns", lang),
                             help="\n\n".join(f"**{_label(p)}** — {PATTERN_HELP[p][lang]}" for p in EVAL_PATTERNS))
 state.setdefault(f"{P}_limit", max(1, len(tasks)))
 state[f"{P}_limit"] = min(state[f"{P}_limit"], max(1, len(tasks)))
@@ -225,6 +226,7 @@ def _table(rows: list[dict]) -> None:
     frame = _frame(rows)
     frame["pattern"] = [_label(p) for p in frame["pattern"]]
     frame["status"] = [STATUSES.get(s, s) for s in frame["status"]]
+    frame["summary"] = [eval_details.said(s, lang) for s in frame["summary"]]
     cols = words("eval.col", lang)
     table.dataframe(frame, hide_index=True, width="stretch", column_config={
         **{name: st.column_config.Column(cols[name]) for name in frame.columns if name in cols},

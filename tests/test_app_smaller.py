@@ -5,8 +5,6 @@ on a fork, one count of calls, Run within reach, and one clear message for a bro
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -37,3 +35,44 @@ def test_the_pause_names_the_pending_template_as_code_without_a_backslash(lang, 
     shown = [m.value for m in at.markdown]
     assert any(label in m for m in shown), shown
     assert not any("initial\\_code" in m for m in shown)
+
+
+# --- Eval's details and the boxes' placeholders in the page's language ------------------------------
+
+@pytest.mark.parametrize(("lang", "passed", "english"), [("en", "tests passed", None),
+                                                         ("zh", "项测试通过", "tests passed")])
+def test_evals_details_column_says_how_the_tests_went_in_the_pages_language(lang, passed, english):
+    at = open_page("pages/eval.py", sb_lang=lang)
+    at.multiselect(key="ev_patterns").set_value(["direct"]).run()
+    at.number_input(key="ev_limit").set_value(2).run()
+    at.button(key="ev_run").click().run(timeout=120)
+    assert not at.exception, [e.message for e in at.exception]
+    details = list(next(d for d in at.dataframe if "summary" in d.value.columns).value["summary"])
+    assert details and any(passed in d for d in details), details
+    if english:
+        assert not any(english in d or "tests failed" in d for d in details), details
+
+
+def test_a_failing_summary_keeps_the_failing_tests_as_written():
+    from pages.ui.eval_details import said
+
+    summary = "2 of 6 tests failed: assert fizz(3) == 'Fizz' (AssertionError); assert fizz(0) == '0'"
+    assert said(summary, "zh") == "6 项测试中有 2 项未通过：assert fizz(3) == 'Fizz' (AssertionError); assert fizz(0) == '0'"
+    assert said(summary, "en") == summary
+    assert said("timed out after 5 s", "zh") == "timed out after 5 s"  # anything else: as the core wrote it
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_multiselect_has_a_placeholder_in_the_pages_language(lang):
+    from pages.ui.i18n import t
+
+    at = paused_primes(lang, "role:critic")
+    people = at.multiselect(key=f"{P}_step_people")
+    assert people.value == [] and people.proto.placeholder == t("choose.people", lang)
+    assert at.multiselect(key=f"{P}_step_breaks").proto.placeholder == t("choose.breaks", lang)
+    free = open_page("pages/playground.py", sb_lang=lang)
+    free.selectbox(key=f"{P}_scenario").set_value("__free__").run()
+    assert free.multiselect(key=f"{P}_tools").proto.placeholder == t("choose.tools", lang)
+    evals = open_page("pages/eval.py", sb_lang=lang)
+    assert evals.multiselect(key="ev_patterns").proto.placeholder == t("choose.patterns", lang)
+    assert "Choose options" not in {t("choose.people", lang), t("choose.tools", lang)}

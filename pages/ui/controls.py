@@ -60,7 +60,8 @@ def _pattern_picker(prefix: str, lang: str, disabled: bool) -> None:
                      on_change=free_task_changed, args=(prefix,))
         if variant.pattern_spec.uses_tools:
             st.multiselect(t("controls.tools", lang), list(TOOLS), key=k(prefix, "tools"), disabled=disabled,
-                           persist_state="session", help=t("controls.tools_help", lang))
+                           persist_state="session", help=t("controls.tools_help", lang),
+                           placeholder=t("choose.tools", lang))
         return
     scenario = SCENARIOS[sid]
     with st.container(border=True, key=k(prefix, "task_box")):

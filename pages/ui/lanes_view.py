@@ -55,7 +55,8 @@ def task_picker(lang: str, *, disabled: bool) -> None:
                          persist_state="session", placeholder=t("lanes_view.free_placeholder", lang),
                          label_visibility="collapsed")
             st.multiselect(t("lanes_view.tools", lang), list(TOOLS), key=K_TOOLS, disabled=disabled,
-                           persist_state="session", help=t("lanes_view.tools_help", lang))
+                           persist_state="session", help=t("lanes_view.tools_help", lang),
+                           placeholder=t("choose.tools", lang))
         else:
             scenario = SCENARIOS[sid]
             with st.container(border=True, key=f"{P}_task_box"):

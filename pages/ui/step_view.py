@@ -42,10 +42,12 @@ def controls(prefix: str, pattern: str, lang: str, *, disabled: bool) -> None:
     options = ["every_call", "verdicts", "tools", *(f"role:{r}" for r in roles)]
     labels = {"every_call": w["every_call"], "verdicts": w["verdicts"], "tools": w["tools"],
               **{f"role:{r}": w["role"].format(role=call_views.role_name(r, lang)) for r in roles}}
+    choose = i18n.words("choose", lang)  # Streamlit's own placeholder is English ("Choose options")
     st.multiselect(w["breaks"], options, key=f"{prefix}_step_breaks", format_func=labels.__getitem__,
-                   disabled=disabled, persist_state="session")
+                   disabled=disabled, persist_state="session", placeholder=choose["breaks"])
     st.multiselect(w["people"], list(roles), key=f"{prefix}_step_people", disabled=disabled, help=w["people_help"],
-                   format_func=lambda r: call_views.role_name(r, lang), persist_state="session")
+                   format_func=lambda r: call_views.role_name(r, lang), persist_state="session",
+                   placeholder=choose["people"])
 
 
 def requested(prefix: str, pattern: str) -> dict[str, Any] | None:
