@@ -16,10 +16,10 @@ from .prompts import PROMPTS
 SPEC = PatternSpec(
     name="orchestrator", label=Text("Orchestrator–workers", "编排者–工作者"), order=25,
     options=options.OrchestratorOptions, stream=stream, call_bound=call_bound,
-    bound_formula="max_dispatches · (q + max_subtasks · worker_steps) + 1", roles=roles.ROLES, prompts=PROMPTS,
-    limits=options.LIMITS, variants=lessons.VARIANTS, edges=lessons.edges, nodes=lessons.NODES,
-    role_node=lessons.role_node, event_nodes=views.EVENT_NODES, step_node=views.step_node,
+    bound_formula="R · (q + max_subtasks · worker_steps) + 1, R = max_dispatches with the review, else 1",
+    roles=roles.ROLES, prompts=PROMPTS, limits=options.LIMITS, switches=options.SWITCHES, variants=lessons.VARIANTS,
+    edges=lessons.edges, nodes=lessons.NODES, role_node=lessons.role_node, event_nodes=views.EVENT_NODES, step_node=views.step_node,
     block_of=lessons.block_of, block_title=lessons.block_title, step_word=Text("step", "步骤"), summary="plan",
-    color="#72B7B2", compare_variant="orchestrator", lesson=lessons.LESSON, scenarios=scenarios.SCENARIOS,
+    color="#72B7B2", presets=lessons.PRESETS, lesson=lessons.LESSON, scenarios=scenarios.SCENARIOS,
     offline=f"{__name__}.offline",
 )

@@ -1,5 +1,5 @@
-"""How orchestrator–workers is taught and drawn: its variant, graph (a branch per worker), step blocks and
-Learn text.
+"""How orchestrator–workers is taught and drawn: its variants, graph (a branch per worker), step blocks,
+Compare preset and Learn text.
 
 It has no Eval entry: the bundled tasks are single functions (and single word problems), with nothing
 to split into independent subtasks, so a run would pay a split, a review and a synthesis around one
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..spec import Edge, Lesson, Text, VariantSpec
+from ..spec import Edge, LaneSpec, Lesson, Preset, Text, VariantSpec
 from .options import LIMITS
 from .views import workers
 
@@ -22,7 +22,13 @@ VARIANTS = (
                      "(Anthropic, \"Building effective agents\").",
                      "编排者把任务拆成子任务，工作者用工具完成它们，编排者复核结果、必要时重新分派，最后综合出答案"
                      "（Anthropic，《Building effective agents》）。"),
-                "tuesday-errands"),
+                "tuesday-errands", {"review": True}, frozenset({"review"})),
+    VariantSpec("orchestrator-one-round", Text("Orchestrator–workers, one round", "编排者–工作者，只分派一轮"),
+                Text("The orchestrator splits, the workers run once, the results go straight to synthesis: no "
+                     "review, so a failed subtask stays failed (Anthropic's workflow as drawn).",
+                     "编排者拆分，工作者执行一次，结果直接进入综合：没有复核，失败的子任务就保持失败"
+                     "（Anthropic 图示中的工作流）。"),
+                "tuesday-errands", {"review": False}, frozenset({"review", "max_dispatches"})),
 )
 
 _MOST = next(lim.high for lim in LIMITS if lim.name == "max_subtasks")
@@ -35,8 +41,7 @@ NODES = {"task": Text("Task", "任务"), "orchestrator": Text("Orchestrator\\n(s
 def edges(config: Mapping[str, Any]) -> list[Edge]:
     """The orchestrator fans the subtasks out to one branch per worker; with reviews (more than one round)
     the results come back to it, which re-dispatches or hands them to the synthesizer."""
-    rounds = config.get("max_dispatches")
-    reviews = not (isinstance(rounds, int) and rounds == 1)
+    reviews = config.get("review", True) is not False
     out: list[Edge] = [("task", "orchestrator", None)]
     for i in range(1, workers(config) + 1):
         first = i == 1
@@ -78,6 +83,18 @@ def block_title(ident: tuple[Any, ...], config: Mapping[str, Any], lang: str) ->
     return None
 
 
+PRESETS = (Preset(
+    "orchestrator-review", Text("What the orchestrator's review buys", "编排者的复核带来了什么"), ":material/call_split:",
+    Text("Orchestrator–workers on the Tuesday errands, once as one round and once with the review: without it "
+         "the failed booking is reported as failed; with it the orchestrator re-dispatches the booking with the "
+         "free slot, for four more calls (two reviews and the second attempt).",
+         "在“周二的三件事”上运行编排者–工作者：一次只分派一轮，一次开启复核。没有复核时，失败的预约只能如实报告失败；"
+         "开启复核后，编排者带着空闲时段重新分派预约，多花四次调用（两次复核和第二次尝试）。"),
+    (LaneSpec("orchestrator-one-round", Text("One round, no review", "一轮，不复核")),
+     LaneSpec("orchestrator", Text("Review and re-dispatch", "复核并重新分派"))),
+    scenario="tuesday-errands"),)
+
+
 LESSON = Lesson(
     "orchestrator", "tuesday-errands", Text("Orchestrator–workers", "编排者–工作者"),
     Text("An **orchestrator** splits the request into independent **subtasks**; each goes to a **worker**, "
@@ -100,7 +117,8 @@ LESSON = Lesson(
      Text("steps that depend on each other's results: use Plan-and-Execute", "步骤之间相互依赖结果：请用计划执行")),
     Text("A round where every worker succeeds costs `1 split + the workers' calls + 1 review + 1 synthesis`; "
          "each REDISPATCH adds one more review and the calls of the workers it runs again. Hard bound "
-         "`max_dispatches × (q + max_subtasks × worker_steps) + 1` (q = 2 with the repair re-ask).",
+         "`R × (q + max_subtasks × worker_steps) + 1` (R = max_dispatches with the review, else 1; q = 2 with "
+         "the repair re-ask).",
          "每个工作者都一次成功的一轮，成本为 `1 次拆分 + 工作者的调用 + 1 次复核 + 1 次综合`；每次 REDISPATCH "
-         "再加一次复核和被重做的工作者的调用。硬上限 `max_dispatches × (q + max_subtasks × worker_steps) + 1`"
-         "（开启修复重问时 q = 2）。"))
+         "再加一次复核和被重做的工作者的调用。硬上限 `R × (q + max_subtasks × worker_steps) + 1`"
+         "（开启复核时 R = max_dispatches，否则为 1；开启修复重问时 q = 2）。"))

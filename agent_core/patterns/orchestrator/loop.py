@@ -13,9 +13,10 @@ called is an error, or when it reports nothing. The workers of a round are indep
 run side by side; the run makes them one after another, so that its events, its forks and its step
 mode are deterministic, and the views draw them as parallel branches.
 
-After every round but the last (`max_dispatches` rounds in all) the orchestrator reviews the results
-(role "orchestrator_review"): DONE sends them to synthesis; REDISPATCH names the subtasks to run
-again, each with a sharper instruction, and any new ones (up to `max_subtasks` in all). A REDISPATCH
+With `review` on, after every round but the last (`max_dispatches` rounds in all) the orchestrator
+reviews the results (role "orchestrator_review"): DONE sends them to synthesis; REDISPATCH names the
+subtasks to run again, each with a sharper instruction, and any new ones (up to `max_subtasks` in
+all). With it off the run is one round, whose results go straight to synthesis. A REDISPATCH
 that names none runs the failed subtasks again (all of them when none failed), with its reason as
 their note. An unparsable review, after its repair re-ask, is a visible DONE (`parsed=False`). When
 the last round still leaves a subtask failed, `limit_reached("max_dispatches")` says so and the
@@ -28,11 +29,11 @@ subtasks to run again are pending with their new instruction); per worker dispat
 `tool_result`, then `step_finished` (done or failed); `verdict` for each review. `step` is the
 subtask's id on a worker's events, None on the orchestrator's and the synthesizer's.
 
-Call bound. With N = max_subtasks, W = worker_steps, D = max_dispatches and q = calls per reply the
-orchestrator writes (2 with the repair re-ask, else 1): one split (q), D rounds of at most N workers
-of W calls, D − 1 reviews (q each) and one synthesis:
+Call bound. With N = max_subtasks, W = worker_steps, R = max_dispatches with the review (1 without)
+and q = calls per reply the orchestrator writes (2 with the repair re-ask, else 1): one split (q), R
+rounds of at most N workers of W calls, R − 1 reviews (q each) and one synthesis:
 
-    q + D·N·W + (D − 1)·q + 1  =  D·(q + N·W) + 1
+    q + R·N·W + (R − 1)·q + 1  =  R·(q + N·W) + 1
 """
 
 from __future__ import annotations
@@ -59,7 +60,12 @@ def call_bound(config: RunConfig) -> int:
     """The most LLM calls an orchestrator–workers run can make with these limits."""
     q = 2 if config.repair_reask else 1
     o = config.options
-    return o.max_dispatches * (q + o.max_subtasks * o.worker_steps) + 1
+    return rounds(config) * (q + o.max_subtasks * o.worker_steps) + 1
+
+
+def rounds(config: RunConfig) -> int:
+    """How many rounds of dispatch a run may make: max_dispatches with the review, else one."""
+    return config.options.max_dispatches if config.options.review else 1
 
 
 def stream(task: str, config: RunConfig, models: ModelRouter, tools: ToolRegistry | None = None) -> Iterator[ev.Event]:
@@ -147,17 +153,16 @@ class Team:
 # --- the loop --------------------------------------------------------------------------------------
 
 def _run(ctx: RunContext) -> Body:
-    o = ctx.config.options
+    o, last = ctx.config.options, rounds(ctx.config)
     team = Team((yield from _split(ctx)))
     yield team.event(ctx)
-    for round_no in range(1, o.max_dispatches + 1):
+    for round_no in range(1, last + 1):
         for subtask in team.pending():
             yield from _dispatch(ctx, team, subtask, round_no)
-        if round_no == o.max_dispatches:
-            if team.failed():
-                yield ctx.limit("max_dispatches", o.max_dispatches,
-                                f"{len(team.failed())} subtask(s) still failed after {o.max_dispatches} round(s); "
-                                "the synthesis reports them")
+        if round_no == last:
+            if team.failed() and o.review:
+                yield ctx.limit("max_dispatches", last, f"{len(team.failed())} subtask(s) still failed after "
+                                                        f"{last} round(s); the synthesis reports them")
             break
         review = yield from _review(ctx, team, round_no)
         if review.decision == DONE:
@@ -248,7 +253,7 @@ def _review(ctx: RunContext, team: Team, round_no: int) -> Generator[ev.Event, N
     cfg, lang = ctx.config, ctx.config.lang
     results = team.lines(lang)
     prompt = ctx.prompts.render("review", task=ctx.task, results=results, round=round_no,
-                                rounds_left=cfg.options.max_dispatches - round_no,
+                                rounds_left=rounds(cfg) - round_no,
                                 max_subtasks=cfg.options.max_subtasks)
     messages = [user(prompt)]
     names = ctx.tools.names()

@@ -1,12 +1,12 @@
 """The options of orchestrator–workers: how many subtasks a run holds, how many model calls a worker may
-make, and how many rounds of dispatch the orchestrator may order."""
+make, whether the orchestrator reviews its workers' results, and how many rounds of dispatch it may order."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from ...config import Options
-from ..spec import LimitSpec, Text
+from ..spec import LimitSpec, SwitchSpec, Text
 
 LIMITS = (
     LimitSpec("max_subtasks", 1, 6, Text("Max subtasks", "子任务上限"),
@@ -15,9 +15,16 @@ LIMITS = (
     LimitSpec("worker_steps", 1, 8, Text("Max calls per worker", "每个工作者的调用上限"),
               Text("model calls one worker makes on one subtask; the last has tools disabled",
                    "一个工作者处理一个子任务时最多的模型调用次数；最后一次禁用工具")),
-    LimitSpec("max_dispatches", 1, 8, Text("Max dispatch rounds", "最大分派轮次"),
-              Text("rounds of dispatch: the first, then one per REDISPATCH (1 = no review)",
-                   "分派轮次：第一轮，以及每次 REDISPATCH 之后的一轮（1 = 不复核）")),
+    LimitSpec("max_dispatches", 2, 8, Text("Max dispatch rounds", "最大分派轮次"),
+              Text("rounds of dispatch with the review: the first, then one per REDISPATCH",
+                   "开启复核时的分派轮次：第一轮，以及每次 REDISPATCH 之后的一轮")),
+)
+
+SWITCHES = (
+    SwitchSpec("review", Text("Review and re-dispatch", "复核并重新分派"),
+               Text("The orchestrator reviews each round's results: DONE, or REDISPATCH the subtasks to run again "
+                    "(off: one round, its results go straight to synthesis).",
+                    "编排者复核每一轮的结果：DONE，或 REDISPATCH 需要重做的子任务（关闭：只分派一轮，结果直接进入综合）。")),
 )
 
 
@@ -31,5 +38,7 @@ class OrchestratorOptions(Options):
     """Subtasks a run holds, the split's and any a review adds; a longer split is cut."""
     worker_steps: int = 3
     """Model calls one worker makes on one subtask; the last one has tools disabled."""
+    review: bool = True
+    """The orchestrator reviews each round's results and may re-dispatch (off: one round, no review)."""
     max_dispatches: int = 3
-    """Rounds of dispatch: the first, then one after each REDISPATCH; every round but the last is reviewed."""
+    """Rounds of dispatch with the review: the first, then one after each REDISPATCH; the last is not reviewed."""
