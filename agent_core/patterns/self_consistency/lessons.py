@@ -1,11 +1,13 @@
-"""How self-consistency is taught and drawn: its variants, graph, step blocks and Learn text."""
+"""How self-consistency is taught and drawn: its variants, graph, step blocks, Compare preset and Learn
+text."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-from ..spec import Edge, Lesson, Text, VariantSpec
+from ..direct import SPEC as BASELINE
+from ..spec import Edge, LaneSpec, Lesson, Preset, Text, VariantSpec
 
 VARIANTS = (
     VariantSpec(
@@ -123,5 +125,29 @@ LESSON = Lesson(
         "Exactly k calls (no tools are offered), plus one for the arbiter when the samples disagree (two with "
         "the repair re-ask): at most `k + r`.",
         "恰好 k 次调用（不提供工具）；开启仲裁者且采样结果不一致时再加 1 次（有修复重问时为 2 次）：最多 `k + r`。",
+    ),
+)
+
+
+PRESETS = (
+    Preset(
+        "vote",
+        Text("One call vs the vote", "一次调用 vs 投票"),
+        ":material/how_to_vote:",
+        Text(
+            "The order's total, answered by one call, by three samples voted on, and by the same vote with the "
+            "arbiter: the one call keeps its slip (398), the vote outnumbers it (408, 3 calls), the arbiter agrees "
+            "with the majority (4 calls). Offline the scripts play every lane; with a model, set a temperature "
+            "above 0 (or leave the server's) so the samples can differ.",
+            "订单总额：分别由一次调用、三次采样投票、以及加上仲裁者的同样投票来回答：一次调用保留了它的失误（398），"
+            "投票以多数推翻它（408，3 次调用），仲裁者同意多数（4 次调用）。离线时每条赛道都由脚本演示；连接模型时，"
+            "请把温度设为大于 0（或使用服务器默认值），采样才会不同。",
+        ),
+        (
+            LaneSpec(BASELINE.compare_variant, Text("One call (baseline)", "一次调用（基线）")),
+            LaneSpec("self-consistency", Text("Three samples, voted", "三次采样投票")),
+            LaneSpec("self-consistency-arbiter", Text("Voted, then the arbiter", "投票后由仲裁者审查")),
+        ),
+        scenario="order-total-vote",
     ),
 )

@@ -2,7 +2,8 @@
 or the arbiter, gets it right) and free-text tasks.
 
 A sample's reply depends on its number (the call context's `attempt`), so every run replays alike and
-a fork at any sample reproduces the rest. With more samples than the scenario's three, the right answer
+a fork at any sample reproduces the rest. On the order, the single-call baseline's one call is
+sample 1's chain, the one that slips. With more samples than the scenario's three, the right answer
 keeps coming, as a model that is more often right than wrong would give it. The arbiter reads the
 distinct answers from its call context (`choices`: letter -> answer) and picks the right one.
 """
@@ -13,6 +14,7 @@ import json
 
 from ...offline.script import Call, Reply, script
 from ...offline.scripts.generic import label, role, topic
+from ..direct import SPEC as BASELINE
 
 #: the order (seed 03's AirX WatchFit): sample 1 multiplies wrong, the others agree on 408
 ORDER_SAMPLES = (
@@ -93,6 +95,8 @@ def _arbiter(call: Call, right: str) -> Reply:
 
 @script("order-total-vote")
 def order_total(call: Call) -> Reply | None:
+    if call.ctx.pattern == BASELINE.name:  # one call alone: the first draw, the chain that slips
+        return Reply(call.t(*ORDER_SAMPLES[0]))
     if call.role == "sampler":
         return _sample(call, ORDER_SAMPLES, (1, 2))
     if call.role == "arbiter":

@@ -1,9 +1,12 @@
 """Self-consistency's scenarios: word problems on the seeds' shop and parcels (seed 03), where one
 chain of thought slips. In the first the vote overturns the slip; in the second every sample differs,
-the tie rule would keep the slip, and the arbiter reads the reasoning and chooses the right answer."""
+the tie rule would keep the slip, and the arbiter reads the reasoning and chooses the right answer.
+The order's script plays the single-call baseline too (its one call is the chain that slips), so
+Compare can put one call beside the vote on it."""
 
 from __future__ import annotations
 
+from ..direct import SPEC as BASELINE
 from ..spec import Scenario
 
 SCENARIOS = (
@@ -26,6 +29,7 @@ SCENARIOS = (
             "zh": "第 1 次采样算错（3 × 129 = 377），得出 398；第 2、3 次采样都得到 408。投票（3 票中 2 票）推翻了这次失误；"
             "只调用一次的话答案就是 398。",
         },
+        also=(BASELINE.name,),
     ),
     Scenario(
         "parcel-time-arbiter",
