@@ -43,14 +43,25 @@ def test_the_vote_overturns_the_sample_that_slipped_on_the_order_total(lang, tal
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_one_call_alone_answers_with_the_slip(lang):
-    # the single-chain baseline on the same task: its one call is the first draw of the same model
-    config, task = ac.for_scenario("order-total-vote", lang)
+def test_one_call_alone_answers_with_the_slip_and_compares_preset_plays_all_three(lang):
+    # the single-call baseline on the same task: the order's script plays its one call as the first draw
+    from agent_core.patterns import registry
+
+    preset = registry.presets()["vote"]
+    seen = []
+    for lane in preset.lanes:
+        variant = registry.variants()[lane.variant]
+        spec = registry.pattern_of_variant(lane.variant)
+        config, task = ac.for_scenario(preset.scenario, lang, pattern=spec.name, **variant.forced)
+        result = ac.run(task, config, ac.OfflineModel())
+        seen.append((spec.name, result.llm_calls, [v.verdict for v in of(result, ev.VerdictEvent)],
+                     result.final_answer.rsplit(" ", 1)[-1].rsplit("：", 1)[-1]))
+    assert seen == [("direct", 1, [], "398"), ("self-consistency", 3, ["PASS"], "408"),
+                    ("self-consistency", 4, ["PASS", "PASS"], "408")]
     first = ORDER_SAMPLES[0][1 if lang == "zh" else 0]
-    direct = ac.run(task, ac.configure("direct", lang=lang), ScriptedModel([first]))
-    assert direct.llm_calls == 1 and direct.final_answer.endswith("398")
-    voted = ac.run(task, config, ScriptedModel([s[1 if lang == "zh" else 0] for s in ORDER_SAMPLES]))
-    assert voted.final_answer.endswith("408") and voted.llm_calls == 3
+    direct = ac.run(ac.for_scenario(preset.scenario, lang)[1], ac.configure("direct", lang=lang),
+                    ScriptedModel([first]))
+    assert direct.final_answer == first, "the same chain from any model that draws it first"
 
 
 @pytest.mark.parametrize(("lang", "why"), [("en", "60 minutes to the hour"), ("zh", "一小时是 60 分钟")])
