@@ -5,9 +5,12 @@ on a fork, one count of calls, Run within reach, and one clear message for a bro
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from agent_core.evaluation.harness import BASELINE_ENTRIES
 from tests.app_pages import open_page
 
 P = "pg"
@@ -76,3 +79,26 @@ def test_every_multiselect_has_a_placeholder_in_the_pages_language(lang):
     evals = open_page("pages/eval.py", sb_lang=lang)
     assert evals.multiselect(key="ev_patterns").proto.placeholder == t("choose.patterns", lang)
     assert "Choose options" not in {t("choose.people", lang), t("choose.tools", lang)}
+
+
+# --- chart labels that do not sit on each other -----------------------------------------------------
+
+def test_evals_charts_keep_labels_of_points_and_baselines_that_coincide_apart():
+    at = open_page("pages/eval.py")
+    baselines = list(BASELINE_ENTRIES)  # the baseline at one call, and at about reflection's budget
+    at.multiselect(key="ev_patterns").set_value(["reflection", "react", *baselines]).run()
+    at.number_input(key="ev_limit").set_value(2).run()
+    at.button(key="ev_run").click().run(timeout=180)
+    assert not at.exception, [e.message for e in at.exception]
+    charts = {c.proto.spec: json.loads(c.proto.spec) for c in at.get("plotly_chart")}.values()
+    scores = next(c for c in charts if any(t.get("mode") == "markers+text" for t in c["data"]))
+    spots: dict[tuple[float, float], list[str]] = {}
+    for trace in scores["data"]:
+        spots.setdefault((trace["x"][0], trace["y"][0]), []).append(trace["textposition"])
+    assert any(len(places) > 1 for places in spots.values()), "two patterns share a point on the offline model"
+    assert all(len(set(places)) == len(places) for places in spots.values()), spots
+    notes = [a for c in charts for a in c["layout"].get("annotations", []) if "baseline" in (a.get("text") or "")]
+    assert len(notes) == len(baselines) >= 2
+    # the highest line is labelled above itself, the next below itself: apart even on one level
+    highest, second = sorted(notes, key=lambda a: -a["y"])[:2]
+    assert (highest["yanchor"], second["yanchor"]) == ("bottom", "top"), notes

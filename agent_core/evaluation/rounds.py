@@ -151,6 +151,10 @@ _LABELS = {
 }
 
 
+#: where the baselines' labels go, highest line first
+_BASELINE_PLACES = ("top right", "bottom right", "top left", "bottom left")
+
+
 def rounds_figure(stats: Sequence[RoundStat], stops: Sequence[StopStat] = (), lang: str = "en") -> go.Figure:
     """Pass rate by round, one line per pattern, with the baseline as a dashed level."""
     import plotly.graph_objects as go
@@ -161,10 +165,13 @@ def rounds_figure(stats: Sequence[RoundStat], stops: Sequence[StopStat] = (), la
         mine = [s for s in stats if s.pattern == pattern]
         fig.add_trace(go.Scatter(x=[s.round for s in mine], y=[round(100 * s.pass_rate, 1) for s in mine],
                                  mode="lines+markers", name=pattern))
-    for stop in stops:
-        if stop.baseline:
-            fig.add_hline(y=round(100 * stop.self_rate, 1), line_dash="dash",
-                          annotation_text=f"{t['baseline']}: {stop.pattern}")
+    # the baselines' labels avoid each other: the highest line is labelled above itself, the next below
+    # itself (so two labels never share a line's side), the third and fourth the same on the left
+    levels = sorted((s for s in stops if s.baseline), key=lambda s: -s.self_rate)
+    for i, stop in enumerate(levels):
+        fig.add_hline(y=round(100 * stop.self_rate, 1), line_dash="dash",
+                      annotation_text=f"{t['baseline']}: {stop.pattern}",
+                      annotation_position=_BASELINE_PLACES[i % len(_BASELINE_PLACES)])
     fig.update_layout(title=t["title"], xaxis_title=t["x"], yaxis_title=t["y"], yaxis_range=[0, 105],
                       xaxis={"dtick": 1}, margin={"t": 50, "b": 40, "l": 50, "r": 20}, height=340)
     return fig

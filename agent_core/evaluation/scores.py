@@ -138,6 +138,25 @@ _TEXT = {
 _COLORS = {REFERENCE: "#9D755D", **{i: e.color or spec.color for i, (spec, e) in ENTRIES.items()}}
 
 
+#: where the labels of points that sit together go, in turn: the first above, the next below, then
+#: beside them (a label is about a tenth of the chart wide and a twentieth high)
+_PLACES = ("top center", "bottom center", "middle right", "middle left", "top right", "bottom left",
+           "top left", "bottom right")
+_NEAR_X, _NEAR_Y = 0.1, 0.06
+
+
+def label_places(points: Iterable[tuple[float, float]], x_span: float, y_span: float) -> list[str]:
+    """A text position per point such that labels of points closer than a label's size take turns
+    around them (two patterns at the same pass rate and cost printed "direct" over "react")."""
+    placed: list[tuple[float, float, int]] = []  # (x, y, the place its label took)
+    for x, y in points:
+        taken = {turn for px, py, turn in placed
+                 if abs(px - x) < _NEAR_X * x_span and abs(py - y) < _NEAR_Y * y_span}
+        turn = next((i for i in range(len(_PLACES)) if i not in taken), len(placed) % len(_PLACES))
+        placed.append((x, y, turn))
+    return [_PLACES[turn] for _, _, turn in placed]
+
+
 def scores_figure(scores: Iterable[PatternScore], lang: str = "en") -> go.Figure:
     """Pass rate against LLM calls per task, one labelled point per pattern."""
     import plotly.graph_objects as go
@@ -147,15 +166,16 @@ def scores_figure(scores: Iterable[PatternScore], lang: str = "en") -> go.Figure
     if not scores:
         return empty_figure(text["empty"], height=240)
     fig = go.Figure()
-    for s in scores:
+    most = max(s.calls_per_task for s in scores)
+    places = label_places([(s.calls_per_task, s.pass_rate * 100) for s in scores], x_span=most * 1.15 + 1, y_span=117)
+    for s, place in zip(scores, places, strict=True):
         name = f"{s.pattern}*" if s.sees_tests else s.pattern
         fig.add_trace(go.Scatter(
             x=[s.calls_per_task], y=[round(s.pass_rate * 100, 1)], mode="markers+text", name=name, text=[name],
-            textposition="top center", marker={"size": 14, "color": _COLORS.get(s.pattern, "#72B7B2")},
+            textposition=place, marker={"size": 14, "color": _COLORS.get(s.pattern, "#72B7B2")},
             customdata=[[s.passed, s.tasks, s.tokens_per_task]],
             hovertemplate=(f"{name}<br>%{{y:.1f}}% (%{{customdata[0]}}/%{{customdata[1]}} {text['tasks']})<br>"
                            f"%{{x:.2f}} {text['x']}<br>%{{customdata[2]:,.0f}} {text['tokens']}<extra></extra>")))
-    most = max(s.calls_per_task for s in scores)
     fig.update_layout(xaxis={"title": text["x"], "range": [-0.5, most * 1.15 + 0.5], "zeroline": False},
                       yaxis={"title": text["y"], "range": [-5, 112]}, showlegend=False, height=380,
                       margin={"l": 10, "r": 10, "t": 30, "b": 40})
