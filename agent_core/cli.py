@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from contextlib import closing
 from typing import TextIO
 
-from . import evaluation, settings
+from . import evaluation, event_views, settings
 from . import events as ev
 from .config import RunConfig
 from .patterns import registry
@@ -314,7 +314,8 @@ def describe(event: ev.Event) -> str | None:
             return f"  person as {event.role}: {short(event.text)}"
         case ev.RunFinished():
             return f"finished ({event.reason}): {event.llm_calls} LLM calls, {event.total_tokens} tokens, {event.elapsed_ms / 1000:.2f} s"
-    return None
+    own = event_views.line(event)  # a kind a pattern added, in the words of its own view
+    return f"  {short(own, 200)}" if own else None
 
 
 def run_command(args: argparse.Namespace, out: TextIO) -> int:

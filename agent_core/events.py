@@ -34,10 +34,15 @@ PauseAt = Literal["call", "verdict", "tool"]
 PauseReason = Literal["breakpoint", "person"]
 ResumeAction = Literal["continue", "step", "send", "edit", "answer"]
 EditKind = Literal["messages", "template"]
+#: A search-tree node's state (TreeNode): proposed (written, not valued yet), evaluated (valued), failed
+#: (valued, no solution, reflected on), pruned (valued 0: the search never grows it), solved, expanded
+#: (chosen to grow), chosen (on the path to the answer, said when the search ends).
+TreeStatus = Literal["proposed", "evaluated", "failed", "pruned", "solved", "expanded", "chosen"]
 
 VERDICTS: tuple[str, ...] = get_args(VerdictName)
 END_REASONS: tuple[str, ...] = get_args(EndReason)
 STEP_STATUSES: tuple[str, ...] = get_args(StepStatus)
+TREE_STATUSES: tuple[str, ...] = get_args(TreeStatus)
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,6 +199,26 @@ class Draft(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class TreeNode(Event):
+    """A node of a search tree was added or changed (tree search: LATS). One event per change, so the
+    tree can be drawn as it grows: node 0 is the root (the task), every other node a candidate with
+    its `parent`. `value` is the node's own value in [0, 1] (None until it is evaluated); `visits` how
+    many evaluated nodes its subtree holds; `uct` the score that chose it to grow (an expanded node);
+    `note` what the search learned there (the evaluator's reason, the tests' result, the reflection)."""
+
+    kind: ClassVar[str] = "tree_node"
+    node: int = 0
+    parent: int | None = None
+    depth: int = 0
+    summary: str = ""
+    value: float | None = None
+    visits: int = 0
+    status: TreeStatus = "proposed"
+    uct: float | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class FinalAnswer(Event):
     kind: ClassVar[str] = "final_answer"
     text: str = ""
@@ -296,7 +321,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
     cls.kind: cls
     for cls in (RunStarted, LlmCall, Token, Thought, ToolCallEvent, ToolResult, PlanEvent, StepStarted,
                 StepFinished, VerdictEvent, Draft, FinalAnswer, LimitReached, RunFailed, RunFinished,
-                Paused, Resumed, Edited, HumanReply)
+                Paused, Resumed, Edited, HumanReply, TreeNode)
 }
 for _cls in (Event, *EVENT_TYPES.values()):
     _fast_init(_cls)
@@ -348,7 +373,10 @@ def event_from_dict(data: dict[str, Any]) -> Event:
 _SCALARS = {"int": int, "float": (int, float), "str": str, "bool": bool, "RoleName": str}
 #: Literal field types and the values each allows (a trace may hold nothing else).
 _LITERALS = {"VerdictName": VERDICTS, "EndReason": END_REASONS, "StepStatus": STEP_STATUSES,
+             "TreeStatus": TREE_STATUSES,
              **{name: get_args(globals()[name]) for name in ("PauseAt", "PauseReason", "ResumeAction", "EditKind")}}
+#: The names of the Literal field types: their values are plain strings wherever a field travels.
+LITERAL_TYPES: tuple[str, ...] = tuple(_LITERALS)
 
 
 @functools.cache

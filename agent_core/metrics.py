@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from . import event_views
 from . import events as ev
 
 if TYPE_CHECKING:
@@ -196,6 +197,8 @@ class RunSummary:
     #: verdicts that fell back to a default because the reply could not be parsed
     fallback_verdicts: int = 0
     drafts: int = 0
+    #: what the patterns' own event kinds count (event_views), e.g. {"tree_nodes": 5, "tree_solved": 1}
+    counts: dict[str, int] = field(default_factory=dict)
     limits: tuple[str, ...] = ()
     #: why the run ended (events.END_REASONS); None while it has no `run_finished`
     end_reason: str | None = None
@@ -207,9 +210,11 @@ class RunSummary:
         return self.end_reason is not None
 
     def row(self) -> dict[str, Any]:
-        """A flat dict for a table: verdict counts become `verdicts_<VERDICT>` columns."""
-        out = {k: v for k, v in asdict(self).items() if k not in ("verdicts", "limits")}
+        """A flat dict for a table: verdict counts become `verdicts_<VERDICT>` columns, the patterns' own counts
+        `count_<name>` columns."""
+        out = {k: v for k, v in asdict(self).items() if k not in ("verdicts", "limits", "counts")}
         out["limits"] = ", ".join(self.limits)
+        out.update({f"count_{name}": n for name, n in self.counts.items()})
         out.update({f"verdicts_{v}": self.verdicts.get(v, 0) for v in ev.VERDICTS})
         return out
 
@@ -245,6 +250,7 @@ def summary(events: Iterable[ev.Event]) -> RunSummary:
         verdicts=dict(Counter(v.verdict for v in verdicts)),
         fallback_verdicts=sum(1 for v in verdicts if not v.parsed),
         drafts=sum(1 for e in events if isinstance(e, ev.Draft)),
+        counts=event_views.counts(events),
         limits=tuple(e.limit for e in events if isinstance(e, ev.LimitReached)),
         end_reason=finished.reason if finished else None,
         error=f"{failed.error_type}: {failed.message}" if failed else "",

@@ -13,10 +13,11 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from . import event_views
 from . import events as ev
-from .settings import redact
 from .diffing import diff_stats, line_diff
 from .metrics import role_usage, summary
+from .settings import redact
 
 if TYPE_CHECKING:
     from .config import RunConfig
@@ -413,7 +414,9 @@ def _event_block(e: ev.Event, previous: ev.Draft | None, lang: str, t: dict[str,
         return f"**{t['limit']}{t[':']}** {code(e.limit)} = {e.value} — {cell(e.message)}"
     if isinstance(e, ev.RunFailed):
         return f"**{t['failed']}{t[':']}** {code(e.error_type)}\n\n{quote(e.message)}"
-    return ""
+    # a kind a pattern added, in its view's words (`lang` here is the code's language: the words' is t's)
+    own = event_views.line(e, "zh" if t is _TEXT["zh"] else "en")
+    return cell(_clip(own, PROSE_CHARS, None, t)) if own else ""
 
 
 def _verdict_block(e: ev.VerdictEvent, t: dict[str, str]) -> str:

@@ -33,6 +33,8 @@ SAMPLES = [
     ev.Edited(t=0.9, role="critic", call=2, what="template", template="critic"),
     ev.HumanReply(t=0.9, role="judge", call=3, text='{"passed": true}',
                   tool_calls=({"name": "search", "arguments": "{}"},)),
+    ev.TreeNode(t=1.0, step=2, node=3, parent=1, depth=2, summary="floor(x + 0.5)", value=0.6, visits=1,
+                status="failed", uct=None, note="the float is below the half"),
 ]
 
 

@@ -27,8 +27,7 @@ from ..patterns import registry
 from .mapping import NS
 
 #: Field types written as attribute scalars; any other field travels as a JSON string.
-_SCALARS = {"str", "int", "float", "bool", "str | None", "int | None", "float | None", "RoleName", "VerdictName",
-            "EndReason", "StepStatus"}
+_SCALARS = {"str", "int", "float", "bool", "str | None", "int | None", "float | None", "RoleName", *ev.LITERAL_TYPES}
 _CHAT_OPERATIONS = ("chat", "text_completion", "generate_content")
 #: How many unmapped spans are named one by one; the rest are counted.
 MAX_LISTED = 200

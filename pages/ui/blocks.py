@@ -201,6 +201,10 @@ class Blocks:
             if e.reason == "stop" and last.state == "running":
                 last.suffix = (last.suffix + " · " + self.w["stopped"]).lstrip(" ·")
             self.settle(last)
+        elif block is not None and (own := self.spec.event_views.get(e.kind)) is not None:
+            suffix = own.suffix(e, self.lang)  # a kind the pattern added: its view labels the block
+            if suffix is not None:
+                block.suffix = text.inline(suffix, 80)
 
     def settle(self, block: Block) -> None:
         """A block the run has left: no longer running."""

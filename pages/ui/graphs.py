@@ -90,6 +90,9 @@ def _named(spec: PatternSpec, event: ev.Event, config: Mapping[str, Any], after:
         return spec.tool_node(event.name)
     if event.kind in spec.event_nodes:
         return spec.event_nodes[event.kind]
+    own = spec.event_views.get(event.kind)  # a kind the pattern added: its view says which node it lights
+    if own is not None:
+        return own.node(event)
     if isinstance(event, ev.FinalAnswer):
         return spec.answer_node
     if isinstance(event, ev.RunFinished):

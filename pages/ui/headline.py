@@ -27,7 +27,8 @@ from .slots import slot
 
 #: verdict -> (text colour, background, glyph): green passes, amber sends back; anything else grey
 LOOKS = {"PASS": ("#14532d", "#bbf7d0", "✓"), "REVISE": ("#78350f", "#fde68a", "✎"),
-         "RETRY": ("#78350f", "#fde68a", "↻"), "REPLAN": ("#78350f", "#fde68a", "⤳")}
+         "RETRY": ("#78350f", "#fde68a", "↻"), "REPLAN": ("#78350f", "#fde68a", "⤳"),
+         "DONE": ("#14532d", "#bbf7d0", "✓"), "REDISPATCH": ("#78350f", "#fde68a", "⑂")}
 OTHER = ("#1f2937", "#e5e7eb", "•")
 #: the class of the trail's HTML, for the browser tests and the presenter's style
 TRAIL_CLASS = "apg-trail"

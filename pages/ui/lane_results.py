@@ -8,9 +8,9 @@ from collections.abc import Iterable, Sequence
 import pandas as pd
 import streamlit as st
 
+from agent_core import event_views, metrics
 from agent_core import events as ev
 from agent_core import exports as exports_format
-from agent_core import metrics
 from agent_core.diffing import Budget, diff_stats
 from agent_core.offline import placeholder
 from agent_core.pricing import PriceTable, spend
@@ -59,9 +59,12 @@ def results_table(names: Sequence[str], lanes: Sequence[list[ev.Event]],
     table["verdict_counts"] = [" · ".join(f"{v} {n}" for v, n in s.verdicts.items()) or "—"
                                for s in summaries.values()]
     table["limits"] = table["limits"].replace("", "—")
+    # what the patterns' own event kinds count (a search tree's nodes...), in their views' words
+    table["own_counts"] = [" · ".join(f"{event_views.count_label(name, lang)} {n}" for name, n in s.counts.items())
+                           or "—" for s in summaries.values()]
     return table[["lane", "ended", "llm_calls", "max_llm_calls", "by_role", "prompt_tokens", "completion_tokens",
                   "total_tokens", "cost_usd", "latency_ms", "elapsed_s", "tool_calls", "tool_errors", "verdict_counts", "drafts",
-                  "limits"]]
+                  "own_counts", "limits"]]
 
 
 def results(comparison: Comparison, *, lang: str) -> None:
@@ -89,6 +92,7 @@ def results(comparison: Comparison, *, lang: str) -> None:
         "tool_errors": st.column_config.NumberColumn(col["tool_errors"]),
         "verdict_counts": st.column_config.TextColumn(col["verdicts"]),
         "drafts": st.column_config.NumberColumn(col["drafts"]),
+        "own_counts": st.column_config.TextColumn(t("figures.counts", lang), help=t("figures.counts_help", lang)),
         "limits": st.column_config.TextColumn(col["limits"]),
         "cost_usd": st.column_config.NumberColumn(costs.words(lang)["cost"], format="$%.4f",
                                                   help=costs.words(lang)["cost_help"]),

@@ -30,14 +30,15 @@ from agent_core.calls import MessageTable
 
 from agent_core.patterns.registry import LIMITS
 
-from . import call_views, diff_view, graphs, i18n, text
+from . import call_views, diff_view, figures, graphs, i18n, text
 from .catalogue import limit_label
 from .blocks import Block, Blocks, Versions, final_blocks, final_looks, tool_name
 from .headline import Headline
 from .slots import slot
 
 VERDICT_LOOK = {"PASS": ("green", ":material/check_circle:"), "REVISE": ("orange", ":material/edit_note:"),
-                "RETRY": ("orange", ":material/replay:"), "REPLAN": ("orange", ":material/alt_route:")}
+                "RETRY": ("orange", ":material/replay:"), "REPLAN": ("orange", ":material/alt_route:"),
+                "DONE": ("green", ":material/check_circle:"), "REDISPATCH": ("orange", ":material/call_split:")}
 #: how a run ended -> its badge colour (the words are the catalogue's [render.end] and [render.end_line])
 ENDING_COLORS = {"answer": "green", "pass": "green", "cap": "orange", "budget": "orange", "stop": "gray",
                  "error": "red"}
@@ -150,6 +151,9 @@ class RunView:
         self.tool_slots: dict[str, tuple[Any, ev.ToolCallEvent]] = {}
         self.raw: dict[str, str] = {}
         self.final: str | None = None
+        #: events of the kinds the pattern added whose views draw a figure (a search tree), by kind
+        self.own: dict[str, list[ev.Event]] = {}
+        self._own_dirty = False
         self._side_dirty = False
         self._painted = 0.0
         self._refreshed, self._stale = 0.0, False
@@ -159,7 +163,8 @@ class RunView:
         # verdict first: the trail and the latest diff lead, counters and graph come after (issue 15)
         self.head = Headline(key, spec=self.blocks.spec, lang=self.lang, code=self.code, diff_layout=diff_layout, diff=not compact,
                              live=self.live)
-        self._counters, self._graph, self._side = slot(self.live), slot(self.live), slot(self.live)
+        # (the figure: the pattern's own picture, if its events draw one — a search tree as it grows)
+        self._counters, self._graph, self._figure, self._side = (slot(self.live) for _ in range(4))
         #: blocks drawn on redraw (a page of them); the others only count. `hide_before` (live views)
         #: leaves blocks below that index undrawn: Play starts a long run from its middle that way.
         self.window = self._page() if looks is not None else None
@@ -196,7 +201,7 @@ class RunView:
         if hidden:
             self._count(event, block)  # off the page, folded or past the ending's bound: it counts, nothing is drawn
         else:
-            getattr(self, "_on_" + event.kind)(event, block)
+            getattr(self, "_on_" + event.kind, self._on_own)(event, block)
         self.blocks.note(event, block)
         self.head.see(event)  # drawn at once when live, at close() on a redraw
         if self.live and not hidden:  # (the next drawn event refreshes the counters for them)
@@ -472,6 +477,31 @@ class RunView:
         else:
             st.markdown(text.escape(body))
 
+    # --- the kinds a pattern adds (agent_core.event_views) ---------------------------------------
+    def _on_own(self, e: ev.Event, block: Block | None) -> None:
+        """An event of a kind the pattern added: a line in its view's words, and its part of the figure."""
+        view = self._keep_own(e)
+        if view is not None and block is not None and block.box is not None:
+            block.box.caption(text.escape(text.clip(view.line(e, self.lang), BODY_CHARS)))
+
+    def _keep_own(self, e: ev.Event) -> Any:
+        """Keep an event of the pattern's own kind for its figure; its view (None for any other event)."""
+        view = self.blocks.spec.event_views.get(e.kind)
+        if view is not None and view.figure is not None:
+            self.own.setdefault(e.kind, []).append(e)
+            self._own_dirty = True
+        return view
+
+    def _draw_own(self) -> None:
+        """The figures of the pattern's own events (a search tree as it grows), under its graph."""
+        views = self.blocks.spec.event_views
+        drawn = [(views[kind], events) for kind, events in self.own.items() if views[kind].figure is not None]
+        if not drawn:
+            return
+        with self._figure.container():
+            for view, events in drawn:
+                figures.draw(st, view.figure(events), self.blocks.lang)
+
     # --- step mode -------------------------------------------------------------------------------
     def _on_paused(self, e: ev.Paused, block: Block | None) -> None:
         w = self.w
@@ -634,6 +664,8 @@ class RunView:
             self._ends += 1  # the ending's message is drawn whatever the page (a dozen: a file may hold thousands)
             if self._ends <= END_EVENTS:
                 self._on_run_failed(e, None)
+        else:
+            self._keep_own(e)
 
     # --- live panels ------------------------------------------------------------------------------
     def _set_status(self, step_id: int, status: str) -> None:
@@ -689,6 +721,9 @@ class RunView:
             self._graph.graphviz_chart(graphs.dot(self.config, self.active, self.visited, self.blocks.lang,
                                                   vertical=graphs.vertical_in_run(self.config, self.compact)),
                                        width="content")
+        if graph or self._own_dirty:
+            self._own_dirty = False
+            self._draw_own()
         if graph or self._side_dirty:
             self._side_dirty = False
             self._draw_side()
