@@ -278,3 +278,24 @@ def test_learn_and_the_compare_preset_find_the_pattern_through_its_spec():
         assert covers(SCENARIO, registry.pattern_of_variant(lane.variant).name)
         calls.append(play(**variant.forced, **lane.switches).llm_calls)
     assert calls == [9, 13], "two reviews and a second booking attempt: four calls, and the dentist is booked"
+
+
+# --- the Playground -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_playground_runs_the_errands_offline_and_draws_each_dispatch(lang):
+    from tests.app_pages import badges, keyed, open_page
+
+    at = open_page("pages/playground.py", sb_lang=lang)
+    at.selectbox(key="pg_variant").select("orchestrator").run()
+    at.selectbox(key="pg_scenario").set_value(SCENARIO).run()
+    assert not at.exception and not [t for t in at.toggle if t.key == "pg_opt_review"], "the variant fixes it"
+    assert at.number_input(key="pg_limit_max_dispatches").value == 3
+    at.button(key="pg_run").click().run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert [label for _color, label in badges(at) if label in ev.VERDICTS] == ["REDISPATCH", "DONE"]
+    flow = keyed(at.main, "pg_view-flow")
+    titles = [b.label for b in flow.children.values()]
+    assert len(titles) == 9 and sum("attempt" in t or "第 2 次尝试" in t for t in titles) <= 1
+    record = at.session_state["pg_runs"][-1]
+    assert record.events[-1].reason == "pass" and "BK-4821" in record.events[-2].text
