@@ -64,21 +64,23 @@ class OfflineModel:
             first_user = next((m.content for m in request.messages if m.role == "user"), "")
             found = find_by_task(first_user)
             scenario = found.id if found else None
-        # a scenario's script plays its own pattern; another pattern on the same task gets the generic run
+        # a scenario's script plays its own pattern (and those it names in `also`); another pattern on the
+        # same task gets the generic run
         pattern = request.context.pattern
-        if scenario in SCENARIOS and pattern and SCENARIOS[scenario].pattern != pattern:
+        if scenario in SCENARIOS and pattern and pattern not in SCENARIOS[scenario].patterns:
             scenario = None
         return SCRIPTS.get(scenario or "", SCRIPTS["generic"])
 
 
 def covers(scenario: str | None, pattern: str) -> bool:
-    """Whether the scripts play `scenario` under `pattern` as its documented run. Anything else — a
-    free task, or a scenario under another pattern — gets the generic run: placeholder text, labelled
-    as scripted, whose judges pass it because there is nothing real to judge."""
+    """Whether the scripts play `scenario` under `pattern` as its documented run (its own pattern, or one
+    it names in `also`). Anything else — a free task, or a scenario under another pattern — gets the
+    generic run: placeholder text, labelled as scripted, whose judges pass it because there is nothing
+    real to judge."""
     from ..scenarios import SCENARIOS
     from . import scripts  # noqa: F401  (registers every scenario's script)
 
-    return scenario in SCRIPTS and scenario in SCENARIOS and SCENARIOS[scenario].pattern == pattern
+    return scenario in SCRIPTS and scenario in SCENARIOS and pattern in SCENARIOS[scenario].patterns
 
 
 def placeholder(scenario: str | None, pattern: str, models: Iterable[str]) -> bool:
