@@ -2,6 +2,7 @@
 rate against cost, beside published reference points. Rows are stored as they arrive, so a Stop or
 a page switch keeps what was measured."""
 
+import contextlib
 import dataclasses
 import hashlib
 import time
@@ -22,6 +23,7 @@ from agent_core.evaluation import (
     TEST_FEEDBACK_NOTE,
     EvalProgress,
     EvalRow,
+    backend_choice,
     backends,
     bundled_tasks,
     evaluate,
@@ -49,6 +51,7 @@ state.setdefault(f"{P}_rows", [])
 state.setdefault(f"{P}_job", None)  # the id of the evaluation this session is running, if any
 state.setdefault(f"{P}_concurrency", DEFAULT_CONCURRENCY)
 state.setdefault(f"{P}_repeats", 1)
+state.setdefault(f"{P}_backend", "local")
 
 WORDS = words("eval", lang)
 #: pattern ids (the rows' own) and sandbox statuses, as this page shows them
@@ -153,9 +156,20 @@ if questions:
                           format_func=lambda s: s or STATS["scorer_default"], disabled=state[f"{P}_job"] is not None,
                           persist_state="session")
     scorer = picked or None
-#: question sets and repeats run through the backends (rows per task x pattern x repeat); a single run of a
-#: code set keeps the harness's rows (the rounds view reads them)
-repeated = questions or int(repeats) > 1
+#: where the runs go, the CLI's --backend choice: offered only where Ray's optional extra is installed
+RAY = words("eval_backend", lang)
+if backend_choice.ray_installed():
+    backend = st.radio(RAY["label"], backend_choice.BACKENDS, horizontal=True, key=f"{P}_backend",
+                       format_func=lambda b: RAY[b], help=RAY["help"], disabled=state[f"{P}_job"] is not None,
+                       persist_state="session")
+    if backend == "ray":
+        st.caption(RAY["ray_note"])
+else:
+    backend = "local"
+    st.caption(RAY["missing"].format(install=backend_choice.RAY_INSTALL))
+#: question sets, repeats and Ray run through the backends (rows per task x pattern x repeat); a single local
+#: run of a code set keeps the harness's rows (the rounds view reads them)
+repeated = questions or int(repeats) > 1 or backend == "ray"
 if WITH_TESTS in patterns:
     st.info(TEST_FEEDBACK_NOTE[lang], icon=":material/info:")
 
@@ -273,13 +287,14 @@ if job is not None:
             if repeated:
                 chosen = (task_set or tasksets.TaskSet("humaneval", tuple(tasks))).with_scorer(scorer)
                 plan = backends.plan(chosen, patterns, repeats=int(repeats), limit=int(limit), lang=lang)
-                pool = backends.local(plan, sidebar.model_router(), concurrency=int(concurrency),
-                                      prices=costs.price_table()[0])
+                with st.spinner(RAY["starting"]) if backend == "ray" else contextlib.nullcontext():
+                    pool = backend_choice.start(plan, sidebar.model_router(), backend=backend,
+                                                concurrency=int(concurrency), prices=costs.price_table()[0])
             else:
                 pool = evaluate(tasks, patterns, sidebar.model_router(), limit=int(limit), lang=lang,
                                 concurrency=int(concurrency), prices=costs.price_table()[0])
         state[f"{P}_pool"] = (job, pool)  # for Stop's callback, which runs in another script run
-        latest: EvalProgress | None = None
+        latest: EvalProgress | ResultRow | None = None
         with closing(pool):  # a page switch or the toolbar's Stop ends every run under way
             for item in pool:
                 if state.get(f"{P}_job") != job:
@@ -291,6 +306,8 @@ if job is not None:
                     state[f"{P}_rows"].append(_kept(item))
                     _table(state[f"{P}_rows"])
                     _gauge(state[f"{P}_rows"])
+                    if not isinstance(latest, EvalProgress):  # Ray says only which run finished
+                        latest = item
                 else:
                     latest = item
                 if latest is not None:  # counted from the pool: rows may finish ahead of the table

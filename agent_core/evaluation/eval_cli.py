@@ -13,7 +13,6 @@ exact McNemar p ("not distinguishable at this n" when p >= 0.05).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Callable
 from contextlib import closing
@@ -23,13 +22,11 @@ from typing import Any, TextIO
 from .. import sandbox
 from ..errors import ConfigError
 from ..flags import option_overrides
-from . import backends, harness, rounds, rows, samples, stats
+from . import backend_choice, backends, harness, rounds, rows, samples, stats
 from .harness import TEST_FEEDBACK_NOTE, WITH_TESTS
 from .scorers import JUDGE_PROMPTS, SCORERS
 from .tasks import BUNDLED_PATH
 from .tasksets import TaskSet, load_task_set
-
-BACKENDS = ("local", "ray")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -44,7 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--judge-prompt", metavar="FILE",
                         help="the judge scorer's system prompt (a text file); the default asks for VERDICT: CORRECT "
                              "or INCORRECT")
-    parser.add_argument("--backend", choices=BACKENDS, default="local",
+    parser.add_argument("--backend", choices=backend_choice.BACKENDS, default="local",
                         help="local: a pool of threads (default); ray: every run a Ray task (pip install -r "
                              "requirements-ray.txt)")
     parser.add_argument("--ray-address", metavar="ADDR",
@@ -83,13 +80,8 @@ def run(args: argparse.Namespace, out: TextIO, models_of: Callable[[argparse.Nam
     for path in (args.rounds_out, args.summary_out):
         _writable(path)
     models, _secrets = models_of(args)
-    if args.backend == "ray":
-        from . import ray_backend
-
-        runs: Any = ray_backend.RayEvaluation(plan, models, done=done, address=args.ray_address or
-                                              os.environ.get("RAY_ADDRESS"), concurrency=args.concurrency)
-    else:
-        runs = backends.local(plan, models, done=done, concurrency=args.concurrency)
+    runs = backend_choice.start(plan, models, backend=args.backend, done=done, concurrency=args.concurrency,
+                                address=args.ray_address)
     n_tasks = len(plan.task_set.tasks)
     repeats = f" x {plan.repeats} repeats" if plan.repeats > 1 else ""
     print(f"eval: {n_tasks} task(s) x {len(plan.patterns)} pattern(s){repeats} on {models.default.name}, "

@@ -136,13 +136,15 @@ class _Gate:
         return self.gate.refusals, self.gate.waited_s
 
 
-def _run_remote(p: backends.Plan, job: Any, made: tuple[Any, dict[str, Any]] | None, gate_actor: Any) -> ResultRow:
-    """One job on a worker: the router rebuilt there, every call behind the shared gate."""
+def _run_remote(p: backends.Plan, job: Any, made: tuple[Any, dict[str, Any]] | None, gate_actor: Any,
+                prices: PriceTable) -> ResultRow:
+    """One job on a worker: the router rebuilt there, every call behind the shared gate, priced as the
+    driver prices (a page's own price table, as its local pool would)."""
     router = None
     if made is not None:
         default, by_role = made
         router = ModelRouter(rebuild(default), {role: rebuild(m) for role, m in by_role.items()})
-    row = backends.run_job(p, job, router, PriceTable(), None, RemoteGate(gate_actor))
+    row = backends.run_job(p, job, router, prices, None, RemoteGate(gate_actor))
     assert row is not None  # no stop event on a worker: a run always ends in a row
     return row
 
@@ -152,7 +154,7 @@ class RayEvaluation:
 
     def __init__(self, p: backends.Plan, models: ModelRouter | ChatModel | None, *,
                  done: Collection[tuple[str, str, int]] = (), address: str | None = None, concurrency: int = 4,
-                 num_cpus: int | None = None) -> None:
+                 num_cpus: int | None = None, prices: PriceTable | None = None) -> None:
         ray = _ray()
         self.plan, self.jobs = p, p.jobs(done)
         self.total = len(self.jobs)
@@ -175,6 +177,7 @@ class RayEvaluation:
         self._rows: dict[int, ResultRow] = {}
         self._stopped = False
         self._plan_ref = ray.put(p)
+        self._prices_ref = ray.put(prices or PriceTable())
         self._items = self._generate()
         #: seconds from submitting the first job to its row, and the mean per row after (overhead figures)
         self.first_row_s: float | None = None
@@ -186,7 +189,7 @@ class RayEvaluation:
         return next(self._items)
 
     def _submit(self, index: int) -> None:
-        ref = self._remote.remote(self._plan_ref, self.jobs[index], self._made, self._gate_actor)
+        ref = self._remote.remote(self._plan_ref, self.jobs[index], self._made, self._gate_actor, self._prices_ref)
         self._pending[ref] = index
 
     def _generate(self) -> Iterator[ResultRow]:
