@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from .errors import ConfigError
 from .events import ROLE_NAME
@@ -77,14 +77,19 @@ SHARED_LIMITS: tuple[LimitSpec, ...] = (
 )
 
 
+#: a pattern's options type: a loop takes `RunConfig[ItsOptions]` and reads its own fields typed, while code
+#: that serves every pattern takes a bare `RunConfig`
+OptionsT = TypeVar("OptionsT", bound=Options, covariant=True)
+
+
 @dataclass(frozen=True)
-class RunConfig:
+class RunConfig(Generic[OptionsT]):
     """Everything that shapes a run except the models: the shared fields, and the pattern's `options`."""
 
     #: the pattern's name (a name in patterns/registry.py)
     pattern: str
     #: the pattern's typed options (its options.py)
-    options: Options
+    options: OptionsT
     lang: str = "en"
     scenario: str | None = None
     tools: tuple[str, ...] = ()
@@ -120,7 +125,7 @@ class RunConfig:
             return getattr(self, name)
         return getattr(self.options, name, default)
 
-    def replace(self, **changes: Any) -> RunConfig:
+    def replace(self, **changes: Any) -> RunConfig[OptionsT]:
         """A copy with `changes`: shared fields by name, and the options' fields by theirs."""
         own = {k: changes.pop(k) for k in list(changes) if k in type(self.options).names()}
         unknown = sorted(set(changes) - set(SHARED_FIELDS) - {"options"})

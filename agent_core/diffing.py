@@ -18,9 +18,10 @@ import re
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, zip_longest
-from typing import Any
+from typing import Any, Literal
 
-Opcode = tuple[str, int, int, int, int]
+#: difflib's (tag, i1, i2, j1, j2)
+Opcode = tuple[Literal["replace", "delete", "insert", "equal"], int, int, int, int]
 
 #: Scripts written without spaces between words; each of their characters is one token.
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef"
@@ -52,8 +53,12 @@ class _OutOfBudget(Exception):
     pass
 
 
-class _Bounded(difflib.SequenceMatcher):
+class _Bounded(difflib.SequenceMatcher[Hashable]):
     """difflib's matcher, charged before each longest-match search with the comparisons it will make."""
+
+    # difflib's own attributes, which typeshed leaves out: the sequence a, and b's positions by element
+    a: Sequence[Hashable]
+    b2j: dict[Hashable, list[int]]
 
     def __init__(self, a: Sequence[Hashable], b: Sequence[Hashable], budget: Budget) -> None:
         self.budget = budget
@@ -97,7 +102,7 @@ def _cheap_opcodes(a: Sequence[Hashable], b: Sequence[Hashable]) -> list[Opcode]
     if head:
         out.append(("equal", 0, head, 0, head))
     if head < n - tail or head < m - tail:
-        tag = "replace" if head < n - tail and head < m - tail else "delete" if head < n - tail else "insert"
+        tag: Literal["replace", "delete", "insert"] = "replace" if head < n - tail and head < m - tail else "delete" if head < n - tail else "insert"
         out.append((tag, head, n - tail, head, m - tail))
     if tail:
         out.append(("equal", n - tail, n, m - tail, m))
@@ -131,8 +136,9 @@ def line_diff(a: str, b: str, version: int = 1, context: int = 3, budget: Budget
     """A unified diff from draft `version` to draft `version + 1` ("" when they are equal); `names`
     replaces the two "draft N" headers."""
     la, lb = a.splitlines(), b.splitlines()
-    matcher = difflib.SequenceMatcher(None, (), ())
-    matcher.opcodes = opcodes(la, lb, budget)  # get_grouped_opcodes reads these instead of aligning
+    matcher = difflib.SequenceMatcher[str](None, (), ())
+    # get_grouped_opcodes reads difflib's cache of opcodes (an attribute typeshed leaves out) instead of aligning
+    matcher.opcodes = opcodes(la, lb, budget)  # type: ignore[attr-defined]
     old, new = names or (f"draft {version}", f"draft {version + 1}")
     out: list[str] = []
     for group in matcher.get_grouped_opcodes(context):

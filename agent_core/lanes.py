@@ -26,6 +26,10 @@ class Lane:
     events: list[ev.Event] = field(default_factory=list)
     done: bool = False
 
+    def stream(self, _handle: object) -> Iterator[ev.Event]:
+        """The lane's run, as its RunHandle starts it (the handle passes itself, which a lane needs not)."""
+        return self.start()
+
 
 class LaneSet:
     """Runs lanes concurrently, each on its own RunHandle (the one driver of runs, agent_core.stepping);
@@ -35,7 +39,7 @@ class LaneSet:
         from .stepping import RunHandle
 
         self.lanes = lanes
-        self.handles = [RunHandle(lambda _gate, lane=lane: lane.start()) for lane in lanes]
+        self.handles = [RunHandle(lane.stream) for lane in lanes]
         self.started_at = 0.0
 
     def start(self) -> LaneSet:

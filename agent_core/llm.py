@@ -14,7 +14,7 @@ import time
 import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import untrusted
 from .errors import (
@@ -31,6 +31,9 @@ from .errors import (
 from .messages import ChatRequest, Completion, ToolCall, Usage, estimate_prompt_tokens, estimate_tokens, user
 from .models import ChatModel
 from .redaction import redact
+
+if TYPE_CHECKING:
+    from openai import RequestOptions
 
 #: Sent when a server needs no key: the SDK refuses to build a client without one.
 PLACEHOLDER_KEY = "not-needed"
@@ -197,7 +200,7 @@ class OpenAICompatibleModel:
 
         # No redirects: the key goes to this base URL's origin only, never to wherever a 30x points
         # (a redirect is reported instead, naming where it pointed, so the person can set that URL).
-        options: dict[str, Any] = {"security": {"bearer_auth": True}, "follow_redirects": False}
+        options: RequestOptions = {"security": {"bearer_auth": True}, "follow_redirects": False}
         if timeout != self.timeout:
             # The run's time left is shorter than our own timeout: an attempt that times out ends at
             # the run's limit, so a retry could only start after it. (This gives up the SDK's quick
@@ -383,7 +386,9 @@ class _Assembler:
         return text
 
     def _add_call_delta(self, delta: dict[str, Any]) -> None:
-        fn = delta.get("function") if isinstance(delta.get("function"), dict) else {}
+        fn = delta.get("function")
+        if not isinstance(fn, dict):
+            fn = {}
         call_id, name, arguments = delta.get("id") or None, fn.get("name") or None, fn.get("arguments")
         call = self._slot(delta.get("index"), call_id, name)
         call.id = call.id or call_id

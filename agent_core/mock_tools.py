@@ -62,10 +62,11 @@ def search(query: str, lang: str = "en") -> dict[str, Any]:
     ], "note": _say(lang, "mock search index: only one cached result", "模拟搜索索引：只缓存了一条结果")}
 
 
-_DENTISTS = [{"id": "D-17", "name": "Bright Smile Dental", "address": "12 Park Rd", "rating": 4.8,
-              "free_slots": ["Tue 10:00", "Tue 14:00", "Wed 09:30"]},
-             {"id": "D-22", "name": "City Dental Care", "address": "5 River St", "rating": 4.5,
-              "free_slots": ["Tue 16:00", "Thu 14:00"]}]
+_DENTISTS: list[dict[str, Any]] = [
+    {"id": "D-17", "name": "Bright Smile Dental", "address": "12 Park Rd", "rating": 4.8,
+     "free_slots": ["Tue 10:00", "Tue 14:00", "Wed 09:30"]},
+    {"id": "D-22", "name": "City Dental Care", "address": "5 River St", "rating": 4.5,
+     "free_slots": ["Tue 16:00", "Thu 14:00"]}]
 
 
 def find_dentist(day: str = "", time: str = "", lang: str = "en") -> dict[str, Any]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator
+from typing import Protocol
 
 from .errors import EndpointConnectionError, RateLimitError
 from .messages import ChatRequest, Completion
@@ -24,6 +25,15 @@ BACKOFF_START_S = 1.0
 MAX_WAIT_S = 120.0
 #: How many times one call is refused before its run fails with the rate-limit error.
 MAX_ATTEMPTS = 8
+
+
+class Gate(Protocol):
+    """What a GatedModel asks of its gate: a RateGate, or one whose state lives elsewhere (Eval's Ray
+    backend keeps it in an actor every worker shares)."""
+
+    def wait(self) -> bool: ...
+    def close_for(self, retry_after: float | None) -> float: ...
+    def passed(self) -> None: ...
 
 
 class RateGate:
@@ -78,7 +88,7 @@ class RateGate:
 class GatedModel:
     """A ChatModel that waits on a shared RateGate before each call and retries a refused one."""
 
-    def __init__(self, model: ChatModel, gate: RateGate, max_attempts: int = MAX_ATTEMPTS) -> None:
+    def __init__(self, model: ChatModel, gate: Gate, max_attempts: int = MAX_ATTEMPTS) -> None:
         self.model = model
         self.name = model.name
         self.gate = gate
@@ -104,7 +114,7 @@ class GatedModel:
             return
 
 
-def gated(models: ModelRouter, gate: RateGate) -> ModelRouter:
+def gated(models: ModelRouter, gate: Gate) -> ModelRouter:
     """The same role binding, every model behind one gate (a model bound to several roles is wrapped
     once; a model already gated keeps its own gate)."""
     wrapped: dict[int, ChatModel] = {}

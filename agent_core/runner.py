@@ -45,8 +45,8 @@ def _with_servers(events: Iterator[ev.Event], servers: dict[str, str]) -> Iterat
     """The run's events with each tool call and result naming the MCP server its tool came from."""
     try:
         for e in events:
-            if type(e) in (ev.ToolCallEvent, ev.ToolResult) and e.name in servers:  # type: ignore[attr-defined]
-                e = replace(e, server=servers[e.name])  # type: ignore[attr-defined]
+            if isinstance(e, (ev.ToolCallEvent, ev.ToolResult)) and e.name in servers:
+                e = replace(e, server=servers[e.name])
             yield e
     finally:
         close = getattr(events, "close", None)

@@ -128,7 +128,9 @@ OTLP_TRACES_ENDPOINT_ENV = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
 def otlp_endpoint(secrets: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None) -> str:
     """The OTLP/HTTP endpoint for live export, secrets > environment; "" when none is set (no export)."""
     raw = _streamlit_secrets() if secrets is None else secrets
-    table = raw.get("otel") if isinstance(raw.get("otel"), Mapping) else {}
+    table = raw.get("otel")
+    if not isinstance(table, Mapping):
+        table = {}
     sec = {k: v for k, v in raw.items() if not isinstance(v, Mapping)}
     env = os.environ if environ is None else environ
     return (_get(table, "traces_endpoint", "endpoint") or _get(sec, OTLP_TRACES_ENDPOINT_ENV, OTLP_ENDPOINT_ENV,

@@ -20,7 +20,7 @@ import contextvars
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping
 from contextlib import closing
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
@@ -277,7 +277,10 @@ class RunHandle:
         counts = {"calls": 0, "tokens": 0}
         finished = False
         try:
-            with cancelled_when(lambda: self._stop or self._owner_gone()), closing(self._start(self)) as stream:
+            # a run's stream is a pattern's generator, typed as the Iterator it is read as: closing it
+            # ends the run's HTTP stream
+            with (cancelled_when(lambda: self._stop or self._owner_gone()),
+                  closing(self._start(self)) as stream):  # type: ignore[type-var]
                 for event in stream:
                     self._emit(event)
                     if isinstance(event, ev.LlmCall):
@@ -315,7 +318,7 @@ class RunHandle:
         self._stop = True
         return True
 
-    def _closing(self, reason: str, counts: dict[str, int]) -> ev.RunFinished:
+    def _closing(self, reason: ev.EndReason, counts: dict[str, int]) -> ev.RunFinished:
         now = self._now()
         return ev.RunFinished(t=now, reason=reason, llm_calls=counts["calls"], total_tokens=counts["tokens"],
                               elapsed_ms=round(now * 1000, 1))
@@ -335,7 +338,7 @@ class RunHandle:
 
 
 def drive(handle: RunHandle, on_pause: Callable[[RunHandle, Pending], None], *,
-          poll_s: float = 0.05) -> Iterator[ev.Event]:
+          poll_s: float = 0.05) -> Generator[ev.Event, None, None]:
     """Start `handle` and yield its events as they come; whenever it waits for a person, call
     `on_pause(handle, pending)`, which must answer, send, resume or stop it. Closing the generator
     stops the run (so Ctrl-C in the CLI ends it with reason stop)."""

@@ -34,7 +34,7 @@ from ..messages import ChatRequest, Completion
 from ..models import ChatModel, ModelRouter
 from ..patterns import registry
 from ..pricing import PriceTable, spend
-from ..ratelimit import RateGate, gated
+from ..ratelimit import Gate, RateGate, gated
 from ..stepping import RunHandle, drive
 from ..tools import ToolRegistry
 from . import harness, scorers
@@ -136,7 +136,7 @@ def seeded(router: ModelRouter, seed: int) -> ModelRouter:
 
 
 def run_job(p: Plan, job: Job, models: ModelRouter | None, prices: PriceTable,
-            stopped: threading.Event | None = None, gate: RateGate | None = None) -> ResultRow | None:
+            stopped: threading.Event | None = None, gate: Gate | None = None) -> ResultRow | None:
     """One job's row (None when stopped part-way): the same for every backend. Every call goes through
     `gate` (the endpoint's shared 429 back-off), the repeat's seed inside it."""
     task, repeat = job.payload
@@ -147,6 +147,7 @@ def run_job(p: Plan, job: Job, models: ModelRouter | None, prices: PriceTable,
         router = seeded(models, repeat_seed(task.task_id, job.pattern, repeat))
         router = gated(router, gate) if gate is not None else router
     if isinstance(task, EvalTask):
+        row: harness.EvalRow | None
         if config is None:
             row = harness._reference_row(task, p.timeout_s)
         else:
@@ -159,14 +160,15 @@ def run_job(p: Plan, job: Job, models: ModelRouter | None, prices: PriceTable,
                          row.rounds or ((row.passed,) if row.llm_calls else ()),
                          row.round_calls or ((row.llm_calls,) if row.llm_calls else ()),
                          round(time.perf_counter() - started, 3), row.code)
+    events: list[ev.Event] = []
     if config is None:
-        answer, events, error = ("" if task.scorer == "regex" else task.answer), [], ""
+        answer, error = ("" if task.scorer == "regex" else task.answer), ""
     else:
         assert router is not None
-        answer, events = _answer(task, config.replace(scenario=f"eval/{task.task_id}"), router, p.lang, stopped)
-        if events is None:
+        answer, ran = _answer(task, config.replace(scenario=f"eval/{task.task_id}"), router, p.lang, stopped)
+        if ran is None:
             return None
-        error = metrics.summary(events).error
+        events, error = ran, metrics.summary(ran).error
     score = score_answer(task, answer, router, p.lang, p.judge_prompts)
     cost = metrics.summary(events)
     used = spend(events, prices)

@@ -207,10 +207,10 @@ def print_rounds(results: list[rows.ResultRow], out: TextIO) -> None:
         print(f"{s.round:>5}  {s.pattern:<18} {100 * s.pass_rate:>6.1f}%  {s.right_to_wrong:>4} {s.wrong_to_right:>4} "
               f"{s.right_to_right:>4} {s.wrong_to_wrong:>4}  {cis}", file=out)
     print(f"\n{'':>5}  {'pattern':<18} {'self stop':>10} {'calls':>6}  {'oracle stop*':>12} {'calls':>6}", file=out)
-    for s in rounds.stop_stats(drafted, harness.BASELINE_ENTRIES):
-        name = s.pattern + (" (baseline)" if s.baseline else "")
-        print(f"{'stop':>5}  {name:<18} {100 * s.self_rate:>9.1f}% {s.self_calls:>6.2f}  {100 * s.oracle_rate:>11.1f}% "
-              f"{s.oracle_calls:>6.2f}", file=out)
+    for stop in rounds.stop_stats(drafted, harness.BASELINE_ENTRIES):
+        name = stop.pattern + (" (baseline)" if stop.baseline else "")
+        print(f"{'stop':>5}  {name:<18} {100 * stop.self_rate:>9.1f}% {stop.self_calls:>6.2f}  "
+              f"{100 * stop.oracle_rate:>11.1f}% {stop.oracle_calls:>6.2f}", file=out)
     print("* oracle stop: stop at the first passing draft — it needs the answer key, so no real run can do it "
           "(Huang et al. 2024)", file=out)
 

@@ -45,8 +45,10 @@ REFERENCE = "reference"
 ENTRIES = registry.eval_entries()
 #: The entry whose drafts see the task's own unit tests (the Reflexion-style setting).
 WITH_TESTS = next((i for i, (_spec, e) in ENTRIES.items() if e.tests), "")
-#: The entries of the baseline pattern (one call; the same at a larger budget), for the rounds view.
-BASELINE_ENTRIES = tuple(i for i, (spec, _e) in ENTRIES.items() if spec.baseline)
+#: The baselines, for the rounds view: the baseline pattern's entries (one call) first, then the entries
+#: that spend a larger budget without a critique (self-consistency's vote).
+BASELINE_ENTRIES = (*(i for i, (spec, _e) in ENTRIES.items() if spec.baseline),
+                    *(i for i, (spec, e) in ENTRIES.items() if e.baseline and not spec.baseline))
 #: What `evaluate` can run: the ground truth, then every pattern entry.
 EVAL_PATTERNS = (REFERENCE, *ENTRIES)
 
@@ -271,7 +273,9 @@ def worst_case(tasks: Iterable[EvalTask], patterns: Iterable[str], *, limit: int
     Checks its arguments as `evaluate` does.
     """
     tasks = list(tasks)[:limit] if limit else list(tasks)
-    calls, prompt, completion = 0, 0, 0
+    calls = 0
+    prompt: int | None = 0  # None once a run's tokens cannot be bounded
+    completion: int | None = 0
     for pattern in dict.fromkeys(patterns):
         config = _config(pattern, lang, config_overrides or {})
         if config is None:

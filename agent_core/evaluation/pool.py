@@ -20,7 +20,7 @@ import contextvars
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -97,7 +97,7 @@ class Evaluation:
         self._items.close()
         self.stop()
 
-    def _generate(self) -> Iterator[Any]:
+    def _generate(self) -> Generator[Any, None, None]:
         self._threads = [threading.Thread(target=self._context.copy().run, args=(self._work,), name=f"eval-{i}",
                                           daemon=True) for i in range(self.concurrency)]
         for thread in self._threads:

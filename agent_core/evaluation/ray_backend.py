@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Generator
 from pathlib import Path
 from typing import Any
 
@@ -192,7 +192,7 @@ class RayEvaluation:
         ref = self._remote.remote(self._plan_ref, self.jobs[index], self._made, self._gate_actor, self._prices_ref)
         self._pending[ref] = index
 
-    def _generate(self) -> Iterator[ResultRow]:
+    def _generate(self) -> Generator[ResultRow, None, None]:
         ray = _ray()
         started = time.monotonic()
         queue = iter(range(self.total))

@@ -22,15 +22,30 @@ import csv
 import io
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
 
-    from .harness import EvalRow
-
 ROUNDS_CSV_COLUMNS = ("task_id", "pattern", "round", "passed", "changed_from_previous")
 TRANSITIONS = ("right→wrong", "wrong→right", "right→right", "wrong→wrong")
+
+
+class Drafted(Protocol):
+    """What these statistics read of a row: a page's EvalRow, or the CLI's ResultRow (one repeat)."""
+
+    @property
+    def task_id(self) -> str: ...
+    @property
+    def pattern(self) -> str: ...
+    @property
+    def passed(self) -> bool: ...
+    @property
+    def llm_calls(self) -> int: ...
+    @property
+    def rounds(self) -> tuple[bool, ...]: ...
+    @property
+    def round_calls(self) -> tuple[int, ...]: ...
 
 
 @dataclass(frozen=True)
@@ -74,7 +89,7 @@ class StopStat:
         return self.oracle_passed / self.tasks if self.tasks else 0.0
 
 
-def round_rows(rows: Iterable[EvalRow]) -> list[tuple[str, str, int, bool, bool | None]]:
+def round_rows(rows: Iterable[Drafted]) -> list[tuple[str, str, int, bool, bool | None]]:
     """(task_id, pattern, round, passed, changed_from_previous) for every real draft of every run."""
     out: list[tuple[str, str, int, bool, bool | None]] = []
     for row in rows:
@@ -83,7 +98,7 @@ def round_rows(rows: Iterable[EvalRow]) -> list[tuple[str, str, int, bool, bool 
     return out
 
 
-def rounds_to_csv(rows: Iterable[EvalRow]) -> str:
+def rounds_to_csv(rows: Iterable[Drafted]) -> str:
     """The rounds CSV: one line per task × pattern × round."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
@@ -93,9 +108,9 @@ def rounds_to_csv(rows: Iterable[EvalRow]) -> str:
     return buffer.getvalue()
 
 
-def round_stats(rows: Iterable[EvalRow]) -> list[RoundStat]:
+def round_stats(rows: Iterable[Drafted]) -> list[RoundStat]:
     """Per pattern with drafts, per round: pass rate and transitions (last drafts carried forward)."""
-    by_pattern: dict[str, list[EvalRow]] = {}
+    by_pattern: dict[str, list[Drafted]] = {}
     for row in rows:
         if row.rounds:
             by_pattern.setdefault(row.pattern, []).append(row)
@@ -114,11 +129,11 @@ def round_stats(rows: Iterable[EvalRow]) -> list[RoundStat]:
     return out
 
 
-def stop_stats(rows: Iterable[EvalRow], baseline: str | Collection[str] | None = None) -> list[StopStat]:
+def stop_stats(rows: Iterable[Drafted], baseline: str | Collection[str] | None = None) -> list[StopStat]:
     """Self stop beside oracle stop for every pattern with drafts, and the baseline's rows (one entry
     id, or several: the single call and the same baseline at a larger budget)."""
     baselines = {baseline} if isinstance(baseline, str) else set(baseline or ())
-    by_pattern: dict[str, list[EvalRow]] = {}
+    by_pattern: dict[str, list[Drafted]] = {}
     for row in rows:
         if row.rounds or row.pattern in baselines:
             by_pattern.setdefault(row.pattern, []).append(row)

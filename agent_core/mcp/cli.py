@@ -51,7 +51,9 @@ def connect(texts: Sequence[str], lang: str, call_timeout: float | None = None,
 
 def parameters(schema: Mapping[str, Any]) -> str:
     """`name: type` for each parameter, `?` after the optional ones."""
-    props = schema.get("properties") if isinstance(schema.get("properties"), Mapping) else {}
+    props = schema.get("properties")
+    if not isinstance(props, Mapping):
+        props = {}
     required = set(schema.get("required") or ()) if isinstance(schema.get("required"), list) else set()
     out = []
     for name, spec in props.items():

@@ -35,10 +35,11 @@ class OfflineModel:
 
     def stream(self, request: ChatRequest) -> Iterator[str | Completion]:
         from . import scripts  # noqa: F401  (registers every scenario's script)
+        from .scripts.generic import generic
 
         started = time.perf_counter()
         call = Call(request)
-        reply = self._script_for(request)(call) or SCRIPTS["generic"](call)
+        reply = self._script_for(request)(call) or generic(call)
         reply, cut = _capped(reply, request.max_tokens)
         if self.first_token_s:
             time.sleep(self.first_token_s)

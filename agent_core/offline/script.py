@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from ..messages import ChatRequest, Message
 
@@ -72,9 +73,12 @@ Script = Callable[[Call], "Reply | None"]
 SCRIPTS: dict[str, Script] = {}
 
 
-def script(scenario_id: str) -> Callable[[Script], Script]:
-    """Register the script of a scenario."""
-    def register(fn: Script) -> Script:
+ScriptT = TypeVar("ScriptT", bound=Script)
+
+
+def script(scenario_id: str) -> Callable[[ScriptT], ScriptT]:
+    """Register the script of a scenario (the function keeps its own type: the generic one never says None)."""
+    def register(fn: ScriptT) -> ScriptT:
         SCRIPTS[scenario_id] = fn
         return fn
     return register

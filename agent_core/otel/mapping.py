@@ -156,8 +156,9 @@ class SpanBuilder:
 
     # --- spans ------------------------------------------------------------------------------------
 
-    def _new(self, name: str, start_ns: int, role: str, kind: int = KIND_INTERNAL, parent: Span | None = None,
-             **attributes: Any) -> Span:
+    def _new(self, name: str, start_ns: int, role: str, attributes: dict[str, Any], *, kind: int = KIND_INTERNAL,
+             parent: Span | None = None) -> Span:
+        """A span under `parent` (else the open step or iteration, else the run); attribute names hold dots."""
         self._count += 1
         span_id = hashlib.sha256(f"{self.trace_id}/{self._count}".encode()).hexdigest()[:16]
         parent = parent if parent is not None else (self._group or self._root)
@@ -172,8 +173,8 @@ class SpanBuilder:
     def _root_span(self, t_ns: int) -> Span:
         """The run's span; a trace cut before its run_started still gets one, so nothing is orphaned."""
         if self._root is None:
-            self._root = self._new("invoke_agent", t_ns, "run", **{"gen_ai.operation.name": "invoke_agent",
-                                                                    NS + "run_id": self.run_id})
+            self._root = self._new("invoke_agent", t_ns, "run", {"gen_ai.operation.name": "invoke_agent",
+                                                                  NS + "run_id": self.run_id})
         return self._root
 
     def _close_group(self, end_ns: int) -> list[Span]:
@@ -222,8 +223,8 @@ class SpanBuilder:
             closed += self._iteration(event, t_ns)
         if isinstance(event, ev.StepStarted):
             closed += self._close_group(t_ns)
-            self._group = self._new(f"step {event.step_id}", t_ns, "step", parent=root,
-                                    **{NS + "seq": seq, **event_attributes(event)})
+            self._group = self._new(f"step {event.step_id}", t_ns, "step", {NS + "seq": seq, **event_attributes(event)},
+                                    parent=root)
             self._group.key = event.step_id
             return closed
         if isinstance(event, ev.StepFinished):
@@ -238,7 +239,7 @@ class SpanBuilder:
         if isinstance(event, ev.LlmCall):
             return closed + [self._chat(event, seq, t_ns)]
         if isinstance(event, ev.ToolCallEvent):
-            span = self._new(f"execute_tool {event.name}", t_ns, "tool", **{
+            span = self._new(f"execute_tool {event.name}", t_ns, "tool", {
                 "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": event.name, "gen_ai.tool.type": "function",
                 "gen_ai.tool.call.id": event.call_id or None,
                 "gen_ai.tool.call.arguments": json.dumps(event.arguments, ensure_ascii=False, default=str),
@@ -248,16 +249,16 @@ class SpanBuilder:
             self._tools[event.call_id or event.name] = span
             return closed
         if isinstance(event, ev.ToolResult):
-            span = self._tools.pop(event.call_id or event.name, None)
-            if span is None:
+            opened = self._tools.pop(event.call_id or event.name, None)
+            if opened is None:
                 self._host().events.append(self._span_event(event, seq, t_ns))
                 return closed
-            span.attributes.update({"gen_ai.tool.call.result": event.output, NS + "result_seq": seq,
-                                    NS + "is_error": event.is_error})
+            opened.attributes.update({"gen_ai.tool.call.result": event.output, NS + "result_seq": seq,
+                                      NS + "is_error": event.is_error})
             if event.is_error:
-                span.error = event.output[:500]
-            span.end_ns = max(span.end_ns, t_ns)
-            return closed + [span]
+                opened.error = event.output[:500]
+            opened.end_ns = max(opened.end_ns, t_ns)
+            return closed + [opened]
         host = self._host()
         host.events.append(self._span_event(event, seq, t_ns))
         if isinstance(event, ev.VerdictEvent) and host.role in ("step", "iteration"):
@@ -280,14 +281,14 @@ class SpanBuilder:
         closed = self._close_group(t_ns)
         start = t_ns - (round(event.latency_ms * 1e6) if isinstance(event, ev.LlmCall) else 0)
         self._group = self._new(f"iteration {event.step}", max(start, self.start_ns), "iteration",
-                                parent=self._root, **{NS + "iteration": event.step})
+                                {NS + "iteration": event.step}, parent=self._root)
         self._group.key = event.step
         return closed
 
     def _chat(self, event: ev.LlmCall, seq: int, t_ns: int) -> Span:
         self.table.add(event)
         start = max(t_ns - round(event.latency_ms * 1e6), self.start_ns)
-        span = self._new(f"chat {event.model}".strip(), start, "chat", kind=KIND_CLIENT, **{
+        span = self._new(f"chat {event.model}".strip(), start, "chat", kind=KIND_CLIENT, attributes={
             "gen_ai.operation.name": "chat", "gen_ai.request.model": event.model, "gen_ai.response.model": event.model,
             "gen_ai.usage.input_tokens": event.prompt_tokens, "gen_ai.usage.output_tokens": event.completion_tokens,
             "gen_ai.response.finish_reasons": [event.finish_reason] if event.finish_reason else None,

@@ -28,7 +28,7 @@ import types
 try:
     from . import plain
 except ImportError:  # inside the sandbox, where the launcher loads plain.py under this name
-    import sandbox_plain as plain
+    import sandbox_plain as plain  # type: ignore[import-not-found,no-redef]
 
 HARNESS_FILES = ("<harness>", "sandbox_plain.py", __file__)
 _HEADER = struct.Struct("!I")
@@ -257,7 +257,7 @@ class DraftGone(BaseException):
         self.status = status
 
 
-_REMOTE_TYPES = {}
+_REMOTE_TYPES: dict[str, type] = {}  # exception classes made for the draft's, by name
 
 
 def remote_exception(type_name, message, remote_tb):
@@ -678,4 +678,4 @@ def main(p):
 
 
 if __name__ == "__main__":
-    main(PAYLOAD)  # noqa: F821 -- the launcher's bootstrap defines it
+    main(PAYLOAD)  # type: ignore[name-defined]  # noqa: F821 -- the launcher's bootstrap defines it

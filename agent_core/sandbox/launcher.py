@@ -25,6 +25,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from . import identity, seccomp_filter
 
@@ -342,7 +343,7 @@ def run(payload: dict, *, timeout_s: float, output_cap: int, join: Callable[[int
     gate.close(*gate.child_ends())
     try:
         try:
-            gate.admit(join, max(timeout_s, 10.0), (proc.stdout.fileno(), proc.stderr.fileno()))
+            gate.admit(join, max(timeout_s, 10.0), (_pipe(proc.stdout).fileno(), _pipe(proc.stderr).fileno()))
         except LaunchError as exc:
             said = _said(proc)
             raise LaunchError(f"{exc} ({said})" if said else str(exc)) from None
@@ -354,15 +355,23 @@ def run(payload: dict, *, timeout_s: float, output_cap: int, join: Callable[[int
         gate.reap()
 
 
+def _pipe(stream: IO[bytes] | None) -> IO[bytes]:
+    """One of bwrap's standard streams, which it is always started with as pipes."""
+    if stream is None:
+        raise LaunchError("bubblewrap was started without a pipe for its standard streams")
+    return stream
+
+
 def _said(proc: subprocess.Popen) -> str:
     """bwrap's own complaint ("bwrap: ...") when it stopped before its sandbox was set up."""
     try:
         proc.wait(1.0)
     except subprocess.TimeoutExpired:
         return ""
-    os.set_blocking(proc.stderr.fileno(), False)
+    stderr = _pipe(proc.stderr).fileno()
+    os.set_blocking(stderr, False)
     try:
-        text = (os.read(proc.stderr.fileno(), 4096) or b"").decode("utf-8", "replace")
+        text = (os.read(stderr, 4096) or b"").decode("utf-8", "replace")
     except OSError:
         return ""
     lines = [line.strip() for line in text.splitlines() if line.strip()]
@@ -372,12 +381,13 @@ def _said(proc: subprocess.Popen) -> str:
 def _collect(proc: subprocess.Popen, stdin: bytes, result_r: int, timeout_s: float, output_cap: int,
              gate: _Gate) -> Finished:
     deadline = time.monotonic() + timeout_s
-    out, err = proc.stdout.fileno(), proc.stderr.fileno()
+    out, err = _pipe(proc.stdout).fileno(), _pipe(proc.stderr).fileno()
     limits = {out: output_cap, err: output_cap, result_r: RECORDS_LIMIT}
     kept: dict[int, bytearray] = {fd: bytearray() for fd in limits}
     totals = dict.fromkeys(limits, 0)
     view = memoryview(stdin)
-    stdin_fd = proc.stdin.fileno()
+    stdin_pipe = _pipe(proc.stdin)
+    stdin_fd = stdin_pipe.fileno()
     timed_out = False
     with selectors.DefaultSelector() as sel:
         for fd in limits:
@@ -401,7 +411,7 @@ def _collect(proc: subprocess.Popen, stdin: bytes, result_r: int, timeout_s: flo
                         view = view[:0]
                     if not view:
                         sel.unregister(fd)
-                        proc.stdin.close()
+                        stdin_pipe.close()
                     continue
                 try:
                     chunk = os.read(fd, 65536)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import signal
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import Literal, cast, get_args
 
 Status = Literal["passed", "failed", "error", "timeout", "memory", "killed"]
 
@@ -76,7 +76,7 @@ def build(records: list[dict], returncode: int, timed_out: bool, timeout_s: floa
               if text.strip()]
     if status not in get_args(Status):
         raise ValueError(status)
-    return TestOutcome(passed=status == "passed", status=status, summary=clip(summary, 600),
+    return TestOutcome(passed=status == "passed", status=cast(Status, status), summary=clip(summary, 600),
                        details="\n\n".join(parts), duration_ms=duration_ms, tests_run=len(tests) if done else None,
                        tests_failed=len(failures) if done else None,
                        flagged=sum(1 for r in failures if r.get("flagged")), isolation=isolation)

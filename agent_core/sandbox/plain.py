@@ -22,6 +22,9 @@ class NotPlain(Exception):
         self.type_name = type_name
 
 
+_TAGS: dict[type, str] = {list: "L", tuple: "T", set: "S", frozenset: "F"}
+
+
 def _tree(value):
     kind = type(value)
     if value is None or kind is bool or kind is str or kind is float:
@@ -29,7 +32,7 @@ def _tree(value):
     if kind is int:
         return value if -_BIG < value < _BIG else ["X", format(value, "x")]
     if kind is list or kind is tuple or kind is set or kind is frozenset:
-        tag = {list: "L", tuple: "T", set: "S", frozenset: "F"}[kind]
+        tag = _TAGS[kind]
         return [tag, *map(_tree, value)]
     if kind is dict:
         out = ["D"]

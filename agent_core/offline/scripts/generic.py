@@ -8,18 +8,23 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import TypeVar
 
-from ..script import Call, Reply, Script, script
+from ..script import Call, Reply, script
 
-_ROLES: dict[tuple[str, str], Script] = {}
+#: a role's generic reply: unlike a scenario's script it answers every call, so `generic` always has a reply
+RoleReply = Callable[[Call], Reply]
+RoleT = TypeVar("RoleT", bound=RoleReply)
+
+_ROLES: dict[tuple[str, str], RoleReply] = {}
 
 LABEL = {"en": "[Scripted offline demo — no language model was called]",
          "zh": "【离线脚本演示——未调用任何大模型】"}
 
 
-def role(pattern: str, name: str) -> Callable[[Script], Script]:
+def role(pattern: str, name: str) -> Callable[[RoleT], RoleT]:
     """Register the generic reply of one pattern's role."""
-    def register(fn: Script) -> Script:
+    def register(fn: RoleT) -> RoleT:
         _ROLES[(pattern, name)] = fn
         return fn
     return register

@@ -4,6 +4,7 @@ and free-text tasks. The eval tasks' script (eval_tasks.py) answers its one call
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from ...offline.script import Call, Reply, script
 from ...offline.scripts.generic import label, role, shortened, topic
@@ -35,7 +36,7 @@ def generic_actor(call: Call) -> Reply:
     tools = call.tool_names()
     if tools and not call.tool_results() and not call.ctx.forced:
         tool = tools[0]
-        schema = next((t["function"] for t in call.request.tools if t["function"]["name"] == tool), {})
+        schema: dict[str, Any] = next((t["function"] for t in call.request.tools if t["function"]["name"] == tool), {})
         params = list(schema.get("parameters", {}).get("properties", {})) or ["query"]
         return Reply(call.t(f"{label(call)} One tool turn: {tool}.", f"{label(call)} 一轮工具调用：{tool}。"),
                      ((tool, json.dumps({params[0]: shortened(call.input("task") or call.task, 80).rstrip("…")},

@@ -54,6 +54,7 @@ from ...models import ModelRouter
 from ...tools import ToolRegistry
 from ...verdicts import REPAIR_REQUEST, Verdict, extract_json, parse_step_verdict, repair, strip_think
 from ..base import Body, RunContext, run_pattern
+from .options import PlanExecuteOptions
 from .prompts import PROMPTS, label, section
 
 #: Statuses a step takes in `plan` events; `step_finished` also uses "retried" for a superseded attempt.
@@ -62,7 +63,7 @@ STEP_STATUSES = ("pending", "running", "done", "failed", "replanned", "skipped")
 Events = Generator[ev.Event, None, None]
 
 
-def call_bound(config: RunConfig) -> int:
+def call_bound(config: RunConfig[PlanExecuteOptions]) -> int:
     """The most LLM calls a Plan-and-Execute run can make with these limits."""
     q = 2 if config.repair_reask else 1
     rho = q if config.options.reflector else 0
@@ -74,7 +75,7 @@ def call_bound(config: RunConfig) -> int:
     return (replans + 1) * (q + work + synthesis)
 
 
-def stream(task: str, config: RunConfig, models: ModelRouter, tools: ToolRegistry | None = None) -> Iterator[ev.Event]:
+def stream(task: str, config: RunConfig[PlanExecuteOptions], models: ModelRouter, tools: ToolRegistry | None = None) -> Iterator[ev.Event]:
     """Run Plan-and-Execute on `task`, yielding events as they happen."""
     return run_pattern(task, config, models, tools, _run, call_bound(config), PROMPTS)
 

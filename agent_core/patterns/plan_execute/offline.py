@@ -473,7 +473,7 @@ def generic_executor(call: Call) -> Reply:
     offered = call.tool_names()
     if offered and not call.tool_results():
         name = tool if tool in offered else offered[0]
-        schema = next((t["function"] for t in call.request.tools if t["function"]["name"] == name), {})
+        schema: dict[str, Any] = next((t["function"] for t in call.request.tools if t["function"]["name"] == name), {})
         params = list(schema.get("parameters", {}).get("properties", {})) or ["query"]
         quoted = _QUOTED.search(call.input("step"))
         value = quoted.group(1).rstrip("…") if quoted else shortened(call.input("step"), 80).rstrip("…")

@@ -27,12 +27,13 @@ from ...models import ModelRouter
 from ...tools import ToolRegistry, parse_arguments
 from ...verdicts import Verdict, extract_json, parse_judgement, parse_step_verdict, strip_think
 from ..base import Body, RunContext, run_pattern
+from .options import ReactOptions
 from .prompts import PROMPTS
 
 JACCARD_LIMIT = 0.7
 
 
-def call_bound(config: RunConfig) -> int:
+def call_bound(config: RunConfig[ReactOptions]) -> int:
     """The most LLM calls a ReAct run can make with these limits."""
     r = 2 if config.repair_reask else 1
     checks = config.options.max_rounds * r if config.options.observation_check else 0
@@ -54,7 +55,7 @@ class ConversationMemory:
         del self.messages[:-self.window]
 
 
-def stream(task: str, config: RunConfig, models: ModelRouter, tools: ToolRegistry | None = None,
+def stream(task: str, config: RunConfig[ReactOptions], models: ModelRouter, tools: ToolRegistry | None = None,
            memory: ConversationMemory | None = None) -> Iterator[ev.Event]:
     """Run ReAct on `task`, yielding events as they happen."""
     def remembered(ctx: RunContext) -> Body:
@@ -148,7 +149,7 @@ def _loop(ctx: RunContext, memory: ConversationMemory | None) -> Body:
             step = parse_text_step(completion.text)
             thought, final = step.thought, step.final_answer
             # a Final Answer wins over an Action in the same reply, as in seed 05
-            calls = (ToolCall(f"text-{rounds}", step.action, step.action_input),) \
+            calls: tuple[ToolCall, ...] = (ToolCall(f"text-{rounds}", step.action, step.action_input),) \
                 if step.action and final is None else ()
             if not calls and final is None:
                 if thought:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 from ...offline.script import Call, Reply, script
 from ...offline.scripts.generic import label, role, shortened, topic
@@ -136,7 +137,7 @@ def generic_actor(call: Call) -> Reply:
     tools = call.tool_names() or _text_protocol_tools(call)
     if tools and not call.tool_results() and not call.ctx.forced:
         tool = tools[0]
-        schema = next((t["function"] for t in call.request.tools if t["function"]["name"] == tool), {})
+        schema: dict[str, Any] = next((t["function"] for t in call.request.tools if t["function"]["name"] == tool), {})
         params = list(schema.get("parameters", {}).get("properties", {})) or ["query"]
         args = {params[0]: _guess_argument(call.input("task") or call.task)}
         return _react_step(call, call.t(f"{label(call)} I will try the {tool} tool first.",
