@@ -9,7 +9,6 @@ import json
 
 from streamlit.testing.v1 import AppTest
 
-from agent_core import events as ev
 from tests.app_pages import badges, open_page
 
 PASS_CRITIQUE = json.dumps({"verdict": "PASS", "feedback": "no improvement needed"})

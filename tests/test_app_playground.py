@@ -17,14 +17,13 @@ from streamlit.testing.v1 import AppTest
 
 import agent_core as ac
 from agent_core import events as ev
-from agent_core.patterns.registry import LIMITS
 from agent_core.llm import PRESETS
-from agent_core.patterns.registry import specs_for
+from agent_core.patterns.registry import LIMITS, specs_for
 from agent_core.scenarios import SCENARIOS
 from pages.ui import i18n, setup_state
+from pages.ui.blocks import final_looks
 from pages.ui.catalogue import VARIANTS
 from pages.ui.controls import short_title
-from pages.ui.blocks import final_looks
 from pages.ui.summary import report_markdown, trace_json
 from tests.app_pages import badges, connect, keyed, open_page
 from tests.fake_openai_server import Fail, FakeCall, FakeOpenAIServer, Reply

@@ -13,8 +13,17 @@ from .. import events as ev
 from ..calls import CallLog
 from ..config import RunConfig
 from ..errors import AgentError, EndpointTimeoutError, ModelError, StreamCutError
-from ..messages import estimate_prompt_tokens, estimate_tokens
-from ..messages import CONTEXT_INDEX, CallContext, ChatRequest, Completion, Message, ToolCall, Usage
+from ..messages import (
+    CONTEXT_INDEX,
+    CallContext,
+    ChatRequest,
+    Completion,
+    Message,
+    ToolCall,
+    Usage,
+    estimate_prompt_tokens,
+    estimate_tokens,
+)
 from ..models import ModelRouter
 from ..prompts import PromptSet, PromptSpec
 from ..tools import ToolRegistry, parse_arguments

@@ -20,21 +20,20 @@ from typing import Any
 import streamlit as st
 
 import agent_core as ac
-from agent_core import event_views
+from agent_core import event_views, examples, exports, trace
 from agent_core import events as ev
-from agent_core import examples, exports, trace
-from agent_core.patterns.registry import config_from_dict
 from agent_core.errors import AgentError, TraceFormatError
 from agent_core.otel import importing as otlp
+from agent_core.patterns.registry import config_from_dict
 from agent_core.scenarios import SCENARIOS
 
 from . import call_views, follow, fork_view, i18n, setup_state, text, trace_problems
-from .catalogue import VARIANTS
 from .blocks import final_looks
+from .catalogue import VARIANTS
+from .controls import short_title
 from .i18n import t
 from .render import RunView, draw_run, ending, fresh_area
 from .render import words as run_words
-from .controls import short_title
 from .sidebar import LANGS, current_lang
 
 P = "rp"

@@ -24,15 +24,13 @@ import pandas as pd
 import streamlit as st
 
 from agent_core import events as ev
-from agent_core.diffing import MAX_DIFF_WORK, Budget, diff_stats
-
 from agent_core.calls import MessageTable
-
+from agent_core.diffing import MAX_DIFF_WORK, Budget, diff_stats
 from agent_core.patterns.registry import LIMITS
 
 from . import call_views, diff_view, figures, graphs, i18n, text
-from .catalogue import limit_label
 from .blocks import Block, Blocks, Versions, final_blocks, final_looks, tool_name
+from .catalogue import limit_label
 from .headline import Headline
 from .slots import slot
 

@@ -106,7 +106,7 @@ def costs(events: list[ev.Event], *, key: str, lang: str | None = None) -> None:
         else:
             labels = [(w["bar_run"] if pd.isna(s) else w["bar_step"].format(step=s)) + " · "
                       + w["role_sep"].join(roles.get(r, r) for r in str(rs).split(", ") if r)
-                      for s, rs in zip(frame["step"].astype(object), frame["roles"])]
+                      for s, rs in zip(frame["step"].astype(object), frame["roles"], strict=True)]
             fig = go.Figure([go.Bar(name=w["bar_prompt"], x=labels, y=frame["prompt_tokens"], marker_color="#A5B4FC"),
                              go.Bar(name=w["bar_completion"], x=labels, y=frame["completion_tokens"],
                                     marker_color="#4F46E5")])

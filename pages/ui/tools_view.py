@@ -210,9 +210,9 @@ def with_tools(prefix: str, config: Mapping[str, Any]) -> dict[str, Any]:
     picks = chosen(prefix)
     if not picks:
         return dict(config)
-    from agent_core.patterns.registry import config_from_dict
     from agent_core.mcp import client as mc
     from agent_core.mcp import recorded
+    from agent_core.patterns.registry import config_from_dict
     from agent_core.runner import default_tools
 
     held = connections()
@@ -231,8 +231,8 @@ def registry_for(config: Mapping[str, Any], parent: list[Any] | None = None,
         config = {**config, CONFIG_KEY: parent_config[CONFIG_KEY]}
     if not config.get(CONFIG_KEY) and not any(getattr(e, "server", "") for e in events):
         return None
-    from agent_core.patterns.registry import config_from_dict
     from agent_core.mcp import recorded
+    from agent_core.patterns.registry import config_from_dict
     from agent_core.runner import default_tools
 
     cfg = config_from_dict(dict(config))
