@@ -49,6 +49,7 @@ from ...models import ModelRouter
 from ...tools import ToolRegistry
 from ...verdicts import REPAIR_REQUEST, strip_think
 from ..base import Body, RunContext, run_pattern
+from .options import OrchestratorOptions
 from .prompts import PROMPTS, label, section
 from .replies import DONE, Review, parse_review, parse_split
 from .roles import REVIEW
@@ -56,19 +57,20 @@ from .roles import REVIEW
 Events = Generator[ev.Event, None, None]
 
 
-def call_bound(config: RunConfig) -> int:
+def call_bound(config: RunConfig[OrchestratorOptions]) -> int:
     """The most LLM calls an orchestrator–workers run can make with these limits."""
     q = 2 if config.repair_reask else 1
     o = config.options
     return rounds(config) * (q + o.max_subtasks * o.worker_steps) + 1
 
 
-def rounds(config: RunConfig) -> int:
+def rounds(config: RunConfig[OrchestratorOptions]) -> int:
     """How many rounds of dispatch a run may make: max_dispatches with the review, else one."""
     return config.options.max_dispatches if config.options.review else 1
 
 
-def stream(task: str, config: RunConfig, models: ModelRouter, tools: ToolRegistry | None = None) -> Iterator[ev.Event]:
+def stream(task: str, config: RunConfig[OrchestratorOptions], models: ModelRouter,
+           tools: ToolRegistry | None = None) -> Iterator[ev.Event]:
     """Run orchestrator–workers on `task`, yielding events as they happen."""
     return run_pattern(task, config, models, tools, _run, call_bound(config), PROMPTS)
 
