@@ -102,3 +102,21 @@ def test_evals_charts_keep_labels_of_points_and_baselines_that_coincide_apart():
     # the highest line is labelled above itself, the next below itself: apart even on one level
     highest, second = sorted(notes, key=lambda a: -a["y"])[:2]
     assert (highest["yanchor"], second["yanchor"]) == ("bottom", "top"), notes
+
+
+# --- the call bound, said plainly -------------------------------------------------------------------
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_run_row_says_the_bound_plainly_and_keeps_the_token_worst_case_for_the_tooltip(lang):
+    from pages.ui.i18n import t
+
+    at = paused_primes(lang, "role:critic")  # the actor has drafted: one call made
+    at.run()  # the row is drawn before the run is followed: the next script run finds it paused
+    row = next(c for c in at.caption if c.value == t("bound_plain.so_far", lang, calls=1, bound=7))
+    assert "token" not in row.value and "≤" not in row.value
+    assert ("could use up to" if lang == "en" else "最多可能用掉") in row.proto.help
+    fresh = open_page("pages/playground.py", sb_lang=lang)
+    fresh.selectbox(key=f"{P}_variant").select("reflection").run()
+    fresh.selectbox(key=f"{P}_scenario").select("primes").run()
+    assert t("live.bound", lang, bound=7) in [c.value for c in fresh.caption]
+    assert not any("136," in c.value or "worst case ≤" in c.value for c in fresh.caption)

@@ -63,11 +63,19 @@ def _buttons(prefix: str, setup: setup_state.Setup, running: bool, blocked: list
     row.button(t("live.stop"), key=f"{prefix}_stop", icon=":material/stop_circle:", on_click=runs.stop, args=(prefix,),
                disabled=not running)
     if setup.bound is not None:
-        worst = ""
+        # the bound said plainly; the token worst case (a ceiling of ceilings: every call at its largest
+        # prompt and full output cap) only on hover, where it cannot read as what the run will use
+        worst = None
         if setup.config is not None:
-            worst = " · " + costs.worst_case_text(worst_case(setup.config, setup.task, setup.bound),
-                                                  sidebar.model_router(), sidebar.current_lang())
-        row.caption(t("live.bound", bound=setup.bound) + worst)
+            worst = costs.worst_case_text(worst_case(setup.config, setup.task, setup.bound),
+                                          sidebar.model_router(), sidebar.current_lang())
+        record = runs.current(prefix)
+        if record is not None and record.active and record.handle is not None and record.handle.paused:
+            made = sum(1 for e in record.typed_events() if isinstance(e, ev.LlmCall))
+            line = t("bound_plain.so_far", calls=made, bound=record.bound)
+        else:
+            line = t("live.bound", bound=setup.bound)
+        row.caption(line, help=t("bound_plain.help", worst=worst) if worst else None)
     for problem in blocked:
         st.error(problem, icon=":material/block:")
 
