@@ -112,7 +112,8 @@ def test_the_run_row_says_the_bound_plainly_and_keeps_the_token_worst_case_for_t
 
     at = paused_primes(lang, "role:critic")  # the actor has drafted: one call made
     at.run()  # the row is drawn before the run is followed: the next script run finds it paused
-    row = next(c for c in at.caption if c.value == t("bound_plain.so_far", lang, calls=1, bound=7))
+    row = next(c for c in at.caption if c.value == t("bound_plain.so_far_one", lang, bound=7))
+    assert row.value.startswith("**1** LLM call so far" if lang == "en" else "目前已调用 **1** 次")
     assert "token" not in row.value and "≤" not in row.value
     assert ("could use up to" if lang == "en" else "最多可能用掉") in row.proto.help
     fresh = open_page("pages/playground.py", sb_lang=lang)

@@ -72,7 +72,7 @@ def _buttons(prefix: str, setup: setup_state.Setup, running: bool, blocked: list
         record = runs.current(prefix)
         if record is not None and record.active and record.handle is not None and record.handle.paused:
             made = sum(1 for e in record.typed_events() if isinstance(e, ev.LlmCall))
-            line = t("bound_plain.so_far", calls=made, bound=record.bound)
+            line = t("bound_plain.so_far_one" if made == 1 else "bound_plain.so_far", calls=made, bound=record.bound)
         else:
             line = t("live.bound", bound=setup.bound)
         row.caption(line, help=t("bound_plain.help", worst=worst) if worst else None)
