@@ -49,6 +49,7 @@ from agent_core.messages import (  # noqa: E402
     user,
 )
 from agent_core.models import ModelRouter  # noqa: E402
+from agent_core.patterns.orchestrator import loop as orchestrator  # noqa: E402
 from agent_core.patterns.react import loop as react  # noqa: E402
 from agent_core.patterns.reflection import loop as reflection  # noqa: E402
 from agent_core.patterns.registry import LIMITS, configure, specs_for  # noqa: E402
@@ -461,6 +462,91 @@ def report_reflection(repeats: int) -> str:
                 f"{growth:.2f}×", met(growth <= FLAT_LIMIT)]])])
 
 
+# --- Orchestrator–workers --------------------------------------------------------------------------
+
+REDISPATCH = json.dumps({"decision": "REDISPATCH", "reason": "Say more.", "subtasks": [{"id": 1, "instruction": "again"}]})
+
+
+def ours_orchestrator(k: int) -> object:
+    """K dispatch rounds of one worker (one call, no tools), each but the last reviewed with REDISPATCH,
+    every event kept: 2K + 1 calls, as Reflection's 1 + 2K (K = 1 is the one-round variant, no review)."""
+    class InstantModel:
+        name = "instant"
+
+        def stream(self, request):  # noqa: ANN001, ANN202 - the ChatModel protocol
+            text = {"orchestrator": '{"subtasks": [{"id": 1, "instruction": "Answer the task."}]}',
+                    "orchestrator_review": REDISPATCH}.get(request.role, f"Result of call {request.context.round}.")
+            yield text
+            yield Completion(text, (), Usage(), self.name, 0.0, "stop")
+
+    rounds = {"review": False} if k == 1 else {"max_dispatches": k}
+    config = configure(pattern="orchestrator", max_subtasks=1, worker_steps=1, **rounds)
+    events = list(orchestrator.stream(TASK, config, ModelRouter(InstantModel())))
+    assert sum(e.kind == "llm_call" for e in events) == 2 * k + 1 and events[-1].reason != "error", events[-3:]
+    return events
+
+
+def bare_orchestrator(k: int) -> object:
+    """The same rounds with plain strings: a JSON split, then K worker replies, each but the last followed by
+    a JSON review that re-dispatches, then the synthesis."""
+    def model(prompt: str, role: str) -> str:
+        return REDISPATCH if role == "review" else f"Result for: {prompt[:20]}"
+
+    subtasks = json.loads('{"subtasks": [{"id": 1, "instruction": "Answer the task."}]}')["subtasks"]
+    results = []
+    for round_no in range(1, k + 1):
+        results = [model(f"Subtask: {s['instruction']}", "worker") for s in subtasks]
+        if round_no < k:
+            review = json.loads(model(f"Review.\nTask: {TASK}\nResults: {results}", "review"))
+            subtasks = [{"id": s["id"], "instruction": s["instruction"]} for s in review["subtasks"]]
+    answer = model(f"Synthesise.\nTask: {TASK}\nResults: {results}", "synthesizer")
+    assert answer and len(results) == 1
+    return answer
+
+
+def report_orchestrator(repeats: int, runs: int = 5) -> str:
+    """Per-round core cost beside Reflection's per-iteration cost (two calls each), measured together
+    `runs` times: the median of the runs' medians and their spread (min-max)."""
+    contenders = {"orchestrator": ours_orchestrator, "orchestrator bare": bare_orchestrator,
+                  "reflection": ours_reflection, "reflection bare": bare_reflection}
+    figures: dict[str, list[float]] = {}
+    for _ in range(runs):
+        # as `measure`, with batches of 0.25 s: one more round is a few µs of a run of a few hundred
+        for run in contenders.values():
+            run(ITERATIONS[1])
+        got: dict[str, dict[int, list[float]]] = {name: {n: [] for n in ITERATIONS} for name in contenders}
+        for n in ITERATIONS:
+            for _ in range(repeats):
+                for name, run in contenders.items():
+                    got[name][n].append(per_call(functools.partial(run, n), 0.25) * 1e6)
+        for name, by_n in got.items():
+            us = {n: median(v) for n, v in by_n.items()}
+            for a, b in zip(ITERATIONS, ITERATIONS[1:], strict=False):
+                figures.setdefault(f"{name} {a}->{b}", []).append(per_step(us, b, a))
+
+    def cell(key: str) -> str:
+        values = figures[key]
+        return f"{median(values):,.1f} ({min(values):,.1f}–{max(values):,.1f})"
+
+    (i, j, m) = ITERATIONS
+    rows = [[f"{label}", cell(f"{name} {i}->{j}"), cell(f"{name} {j}->{m}"), cell(f"{name} bare {i}->{j}"),
+             cell(f"{name} bare {j}->{m}")]
+            for label, name in (("orchestrator–workers, per round (worker + review: 2 calls)", "orchestrator"),
+                                ("Reflection, per iteration (critique + refinement: 2 calls)", "reflection"))]
+    growth = [v / w for v, w in zip(figures[f"orchestrator {j}->{m}"], figures[f"orchestrator {i}->{j}"], strict=True)]
+    ratio = [v / w for v, w in zip(figures[f"orchestrator {j}->{m}"], figures[f"reflection {j}->{m}"], strict=True)]
+    return "\n".join([
+        f"Orchestrator–workers beside Reflection: µs one more dispatch round or one more iteration adds to a run "
+        f"(K={i}→{j}, K={j}→{m}); median of {runs} runs (each the median of {repeats} timed batches of 0.25 s), "
+        "min–max in brackets:", "",
+        table(["figure", "ours, first step", "ours, second step", "bare loop, first", "bare loop, second"], rows), "",
+        table(["figure", "target", "ours", "met"],
+              [[f"orchestrator: per-round growth (K={j}→{m} / K={i}→{j})", f"≤ {FLAT_LIMIT}×",
+                f"{median(growth):.2f}× ({min(growth):.2f}–{max(growth):.2f})", met(median(growth) <= FLAT_LIMIT)],
+               [f"orchestrator per round over Reflection per iteration (K={j}→{m})", "—",
+                f"{median(ratio):.2f}× ({min(ratio):.2f}–{max(ratio):.2f})", "—"]])])
+
+
 def profile(n: int) -> str:
     """Where our ReAct steps spend their time: cProfile's own time, summed by module."""
     import cProfile
@@ -509,6 +595,8 @@ def main() -> int:
     print(report_react(contenders, missing, repeats))
     print()
     print(report_reflection(repeats))
+    print()
+    print(report_orchestrator(repeats))
     print()
     print(profile(SIZES[-1]))
     return 0
