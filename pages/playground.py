@@ -90,7 +90,7 @@ with run_tab, st.container(key=f"{P}_run_area"):
         driven = claimed if claimed is not None else record if record.active and record.handle is not None else None
         # drawn whether the run is live or redrawn, so both draw the same element tree: an element
         # more in one of them shifted every later one, and the finished run's redraw blanked the run
-        # area for a moment (issue 15)
+        # area for a moment
         pause_slot = st.container()
         if driven is not None:
             # the run lives in its handle's thread; this script run follows it until it pauses or ends

@@ -12,7 +12,7 @@ handoff.go_if_requested()
 
 st.title(t("replay.title"))
 st.caption(t("replay.intro"))
-# 5:7, not 4:8: an example's title and language fit its box at 1280×720 (issue 15)
+# 5:7, not 4:8: an example's title and language fit its box at 1280×720
 source_col, run_col = st.columns([5, 7], gap="large")
 
 with source_col:

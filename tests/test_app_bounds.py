@@ -1,5 +1,5 @@
 """The Playground shows the output cap and the time limit with the other limits, and the run view
-marks a call cut at the cap and keeps an unfinished call's text (issue 13), in English and Chinese."""
+marks a call cut at the cap and keeps an unfinished call's text, in English and Chinese."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Offline coherence and clean fits in the pages (issue 15), under AppTest: switches that belong to a
+"""Offline coherence and clean fits in the pages, under AppTest: switches that belong to a
 scenario follow it; Compare offers only the presets the offline scripts cover and never says
 "passed" for placeholder text; the call bound reads as a worst case beside the count."""
 

@@ -72,7 +72,7 @@ def set_lanes(at: AppTest, scenario: str, variants: list[str]) -> None:
 def test_every_pattern_and_the_baseline_on_order_99999_run_to_the_end_and_are_compared():
     at = open_compare()
     # offline the one-click "every pattern" comparison is not offered here (only Plan-and-Execute has a
-    # script for order 99999, issue 15): the same four lanes, set up by hand, play and say so
+    # script for order 99999): the same four lanes, set up by hand, play and say so
     assert at.button(key="cmp_preset_patterns").disabled
     set_lanes(at, "order-99999", ["react-advisor", "plan-execute-reflector", "reflection", "direct"])
     click(at, "cmp_run")
@@ -96,7 +96,7 @@ def test_every_pattern_and_the_baseline_on_order_99999_run_to_the_end_and_are_co
                                    "C · Reflection", "D · Direct — one call (baseline)"]
     assert list(shown["llm_calls"]) == [calls(r) for r in (react, plan, reflection, direct)]
     # offline, only Plan-and-Execute has a script for order 99999: the others play placeholder text that
-    # their judges pass, and the table does not call that passed (issue 15)
+    # their judges pass, and the table does not call that passed
     assert list(shown["ended"]) == ["placeholder (no script)", "passed", "placeholder (no script)",
                                     "placeholder (no script)"]
     assert shown["by_role"][1] == "planner 2, executor 2, reflector 3, synthesizer 2"

@@ -1,4 +1,4 @@
-"""Issue 16 in the app: the Playground's OTLP/JSON download re-opens in Replay as the same run; other
+"""OpenTelemetry in the app: the Playground's OTLP/JSON download re-opens in Replay as the same run; other
 tools' spans open too, with what did not map listed; bad OTLP files get one clear message."""
 
 from __future__ import annotations

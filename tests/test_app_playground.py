@@ -228,7 +228,7 @@ def test_plan_and_execute_with_the_reflector_replans_retries_then_passes_in_chin
     choose(at, "plan-execute-reflector", SCENARIOS["order-99999"].title["zh"])
     run(at)
     assert verdicts(at) == ["REPLAN", "RETRY", "PASS"]
-    # a re-plan is the pattern at work: amber like RETRY, never red (red is for real errors, issue 15)
+    # a re-plan is the pattern at work: amber like RETRY, never red (red is for real errors)
     assert [c for c, label in badges(at) if label in ev.VERDICTS] == ["orange", "orange", "green"]
     shown = labels(at)
     assert shown[0].startswith("计划") and any(label.startswith("重新规划 #1") for label in shown)
@@ -305,7 +305,7 @@ def _assert_finished_page(at: AppTest) -> None:
     calls = next(m for m in at.metric if m.label == i18n.t("render.calls", lang)).value
     assert calls == str(kinds(at).count("llm_call"))  # the count is the figure, the bound its worst case
     assert i18n.t("fits.worst_case", lang, bound=rec.bound) in [c.value for c in at.caption]
-    # an HTML table that wraps at 1280×720 (issue 15), in its keyed container
+    # an HTML table that wraps at 1280×720, in its keyed container
     by_role = _keyed(at.main, f"{P}_costs-by-role").table[0].value
     # one row per role that was called (named in the page's language)
     assert len(set(by_role.iloc[:, 0])) == len({e.role for e in rec.events if e.kind == "llm_call"})

@@ -1,4 +1,4 @@
-"""A workshop taught in Chinese (issue 15): with the sidebar on 中文, a Reflection run on primes reads
+"""A workshop taught in Chinese: with the sidebar on 中文, a Reflection run on primes reads
 Chinese from its step titles to its final-answer heading, and switching back to English redraws the
 same run in English — the labels follow the page's language, the run's own text stays as it was."""
 
@@ -44,7 +44,7 @@ def test_a_reflection_run_in_chinese_reads_chinese():
     assert at.button(key=f"{P}_run").label == "运行" and at.button(key=f"{P}_stop").label == "停止"
     assert at.button(key=f"{P}_view-fork-1").label == "从这里分叉"
     assert {"改动 · 按词", "改动 · 按行", "提示词"} <= {tab.label for tab in at.tabs}
-    assert "上限与开关" in {e.label for e in at.expander}  # the prompts moved to a wide tab (issue 15)
+    assert "上限与开关" in {e.label for e in at.expander}  # the prompts moved to a wide tab
     assert [m.label for m in at.metric][1:] == ["LLM 调用", "Token 数（估算）", "用时"]
     # "token" stays as it is: Chinese materials on LLMs write it so (词元 is rare outside papers)
     english = {label: words for label in _shown(at) if (words := [w for w in _latin_words(label)

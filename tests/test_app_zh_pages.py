@@ -1,4 +1,4 @@
-"""The pages in 中文 under AppTest (issue 15): a workshop taught in Chinese switched the language and
+"""The pages in 中文 under AppTest: a workshop taught in Chinese switched the language and
 still read English on Home, in the sidebar, on Compare and Eval. Here each of those pages is opened
 in zh and its headings, widgets, table headers and results are read back in Chinese — and the
 English catalogue is what the same pages show in en.

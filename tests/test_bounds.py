@@ -1,4 +1,4 @@
-"""Bounded calls (issue 13): the output cap on every request, the token budget and the time limit
+"""Bounded calls: the output cap on every request, the token budget and the time limit
 enforced while tokens stream, and fallbacks that say when a reply was cut at the cap."""
 
 from __future__ import annotations

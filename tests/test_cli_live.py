@@ -1,5 +1,5 @@
 """The CLI shows life while a call streams, and SIGINT / SIGTERM end a run with reason stop, a
-partial trace and the shell's exit codes (issue 13). Subprocesses against the local fake server."""
+partial trace and the shell's exit codes. Subprocesses against the local fake server."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Readable diffs (issue 15): lines wrap, deletions are struck through and insertions underlined (not
+"""Readable diffs: lines wrap, deletions are struck through and insertions underlined (not
 told apart by colour alone), code keeps its monospace font and indentation, and hostile text stays
 text. The HTML is built by pages.ui.diff_view and checked here as a browser would parse it."""
 

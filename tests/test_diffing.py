@@ -139,7 +139,7 @@ def test_side_by_side_holds_every_line_of_both_drafts(a, b):
     assert 0.0 <= stats.changed_ratio <= 1.0 and (stats.changed_ratio == 0.0) == (a == b)
 
 
-# --- the cost bound (issue 17) -----------------------------------------------------------------------
+# --- the cost bound -----------------------------------------------------------------------------------
 
 def test_a_diff_of_repeated_lines_stops_at_its_budget_and_still_spells_both_drafts():
     a, b = "x\n" * 1100, "x\ny\n" * 550  # difflib alone: tens of CPU seconds (cubic)

@@ -41,7 +41,7 @@ def sensible(request: RecordedRequest) -> Reply:
     return Reply("Order 10001 was delivered on 27 November.", chunks=3)
 
 
-#: what a server sent before it closed the connection cleanly (issue 13's finding)
+#: what a server sent before it closed the connection cleanly (a real server did so mid-answer)
 PARTIAL = "Partial answer that never"
 
 FAULTS = {

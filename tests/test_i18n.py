@@ -1,4 +1,4 @@
-"""One catalogue per language, and no page speaks outside it (issue 15).
+"""One catalogue per language, and no page speaks outside it.
 
 A workshop taught in Chinese switched to 中文 and still read mostly English: Home, the sidebar, every
 Playground label. These tests keep that from coming back: both catalogues hold the same keys with the

@@ -348,7 +348,7 @@ def test_importing_the_core_loads_neither_the_sdk_nor_streamlit():
     subprocess.run([sys.executable, "-c", code], check=True, cwd=str(llm.__file__).rsplit("/agent_core/", 1)[0])
 
 
-# -- bounded calls and honest stream ends (issue 13) ---------------------------------------------
+# -- bounded calls and honest stream ends --------------------------------------------------------
 
 
 def test_the_output_cap_goes_out_as_max_tokens_and_no_cap_sends_none(fake_openai):

@@ -1,4 +1,4 @@
-"""Offline runs outside the nine scripts stay coherent (issue 15): a free task's scripted run is
+"""Offline runs outside the nine scripts stay coherent: a free task's scripted run is
 labelled as scripted, quotes the task (never a prompt template) and cuts no word; the mock tools
 answer in the run's language."""
 

@@ -1,4 +1,4 @@
-"""OpenTelemetry out and in (issue 16): every bundled run goes to OTLP/JSON and comes back the same; the
+"""OpenTelemetry out and in: every bundled run goes to OTLP/JSON and comes back the same; the
 file is a valid ExportTraceServiceRequest with the documented span tree; other tools' spans map or are
 listed; bad files get the upload's clear messages."""
 
@@ -39,7 +39,7 @@ def test_round_trip_gives_the_same_run(sid, lang, path):
     assert [(e.version, e.text) for e in back.events if isinstance(e, ev.Draft)] == \
            [(e.version, e.text) for e in original.events if isinstance(e, ev.Draft)]
     assert back.result["final_answer"] == original.result["final_answer"] and back.result["final_answer"]
-    # more than the issue asks: every field of every event, the config and the run id come back
+    # more than OTLP needs: every field of every event, the config and the run id come back
     assert [e.to_dict() for e in back.events] == [e.to_dict() for e in original.events]
     assert back.config == original.config and back.run_id == original.run_id and back.unmapped == []
 

@@ -1,4 +1,4 @@
-"""Live OpenTelemetry export (issue 16) to a local OTLP/HTTP receiver started by the test: the spans and
+"""Live OpenTelemetry export to a local OTLP/HTTP receiver started by the test: the spans and
 attributes arrive, through the official SDK; a dead collector leaves the run untouched; without the
 SDK the live path says so and does nothing else."""
 

@@ -280,7 +280,7 @@ def test_fences_are_longer_than_any_backtick_run_inside(text):
     assert block.endswith("\n" + opening) and all(len(run) < len(opening) for run in re.findall(r"`+", text))
 
 
-# --- links and images from model text (issue 17) ----------------------------------------------------
+# --- links and images from model text ---------------------------------------------------------------
 
 HOSTILE_LINKS = ("[click](javascript:alert(1)) [a [nested] label](JaVaScRiPt:alert(2)) [d](data:text/html,x) "
                  "[spaced] (javascript:alert(3)) [angle](<javascript:alert(4)>) ![img](https://attacker.invalid/i.png) "

@@ -1,6 +1,6 @@
 """The test evaluator's sandbox: honest drafts are judged, hostile ones are contained by the kernel.
 
-The hostile corpus (one file per attack class of issue 17) is in tests/test_sandbox_hostile.py.
+The hostile corpus (one file per attack class) is in tests/test_sandbox_hostile.py.
 """
 
 from __future__ import annotations

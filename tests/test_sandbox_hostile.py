@@ -1,4 +1,4 @@
-"""The hostile task corpus of issue 17 (tests/hostile_tasks/), run through the sandbox and the CLI.
+"""The hostile task corpus (tests/hostile_tasks/, one file per attack class), run through the sandbox and the CLI.
 
 A "room" is set up first: dummy API keys in the environment, in a secrets.toml beside a fake app
 cwd, and in the memory of a second "session" process; a planted file; a TCP listener. Every task

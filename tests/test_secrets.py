@@ -86,7 +86,7 @@ def test_cli_failure_message_holds_no_key(capsys):
 
 @pytest.mark.parametrize("pattern", ac.PATTERNS)
 def test_the_opentelemetry_export_never_holds_the_key(pattern, tmp_path, monkeypatch, capsys):
-    """Issue 16: OTLP/JSON from a run made with the key, and from a trace where a model echoed it."""
+    """OTLP/JSON from a run made with the key, and from a trace where a model echoed it."""
     from agent_core import events as ev
     from agent_core import otel
 

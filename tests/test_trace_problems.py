@@ -1,4 +1,4 @@
-"""A bad trace file is explained in the reader's language (issue 15): the core raises TraceFormatError
+"""A bad trace file is explained in the reader's language: the core raises TraceFormatError
 with a typed reason and an English message; Replay names the reason from the catalogue and keeps the
 message as the technical detail. Every reason the core can raise has words in both languages."""
 

@@ -43,7 +43,7 @@ class Block:
     title: str
     suffix: str = ""
     #: running | complete | error, as st.status has them, or sent_back: a step a verdict sent back
-    #: (REPLAN) — the pattern at work, drawn amber; red is kept for real errors (issue 15)
+    #: (REPLAN) — the pattern at work, drawn amber; red is kept for real errors
     state: str = "running"
     #: the tools called in the block, each once, in the order of their first call
     tools: dict[str, None] = field(default_factory=dict)

@@ -35,7 +35,7 @@ def call_views(container: Any, table: MessageTable, call: ev.LlmCall, lang: str,
 
     A popover's body is drawn only while it is open (opening one reruns the page): a 300-event run
     has some thirty calls, and drawing every prompt and reply up front doubled the elements of its
-    redraw (issue 12's 1 s target). `key` names the call's popovers, so an open one stays open.
+    redraw (which must stay within 1 s). `key` names the call's popovers, so an open one stays open.
     """
     w = words(lang)
     row = container.container(horizontal=True, vertical_alignment="center", gap="small")

@@ -75,7 +75,7 @@ def _pattern_picker(prefix: str, lang: str, disabled: bool) -> None:
 
 def short_title(scenario_id: str, lang: str) -> str:
     """A scenario's title without its parenthesised pattern note, which the pattern box above already
-    says: the full title is cut off in the narrow setup column at 1280×720 (issue 15)."""
+    says: the full title is cut off in the narrow setup column at 1280×720."""
     title = SCENARIOS[scenario_id].title.get(lang) or SCENARIOS[scenario_id].title["en"]
     return re.split(r" \(|（", title, maxsplit=1)[0]
 
@@ -118,7 +118,7 @@ def limit_controls(prefix: str, setup: Setup, *, disabled: bool) -> None:
     """Every limit of the pattern (ranges enforced by the inputs) and its switches, with the bound."""
     variant = setup.variant
     lang = page_lang()
-    if setup.bound is not None:  # a worst case, said in plain words (issue 15)
+    if setup.bound is not None:  # a worst case, said in plain words
         st.metric(t("fits.bound_label", lang), setup.bound, help=t("controls.bound_help", lang))
         st.caption(t("fits.bound_line", lang))
     names = limits_of(variant)

@@ -135,7 +135,7 @@ def mark(area_key: str, *, live: bool) -> None:
     label = html.escape(t("follow.jump"), quote=True)
     area = html.escape(area_key, quote=True)
     # hidden by its container's key: a `:has(.mark)` rule on every element container made the browser
-    # re-check its ancestors on each of a redraw's hundreds of insertions (issue 12's fork: +0.3 s)
+    # re-check its ancestors on each of a redraw's hundreds of insertions (+0.3 s on a fork's redraw)
     hide = f"<style>[class*='st-key-{MARK}-'] {{ display: none; }}</style>"
     with st.container(key=f"{MARK}-{area_key}"):
         st.html(f'{hide}<span class="{MARK}" data-area="{area}" data-live="{1 if live else 0}" '

@@ -11,7 +11,7 @@ dialog, so the run it forks stays in view while the reply is written.
 A fork runs on the page it was started from: the Playground's fork of its own run, and Replay's fork
 of an opened trace, drawn in place of that trace (pages/ui/replay_fork.py). Either way the fork's
 run view stands where its parent's was drawn, under the same key, so the browser keeps the prefix's
-blocks and updates them; a page switch would make it build all of them again (issue 12: a 300-event
+blocks and updates them; a page switch would make it build all of them again (a 300-event
 prefix took 1.3-1.4 s through the switch from Replay to the Playground).
 """
 

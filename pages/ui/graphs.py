@@ -24,7 +24,7 @@ def dot(config: Mapping[str, Any], active: str | None = None, visited: Iterable[
 
     Left to right it is 470-700 px wide at its own size; top to bottom (`vertical`, for a narrow column)
     100-380 px. Draw it with width="content": a graph stretched or squeezed to a column changes its
-    labels' size with it (8 px on Home's four columns at 1280×720, issue 15)."""
+    labels' size with it (8 px on Home's four columns at 1280×720)."""
     lang = lang if lang in i18n.LANGS else i18n.lang()  # labels in the page's language unless told
     spec = _spec(config)
     edges = [(a, b, label(lang) if label else "") for a, b, label in spec.edges(config)]

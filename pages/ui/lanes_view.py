@@ -68,7 +68,7 @@ def task_picker(lang: str, *, disabled: bool) -> None:
     with right:
         st.markdown(t("lanes_view.presets", lang))
         for name, preset in PRESETS.items():
-            # offline, a comparison is offered only where the scripts play every lane (issue 15): a lane no
+            # offline, a comparison is offered only where the scripts play every lane: a lane no
             # script covers on this task would play placeholder text, so the button says why it is off
             note = offline_note(preset, state[K_SCENARIO], lang) if sidebar.is_offline() else ""
             st.button(preset.label(lang), key=f"{P}_preset_{name}", icon=preset.icon, disabled=disabled or bool(note),

@@ -117,7 +117,7 @@ def drive(record: runs.RunRecord, view: RunView, router: ModelRouter) -> bool:
 
 def spent(record: runs.RunRecord, events: list[ev.Event], router: ModelRouter) -> None:
     """A finished run's spend gauge (`events`: its typed events), in the place `drive` drew it live: the
-    redraw keeps the live view's element tree, so the end of a run shrinks nothing (issue 15)."""
+    redraw keeps the live view's element tree, so the end of a run shrinks nothing."""
     calls = [e for e in events if isinstance(e, ev.LlmCall)]
     gauge = st.empty()
     if calls:

@@ -184,7 +184,7 @@ def pick_trace(lang: str) -> Loaded | None:
 
 
 def _import_note(imported: otlp.ImportedTrace, lang: str) -> None:
-    """Say the run came from OpenTelemetry spans (issue 16), and list every span that did not map."""
+    """Say the run came from OpenTelemetry spans, and list every span that did not map."""
     st.caption(":material/conversion_path: " + t("player.import.mapped", lang, n=imported.span_count))
     if not any(isinstance(e, ev.RunStarted) and e.pattern in ac.PATTERNS for e in imported.events):
         st.caption(t("player.import.pattern", lang))

@@ -158,7 +158,7 @@ class RunView:
 
         if task:
             st.markdown(self.w["task"].format(task=text.inline(task, 400)))
-        # verdict first: the trail and the latest diff lead, counters and graph come after (issue 15)
+        # verdict first: the trail and the latest diff lead, counters and graph come after
         self.head = Headline(key, spec=self.blocks.spec, lang=self.lang, code=self.code, diff_layout=diff_layout, diff=not compact,
                              live=self.live)
         # (the figure: the pattern's own picture, if its events draw one — a search tree as it grows)
@@ -703,7 +703,7 @@ class RunView:
             else:
                 a, b, c, d = st.columns(4, vertical_alignment="center")
             w = self.w
-            # the count is the figure; the bound is its worst case, said in words (issue 15: "9 / 174" read
+            # the count is the figure; the bound is its worst case, said in words ("9 / 174" read
             # as nine out of a budget of 174)
             a.metric(w["calls"], self.calls, help=w["calls_help"])
             a.caption(i18n.t("fits.worst_case", self.lang, bound=self.bound))
@@ -735,7 +735,7 @@ class RunView:
                      "tool": text.code_span(text.flat(s["tool"], 60)) if s.get("tool") else "",
                      "critical": "✓" if s.get("critical") else ""} for s in self.plan[:SIDE_ROWS]]
             # st.table, not a data grid: its cells wrap, so no word is cut at a column's edge at
-            # 1280×720 ("replannec", "query_or": issue 15)
+            # 1280×720 ("replannec", "query_or" were cut so)
             self._side_table(rows, len(self.plan))
         elif self.summary == "drafts" and self.draft_rows:
             self._side_table(self.draft_rows[-SIDE_ROWS:], len(self.draft_rows))  # the latest drafts
@@ -785,7 +785,7 @@ def hide_stale(area_key: str, live: bool) -> None:
     # The rule holds only while this script run's own mark is fresh. The next script run marks every
     # element stale as it starts, the mark too, so the rule lets go at once; a rule that lived until
     # the next script run replaced it hid the whole run area while the finished run was redrawn
-    # (issue 15: the area vanished for 0.3-0.5 s at the end of every run, and the page jumped up).
+    # (for 0.3-0.5 s at the end of every run, and the page jumped up).
     scope = f"{area}:has([data-stale='false'] .{mark})"
     rule = f"{scope} [data-stale='true'], {scope} :is({boxes}):not(:has([data-stale='false'])) {{ display: none; }}"
     # the mark's element is drawn live or not, so a live view and a redraw have the same element tree;

@@ -4,7 +4,7 @@
 this page and draws it where the trace was drawn, by the same run view under the same key
 (`rp_view`). The recorded prefix is the trace's own blocks, so the browser keeps them and only marks
 them "recorded" — a switch to the Playground made it unmount the trace and build every block again
-(issue 12: 1.3-1.4 s for a 300-event prefix). The rest streams live below them.
+(1.3-1.4 s for a 300-event prefix). The rest streams live below them.
 
 The fork is kept under `rp_runs` (runs.py). Its head says what it forks and offers Stop while it
 runs; once it has ended: Compare with the original, Open in the Playground (its configuration, edited

@@ -131,7 +131,7 @@ def append(record: RunRecord, event: ev.Event) -> bool:
             record.events[-1] = replace(last, text=last.text + event.text)
         else:
             record.events.append(event)
-    if not isinstance(event, ev.Token):  # live OpenTelemetry export, when an endpoint is set (issue 16)
+    if not isinstance(event, ev.Token):  # live OpenTelemetry export, when an endpoint is set
         telemetry.feed(record.run_id, record.config, event, record.fork)
     return True
 

@@ -138,7 +138,7 @@ _KEPT = 0.5
 def free_task_changed(prefix: str) -> None:
     """A free task copied from a scenario ("Edit as a free task") keeps the scenario's switches while
     it is that task, edited; once it is replaced by another task, they go back to the pattern's
-    defaults (issue 15: a typed task was drawn as Python because primes' Code-task switch stayed on)."""
+    defaults (else a typed task was drawn as Python, because primes' Code-task switch stayed on)."""
     state = st.session_state
     origin = state.get(k(prefix, "free_from"))
     if origin not in SCENARIOS:

@@ -82,7 +82,7 @@ def costs(events: list[ev.Event], *, key: str, lang: str | None = None) -> None:
         else:
             table["role"] = [roles.get(r, r) for r in table["role"]]
             # st.table, not a data grid: headers and cells wrap, so every column, "est." included, stays
-            # in view at 1280×720 (issue 15); the full figures are in the downloads
+            # in view at 1280×720; the full figures are in the downloads
             shown = table[["role", "model", "calls", "prompt_tokens", "completion_tokens", "total_tokens",
                            "latency_ms_mean", "latency_ms_total", "estimated"]].copy()
             for column in ("latency_ms_mean", "latency_ms_total"):

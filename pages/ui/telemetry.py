@@ -1,4 +1,4 @@
-"""Live OpenTelemetry export of the app's runs (issue 16): every event a run stores is fed to that run's
+"""Live OpenTelemetry export of the app's runs: every event a run stores is fed to that run's
 span exporter (agent_core.otel.live) when an OTLP endpoint is set; the page says once if the optional
 extra is missing or the collector refused or never answered. The run itself never waits for it."""
 

@@ -1,4 +1,4 @@
-"""ReAct's µs per step over the bare loop's, for one source tree: the side-by-side check of issue 11.
+"""ReAct's µs per step over the bare loop's, for one source tree: the side-by-side check of the core's cost.
 
 Run it for two trees in turns (say a `git worktree` of the base commit and this checkout), several
 times each, and compare the ratios: both contenders are timed in the same process, in turns, so the

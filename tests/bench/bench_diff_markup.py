@@ -1,4 +1,4 @@
-"""What the readable word diff costs to build (issue 15): the HTML of pages/ui/diff_view.py (struck
+"""What the readable word diff costs to build: the HTML of pages/ui/diff_view.py (struck
 through / underlined, escaped piece by piece) against the coloured Markdown it replaced
 (pages/ui/text.py's word_diff_inline at commit e3850a0, loaded from git), side by side.
 

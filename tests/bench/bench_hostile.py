@@ -1,5 +1,5 @@
 """Hostile uploads: what the cubic-diff and the 20,000-event traces (tests/hostile_traces) cost now,
-beside the code before the bounds (issue 17).
+beside the code before the bounds.
 
 1. The cubic diff in the core: diff_stats + word_diff + line_diff of one draft pair of repeated
    lines, with today's bounded diffing, and the same pair with the diffing module of `--base`

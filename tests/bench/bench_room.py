@@ -1,4 +1,4 @@
-"""One seat must not stall the room (issue 22): what a hostile upload costs the real server, and how
+"""One seat must not stall the room: what a hostile upload costs the real server, and how
 long /_stcore/health takes meanwhile.
 
 Against `streamlit run app.py` on 127.0.0.1, through the app's own websocket protocol

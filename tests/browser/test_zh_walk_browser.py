@@ -1,4 +1,4 @@
-"""The zh walk (issue 15): a workshop switches to 中文 and visits every page at projector size (1280×720)
+"""The zh walk: a workshop switches to 中文 and visits every page at projector size (1280×720)
 — Home; the Playground, running its default scenario to the end; Compare, running a one-click
 comparison; Replay, on a bundled trace; Eval; Learn — and reads no Latin-script label on the way.
 

@@ -1,4 +1,4 @@
-"""Does a real viewer nobody here wrote accept our runs? Arize Phoenix, over OTLP/HTTP (issue 16).
+"""Does a real viewer nobody here wrote accept our runs? Arize Phoenix, over OTLP/HTTP.
 
 Not part of .ci/run: it installs arize-phoenix (large) in its own venv and starts a server.
 
