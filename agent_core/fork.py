@@ -9,6 +9,7 @@ recorded prefix counts). The config may change from call k on: a prompt or a lim
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -141,7 +142,47 @@ def fork(events: list[ev.Event], at: int, config: RunConfig, models: ModelRouter
     live = models if isinstance(models, ModelRouter) else ModelRouter(models)
     recorded = RecordedModel(table, at - 1, live, reply)
     registry = RecordedTools(tools if tools is not None else default_tools(config), results)
-    return stream(started.task, config, ModelRouter(recorded), registry), recorded
+    return on_parent_clock(stream(started.task, config, ModelRouter(recorded), registry), events, at), recorded
+
+
+def on_parent_clock(stream: Iterator[ev.Event], parent: list[ev.Event], at: int) -> Iterator[ev.Event]:
+    """The fork's events with the times of the run they fork: the recorded prefix is served at once,
+    so its events get the parent's own times (the n-th event of a kind, the parent's n-th of that kind
+    before call `at`), and every later one the time the parent had reached plus the fork's own time
+    since. A fork's clock so reads the run's time so far, as the parent's would have."""
+    calls, times, prefix_end = 0, {}, 0.0
+    for e in parent:
+        if isinstance(e, ev.LlmCall):
+            calls += 1
+            if calls >= at:
+                break
+        if not isinstance(e, ev.Token):
+            times.setdefault(e.kind, []).append(e.t)
+            prefix_end = max(prefix_end, e.t)
+    seen: dict[str, int] = {}
+    calls, last, served = 0, 0.0, 0.0  # served: the fork's own time when the prefix was served
+    shift: float | None = None  # from the first event of call `at` on: the parent's time minus the fork's
+    try:
+        for e in stream:
+            if shift is None and calls >= at - 1 and isinstance(e, ev.Token | ev.LlmCall):
+                shift = max(prefix_end, last) - served
+            if shift is None:  # the recorded prefix, served at once (a pause before call `at` included)
+                served = e.t
+                n = seen[e.kind] = seen.get(e.kind, 0) + 1
+                kept = times.get(e.kind, ())
+                t = max(last, kept[n - 1]) if n <= len(kept) else last
+            else:
+                t = max(last, round(e.t + shift, 4))
+            calls += isinstance(e, ev.LlmCall)
+            last = t
+            if isinstance(e, ev.RunFinished):
+                yield dataclasses.replace(e, t=t, elapsed_ms=round(t * 1000, 1))
+            else:
+                yield e if t == e.t else dataclasses.replace(e, t=t)
+    finally:
+        close = getattr(stream, "close", None)
+        if close is not None:  # a fork cut short closes the run under it, and its model's stream
+            close()
 
 
 def recorded_reply(events: list[ev.Event], at: int) -> Reply:

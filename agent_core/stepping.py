@@ -326,9 +326,15 @@ class RunHandle:
     def _now(self) -> float:
         return round(time.perf_counter() - self._clock_base, 4) if self._clock_base is not None else 0.0
 
+    def now(self) -> float:
+        """The run's time so far, in seconds on its events' clock: it runs on while the run is paused."""
+        return self._now()
+
     def _emit(self, event: ev.Event) -> None:
-        if self._clock_base is None:
-            self._clock_base = time.perf_counter() - event.t
+        # the clock follows the events' own: a fork's events are on its parent's clock (agent_core.fork)
+        base = time.perf_counter() - event.t
+        if self._clock_base is None or base < self._clock_base:
+            self._clock_base = base
         if event.t == 0.0 and not isinstance(event, ev.RunStarted):
             event = replace(event, t=self._now())
         self.events.put(event)

@@ -6,6 +6,7 @@ on a fork, one count of calls, Run within reach, and one clear message for a bro
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -121,3 +122,33 @@ def test_the_run_row_says_the_bound_plainly_and_keeps_the_token_worst_case_for_t
     fresh.selectbox(key=f"{P}_scenario").select("primes").run()
     assert t("live.bound", lang, bound=7) in [c.value for c in fresh.caption]
     assert not any("136," in c.value or "worst case ≤" in c.value for c in fresh.caption)
+
+
+# --- the run's clock while paused and on a fork -----------------------------------------------------
+
+def elapsed(at: AppTest) -> float:
+    shown = next(m.value for m in at.metric if m.label in ("Elapsed", "用时"))
+    return float(shown.split()[0])
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_paused_runs_elapsed_time_is_its_time_so_far(lang):
+    at = paused_primes(lang)  # paused before its first call: no event has said any time yet
+    time.sleep(0.3)
+    at.run()  # any click redraws the paused run
+    assert elapsed(at) >= 0.3
+
+
+def test_a_forks_elapsed_time_is_the_recorded_prefix_plus_its_own():
+    at = open_page("pages/replay.py")  # the bundled order 99999, recorded at the offline model's watchable pace
+    at.button(key="rp_view-fork-4").click().run()
+    nonce = at.session_state["fork_target"]["nonce"]
+    at.toggle(key=f"fork_live_{nonce}").set_value(True).run()
+    at.button(key=f"fork_run_{nonce}").click().run()
+    assert not at.exception, [e.message for e in at.exception]
+    forked = at.session_state["rp_runs"][-1]
+    assert forked.status == "finished"
+    calls = [e for e in forked.events if e.kind == "llm_call"]
+    recorded = calls[2].t  # the prefix: calls 1 to 3 served from the record, at their recorded times
+    assert recorded > 1.0 and forked.events[-1].elapsed_ms / 1000 >= recorded
+    assert elapsed(at) >= recorded

@@ -116,9 +116,13 @@ def test_an_uploaded_humaneval_file_gets_the_rounds_section():
 
 
 def test_the_baseline_at_about_the_same_budget_votes_over_independent_answers():
-    rows = [r for r in evaluate(bundled_tasks(), ["reflection", "direct×3"], OfflineModel()) if isinstance(r, EvalRow)]
-    stops = {s.pattern: s for s in stop_stats(rows, ("direct", "direct×3"))}
-    voted = stops["direct×3"]
+    from agent_core.evaluation.harness import BASELINE_ENTRIES
+
+    assert BASELINE_ENTRIES == ("direct", "self-consistency×3"), "the one call first, then the vote"
+    rows = [r for r in evaluate(bundled_tasks(), ["reflection", "self-consistency×3"], OfflineModel())
+            if isinstance(r, EvalRow)]
+    stops = {s.pattern: s for s in stop_stats(rows, BASELINE_ENTRIES)}
+    voted = stops["self-consistency×3"]
     # three calls a task, beside reflection's 2.57; the scripted model answers alike, so the vote is its draft
     assert voted.baseline and voted.self_calls == 3.0 and voted.self_passed == 4
     assert stops["reflection"].self_calls < voted.self_calls

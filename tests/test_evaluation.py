@@ -385,4 +385,4 @@ def test_cli_runs_every_pattern_when_none_is_named(monkeypatch):
     table = {line.split()[0]: line.split()[1] for line in out.splitlines()
              if line.split() and line.split()[0].rstrip("*") in EVAL_PATTERNS}
     assert table == {"reference": "100.0%", "react": "100.0%", "plan-execute": "100.0%", "reflection": "100.0%",
-                     "reflection+tests*": "100.0%", "direct": "100.0%", "direct×3": "100.0%"}
+                     "reflection+tests*": "100.0%", "direct": "100.0%", "self-consistency×3": "100.0%"}

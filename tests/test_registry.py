@@ -245,14 +245,16 @@ def test_a_comparison_round_trips_through_the_core_format():
     assert exports.bound_of({"pattern": "no-such-pattern"}, back.events[1:]) == 2  # falls back to the calls made
 
 
-def test_direct_with_samples_takes_the_most_frequent_answer_and_keeps_its_bound():
-    model = ScriptedModel(["Paris.", "Lyon.", " Paris. "])
-    config = configure(pattern="direct", samples=3)
-    result = ac.run("Capital of France?", config, model)
-    assert result.final_answer == "Paris." and result.llm_calls == 3 == ac.call_bound(config)
-    assert [e.text for e in result.events if isinstance(e, ev.Draft)] == ["Paris.", "Lyon.", "Paris."]
-    assert [c.context.attempt for c in result.events if isinstance(c, ev.LlmCall)] == [1, 2, 3]
-    assert ac.call_bound(config.replace(tools=("weather",))) == 6
+def test_direct_is_one_call_again_and_a_trace_of_its_old_samples_still_loads():
+    # the vote over several answers is the self-consistency pattern's; direct is the one-call yardstick
+    config = configure(pattern="direct")
+    assert ac.call_bound(config) == 1 and ac.call_bound(config.replace(tools=("weather",))) == 2
+    with pytest.raises(ConfigError, match="no field 'samples'"):
+        configure(pattern="direct", samples=3)
+    old = ac.config_from_dict({"pattern": "direct", "samples": 3, "lang": "zh"})  # a trace saved with the option
+    assert old.pattern == "direct" and old.lang == "zh" and "samples" not in old.to_dict()
+    result = ac.run("Capital of France?", old, ScriptedModel(["Paris."]))
+    assert result.final_answer == "Paris." and result.llm_calls == 1
 
 
 # --- typed options, parsed at the border ----------------------------------------------------------
@@ -268,7 +270,8 @@ def test_a_config_holds_the_shared_fields_and_its_patterns_typed_options():
         ac.configure("react", max_roundz=3)
     for spec in registry.specs().values():
         fields = dataclasses.fields(spec.options)
-        assert fields and {f.name for f in fields} == set(spec.option_names())
+        # (the one-call baseline reads no option of its own)
+        assert (fields or spec.baseline) and {f.name for f in fields} == set(spec.option_names())
         for lim in spec.limits:
             assert lim.name in spec.option_names(), f"{spec.name}: a limit its options do not hold"
 

@@ -75,6 +75,8 @@ class EvalEntry:
     color: str = ""
     #: True when its runs see the task's own unit tests (the Reflexion-style setting)
     tests: bool = False
+    #: True when it is a baseline beside the baseline pattern's own (the same budget spent on a vote)
+    baseline: bool = False
 
 
 @dataclass(frozen=True)

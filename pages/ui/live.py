@@ -106,6 +106,7 @@ def drive(record: runs.RunRecord, view: RunView, router: ModelRouter) -> bool:
                 calls.append(event)
                 costs.spend_gauge(gauge, calls, worst, router, sidebar.current_lang())
         if handle.paused and handle.events.empty():
+            view.clock(handle.now())  # Elapsed is the run's time so far, the pause included
             view.flush()
             return True
         if not record.active:

@@ -689,6 +689,12 @@ class RunView:
         else:
             self._stale = True
 
+    def clock(self, now: float) -> None:
+        """The run's time so far where no event says it: a paused run's clock runs on (the next
+        `flush` shows it)."""
+        if now > self.elapsed:
+            self.elapsed, self._stale = now, True
+
     def flush(self) -> None:
         """Bring the counters and the side table up to date (a live run that pauses here)."""
         if self._stale:

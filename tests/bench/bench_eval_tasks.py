@@ -7,7 +7,7 @@ Run: python tests/bench/bench_eval_tasks.py [--tasks 200] [--repeats 3] [--delay
 The tasks are generated generic questions ("What is i + 7?", scored `numeric`); the endpoint is
 tests/fake_openai_server.py on 127.0.0.1, answering the sum (wrong on every fifth task) and, as
 Reflection's critic, "No improvement needed." The patterns are direct (1 call), reflection (2 calls)
-and direct×3 (3 calls): 6 calls per task and repeat. One run at a time would take about 20 minutes on
+and self-consistency×3 (3 calls): 6 calls per task and repeat. One run at a time would take about 20 minutes on
 the whole set, so it runs the first `--sequential-tasks` tasks and is compared per run (a run's mean
 wall time), which is what throughput is; the pool and Ray run the whole set. Ray starts a local
 instance with 2 CPUs (this machine's), each job reserving 0.25 of one, `--concurrency` jobs in
@@ -33,7 +33,7 @@ from agent_core.llm import OpenAICompatibleModel  # noqa: E402
 from tests.bench._util import machine, median, table  # noqa: E402
 from tests.fake_openai_server import FakeOpenAIServer, RecordedRequest, Reply  # noqa: E402
 
-PATTERNS = ("direct", "reflection", "direct×3")
+PATTERNS = ("direct", "reflection", "self-consistency×3")
 TARGET_POOL = 6.0
 TARGET_RAY = 1.3
 

@@ -14,7 +14,7 @@ from .prompts import PROMPTS
 SPEC = PatternSpec(
     name="direct", label=Text("Direct (baseline)", "直接回答（基线）"), order=40, options=options.DirectOptions,
     stream=stream,
-    call_bound=call_bound, bound_formula="samples (×2 when the task has tools)", roles=roles.ROLES, prompts=PROMPTS,
+    call_bound=call_bound, bound_formula="1 (2 when the task has tools)", roles=roles.ROLES, prompts=PROMPTS,
     limits=options.LIMITS, variants=lessons.VARIANTS,
     edges=lessons.edges, nodes=lessons.NODES, role_node=lessons.role_node, block_title=lessons.block_title,
     step_word=Text("step", "步骤"), summary="tools", color="#B279A2", baseline=True, compare_variant="direct",

@@ -42,10 +42,6 @@ def block_title(ident: tuple[Any, ...], config: Mapping[str, Any], lang: str) ->
 EVAL_ENTRIES = (
     EvalEntry("direct", {}, Text("one model call, no loop, no critique: the baseline",
                                  "一次模型调用，没有循环和评审：基线")),
-    EvalEntry("direct×3", {"samples": 3},
-              Text("the baseline at about reflection's call budget: three independent answers, "
-                   "majority vote (Huang et al. 2024's equal-budget comparison)",
-                   "与反思调用预算相当的基线：三次独立回答，多数投票（Huang 等 2024 的等预算对照）")),
 )
 
 LESSON = Lesson(

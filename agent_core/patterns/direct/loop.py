@@ -1,25 +1,19 @@
 """Direct — the baseline: one model call answers the task, with no loop and no critique.
 
 Huang et al. (ICLR 2024) found that intrinsic self-correction often does worse than doing nothing
-once the baseline gets the same budget; the patterns here are shown beside this one.
+once the baseline gets the same budget; the patterns here are shown beside this one. The same budget
+spent on independent answers voted on is the self-consistency pattern, in its own folder.
 
 Tools: where the task has tools, the one call may ask for them, all in that turn. They run (each a
 `tool_call` / `tool_result` pair), and one final call with tools disabled writes the answer from their
 results. A reply without tool calls is the answer. So the bound is honest: 1 call without tools,
 2 with them — never a loop.
 
-Samples (`samples`, default 1): the same baseline at a larger call budget, as Huang et al. give it —
-`samples` independent answers (no answer sees another, there is no critique), and the most frequent
-one wins (self-consistency, Wang et al. 2023; a tie goes to the earliest). Each sample is a `draft`
-event (version = sample - 1) when there is more than one. Eval's "direct×3" entry sets it to 3, about
-the calls Reflection spends on the bundled set.
-
-Events: `step` is the sample (1 for a single call), for its call and, when tools ran, its final call.
+Events: `step` is 1 (the one answer, attempt 1) for its call and, when tools ran, its final call.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterator
 
 from ... import events as ev
@@ -33,39 +27,23 @@ from .prompts import PROMPTS
 
 
 def call_bound(config: RunConfig) -> int:
-    """Per sample 1 call, or 2 when the task has tools (the tool turn, then one final call with tools off)."""
-    return config.options.samples * (2 if config.tools else 1)
+    """1 call, or 2 when the task has tools (the tool turn, then one final call with tools off)."""
+    return 2 if config.tools else 1
 
 
 def stream(task: str, config: RunConfig, models: ModelRouter, tools: ToolRegistry | None = None) -> Iterator[ev.Event]:
     """Run the baseline on `task`, yielding events as they happen."""
-    bound = config.options.samples * (2 if tools is not None and len(tools) else 1)
-    return run_pattern(task, config, models, tools, _vote, bound, PROMPTS)
+    return run_pattern(task, config, models, tools, _answer, 2 if tools is not None and len(tools) else 1, PROMPTS)
 
 
-def _vote(ctx: RunContext) -> Body:
-    """One answer, or the most frequent of `samples` independent answers."""
-    n = ctx.config.options.samples
-    if n == 1:
-        return (yield from _answer(ctx, 1))
-    answers: list[str] = []
-    for sample in range(1, n + 1):
-        answer = yield from _answer(ctx, sample)
-        answers.append(answer)
-        yield ctx.event(ev.Draft, version=sample - 1, text=answer)
-    counts = Counter(" ".join(a.split()) for a in answers)
-    best = max(counts.values())
-    ctx.best_answer = next(a for a in answers if counts[" ".join(a.split())] == best)
-    return ctx.best_answer
-
-
-def _answer(ctx: RunContext, sample: int) -> Body:
+def _answer(ctx: RunContext) -> Body:
+    """The one answer: a call, and after a tool turn one more with tools off."""
     lang = ctx.config.lang
     has_tools = bool(len(ctx.tools))
     note = ctx.prompts.render("tools_note", tools=ctx.tools.describe(lang)) if has_tools else ""
     messages: list[Message] = [system(ctx.prompts.render("system", tools=note)), user(ctx.task)]
-    ctx.step = sample
-    completion = yield from ctx.llm("actor", messages, tools=has_tools, prompt="system", attempt=sample)
+    ctx.step = 1
+    completion = yield from ctx.llm("actor", messages, tools=has_tools, prompt="system", attempt=1)
     text = strip_think(completion.text)
     if not completion.tool_calls:
         ctx.best_answer = text
@@ -77,6 +55,6 @@ def _answer(ctx: RunContext, sample: int) -> Body:
         output, _is_error = yield from ctx.run_tool(call)
         messages.append(tool_message(call, output))
     messages.append(user(ctx.prompts.render("final")))
-    completion = yield from ctx.llm("actor", messages, tools=False, forced=True, prompt="final", attempt=sample)
+    completion = yield from ctx.llm("actor", messages, tools=False, forced=True, prompt="final", attempt=1)
     ctx.best_answer = strip_think(completion.text)
     return ctx.best_answer

@@ -36,6 +36,7 @@ SPEC = PatternSpec(
     step_word=Text("sample", "采样"),
     summary="tools",
     color="#F58518",
+    eval_entries=lessons.EVAL_ENTRIES,
     presets=lessons.PRESETS,
     lesson=lessons.LESSON,
     scenarios=scenarios.SCENARIOS,

@@ -1,5 +1,5 @@
-"""How self-consistency is taught and drawn: its variants, graph, step blocks, Compare preset and Learn
-text."""
+"""How self-consistency is taught and drawn: its variants, graph, step blocks, Eval entry, Compare preset
+and Learn text."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..direct import SPEC as BASELINE
-from ..spec import Edge, LaneSpec, Lesson, Preset, Text, VariantSpec
+from ..spec import Edge, EvalEntry, LaneSpec, Lesson, Preset, Text, VariantSpec
 
 VARIANTS = (
     VariantSpec(
@@ -149,5 +149,21 @@ PRESETS = (
             LaneSpec("self-consistency-arbiter", Text("Voted, then the arbiter", "投票后由仲裁者审查")),
         ),
         scenario="order-total-vote",
+    ),
+)
+
+
+#: Eval's voting baseline: three samples, about the calls Reflection spends on the bundled tasks
+EVAL_ENTRIES = (
+    EvalEntry(
+        "self-consistency×3",
+        {"num_samples": 3, "use_arbiter": False},
+        Text(
+            "three independent answers voted on, about reflection's call budget: the baseline self-correction "
+            "must beat at the same cost (Wang et al. 2023; Huang et al. 2024)",
+            "三次独立回答投票，调用预算与反思相当：自我纠错在相同成本下必须超过的基线（Wang 等 2023；Huang 等 2024）",
+        ),
+        color="#F58518",
+        baseline=True,
     ),
 )
