@@ -313,7 +313,7 @@ def _fast_init(cls: type[Event]) -> type[Event]:
     init = namespace["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__doc__ = cls.__init__.__doc__
-    cls.__init__ = init  # type: ignore[misc]
+    cls.__init__ = init  # type: ignore[method-assign]
     return cls
 
 
@@ -323,7 +323,8 @@ EVENT_TYPES: dict[str, type[Event]] = {
                 StepFinished, VerdictEvent, Draft, FinalAnswer, LimitReached, RunFailed, RunFinished,
                 Paused, Resumed, Edited, HumanReply, TreeNode)
 }
-for _cls in (Event, *EVENT_TYPES.values()):
+_fast_init(Event)
+for _cls in EVENT_TYPES.values():
     _fast_init(_cls)
 EVENT_KINDS = tuple(EVENT_TYPES)
 
@@ -347,7 +348,7 @@ def event_from_dict(data: dict[str, Any]) -> Event:
     cls = EVENT_TYPES.get(kind) if isinstance(kind, str) else None  # (a file may hold any JSON as the kind)
     if cls is None:
         raise EventFormatError(f"unknown event kind: {quoted(kind)}")
-    names = _schema(cls)[0]
+    names = _schema(cls)[0]  # type: ignore[arg-type]  # (mypy reads an event's own __hash__ as its class's)
     kwargs: dict[str, Any] = {}
     for key, value in data.items():
         if key == "kind" or key not in names:
@@ -393,7 +394,7 @@ def _schema(cls: type) -> tuple[dict[str, dataclasses.Field], tuple[tuple[str, s
 
 
 def _check_types(event: Event) -> None:
-    for name, expected, allowed, kind, nullable in _schema(type(event))[1]:
+    for name, expected, allowed, kind, nullable in _schema(type(event))[1]:  # type: ignore[arg-type]  # (as above)
         value = getattr(event, name)
         if allowed is not None:
             if value not in allowed:

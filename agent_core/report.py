@@ -125,23 +125,21 @@ DRAFT_CHARS, DIFF_LINES = 8000, 200
 def markdown_report(config: Mapping[str, Any] | RunConfig, events: Iterable[ev.Event],
                     models: Mapping[str, str] | None = None, secrets: Iterable[str] = ()) -> str:
     """A Markdown report of a (possibly partial) run, in the run's language; `secrets` are redacted."""
-    if not isinstance(config, Mapping):
-        config = config.to_dict()
     keys = sorted({s for s in secrets if s and len(s) >= MIN_SECRET_LEN}, key=len, reverse=True)
-    config = _redact(dict(config), keys)
+    flat: dict[str, Any] = _redact(dict(config) if isinstance(config, Mapping) else config.to_dict(), keys)
     events = [_redact_event(e, keys) for e in events if not isinstance(e, ev.Token)]
-    models = _redact(dict(models if models is not None else config.get("models") or {}), keys)
+    models = _redact(dict(models if models is not None else flat.get("models") or {}), keys)
     started = _first(events, ev.RunStarted)
-    if not config.get("pattern") and started is not None:
-        config["pattern"] = started.pattern
-    text = _TEXT["zh" if config.get("lang") == "zh" else "en"]
+    if not flat.get("pattern") and started is not None:
+        flat["pattern"] = started.pattern
+    text = _TEXT["zh" if flat.get("lang") == "zh" else "en"]
     parts = [
-        _title(config, events, text),
-        _configuration(config, models, text),
-        _task(config, events, text),
-        _narrative(config, events, text),
+        _title(flat, events, text),
+        _configuration(flat, models, text),
+        _task(flat, events, text),
+        _narrative(flat, events, text),
         _limits(events, text),
-        _final(config, events, text),
+        _final(flat, events, text),
         _why(events, text),
         _metrics(events, text),
     ]
@@ -350,13 +348,13 @@ def _narrative(config: Mapping[str, Any], events: list[ev.Event], t: dict[str, s
     for i, e in enumerate(events):
         if isinstance(e, ev.VerdictEvent):
             # a step's result arrives after the verdict on it; the reader wants it before
-            j = _judged_result(events, i)
-            if j is not None:
+            judged = _judged_result(events, i)
+            if judged is not None:
+                j, finished = judged
                 hoisted.add(j)
-                out.append(f"**{t['result']}**\n\n{quote(_clip(events[j].result, PROSE_CHARS, None, t))}")
-        if i in hoisted:
-            status = events[i].status
-            out.append(f"**{cell(t['finished'].format(id=events[i].step_id, status=t[_STATUS_KEYS[status]]))}**")
+                out.append(f"**{t['result']}**\n\n{quote(_clip(finished.result, PROSE_CHARS, None, t))}")
+        if i in hoisted and isinstance(e, ev.StepFinished):
+            out.append(f"**{cell(t['finished'].format(id=e.step_id, status=t[_STATUS_KEYS[e.status]]))}**")
             continue
         if isinstance(e, ev.PlanEvent):
             title = t["replan"].format(n=e.revision) if e.revision else t["plan"]
@@ -377,12 +375,12 @@ def _narrative(config: Mapping[str, Any], events: list[ev.Event], t: dict[str, s
     return f"## {t['narrative']}\n\n" + "\n\n".join(out) if out else ""
 
 
-def _judged_result(events: list[ev.Event], verdict_at: int) -> int | None:
-    """The index of the accepted or retried `step_finished` a verdict leads to, if any."""
+def _judged_result(events: list[ev.Event], verdict_at: int) -> tuple[int, ev.StepFinished] | None:
+    """The accepted or retried `step_finished` a verdict leads to, and its index, if any."""
     for j in range(verdict_at + 1, len(events)):
         e = events[j]
         if isinstance(e, ev.StepFinished):
-            return j if e.status in ("done", "retried") and e.result.strip() else None
+            return (j, e) if e.status in ("done", "retried") and e.result.strip() else None
         if not isinstance(e, (ev.LlmCall, ev.LimitReached)):
             return None
     return None

@@ -143,7 +143,9 @@ def _spans(raw: dict[str, Any]):
                     raise TraceFormatError(f"not OTLP/JSON: {where} needs traceId and spanId strings",
                                            reason="not_otlp")
                 parent = sp.get("parentSpanId")
-                status = sp.get("status") if isinstance(sp.get("status"), dict) else {}
+                status = sp.get("status")
+                if not isinstance(status, dict):
+                    status = {}
                 events = []
                 for m, item in enumerate(_list(sp.get("events"), f"{where}.events")):
                     item = _object(item, f"{where}.events[{m}]")
