@@ -152,3 +152,27 @@ def test_a_forks_elapsed_time_is_the_recorded_prefix_plus_its_own():
     recorded = calls[2].t  # the prefix: calls 1 to 3 served from the record, at their recorded times
     assert recorded > 1.0 and forked.events[-1].elapsed_ms / 1000 >= recorded
     assert elapsed(at) >= recorded
+
+
+# --- one count of calls -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("lang", "none", "unanswered"), [("en", "0 LLM calls", "1 call got no reply"),
+                                                          ("zh", "LLM 调用 0 次", "1 次调用没有得到回复")])
+def test_a_dead_endpoint_counts_no_call_in_the_headline_or_the_metric_and_says_the_one_that_failed(
+        lang, none, unanswered):
+    at = open_page("pages/playground.py", sb_lang=lang)
+    at.sidebar.selectbox(key="sb_provider").set_value("custom").run()
+    at.sidebar.text_input(key="sb_base_url").input("http://127.0.0.1:9/v1").run()  # nothing listens there
+    at.sidebar.text_input(key="sb_model").input("m").run()
+    at.button(key=f"{P}_run").click().run(timeout=120)
+    for _ in range(200):
+        if not at.session_state[f"{P}_runs"][-1].active:
+            break
+        time.sleep(0.05)
+        at.run()
+    at.run()
+    record = at.session_state[f"{P}_runs"][-1]
+    assert record.events[-1].kind == "run_finished" and record.events[-1].llm_calls == 1
+    calls = next(m.value for m in at.metric if m.label in ("LLM calls", "LLM 调用"))
+    ending = next(c.value for c in at.caption if unanswered in c.value)
+    assert calls == "0" and none in ending, ending

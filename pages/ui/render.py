@@ -571,8 +571,13 @@ class RunView:
         with self._end.container(key=self._unique(f"{self.key}-end-{e.reason if e.reason in ENDING_COLORS else 'other'}")):
             row = st.container(horizontal=True, vertical_alignment="center", gap="small")
             row.badge(self.w["ended"].format(label=label), color=color, icon=":material/flag:")
-            row.caption(self.w["ended_line_one" if e.llm_calls == 1 else "ended_line"].format(line=line, calls=e.llm_calls, tokens=f"{e.total_tokens:,}",
-                                                    seconds=f"{e.elapsed_ms / 1000:.1f}"))
+            # the calls that got a reply, as the counter above counts them; a call the core counted but
+            # that got none (a dead endpoint, a Stop mid-call) is said apart
+            unanswered = max(0, e.llm_calls - self.calls)
+            extra = i18n.words("ended_calls", self.lang)["no_reply_one" if unanswered == 1 else "no_reply"]
+            row.caption(self.w["ended_line_one" if self.calls == 1 else "ended_line"].format(
+                line=line, calls=self.calls, tokens=f"{e.total_tokens:,}", seconds=f"{e.elapsed_ms / 1000:.1f}")
+                + (extra.format(n=unanswered) if unanswered else ""))
 
     # --- long runs: pages of blocks ----------------------------------------------------------------
     def _page(self) -> range | None:
