@@ -151,3 +151,45 @@ def test_the_report_tells_each_sample_then_the_vote_and_the_arbiter(lang, headin
     report = markdown_report(config.to_dict(), events, {"default": "offline-scripted"})
     assert heading in report and verdict in report and report.index(heading) < report.index(verdict)
     assert "`sample_temperature` | 0.7" in report and "`use_arbiter` | " in report
+
+
+def test_in_step_mode_the_room_predicts_the_arbiter_and_a_persons_revise_picks_the_answer():
+    import time
+
+    from pages.ui import poll
+    from tests.app_pages import open_page
+
+    with poll._LOCK:
+        poll._POLLS.clear()
+    presenter = open_page("pages/playground.py")
+    presenter.selectbox(key="pg_variant").select("self-consistency-arbiter").run()
+    presenter.toggle(key="pg_step").set_value(True).run()
+    presenter.multiselect(key="pg_step_breaks").set_value(["role:arbiter"]).run()
+    presenter.button(key="pg_run").click().run()
+    record = presenter.session_state["pg_runs"][-1]
+    for _ in range(200):
+        if record.handle is not None and record.handle.paused:
+            break
+        time.sleep(0.02)
+    presenter.run()
+    assert record.handle.pending.role == "arbiter" and record.handle.pending.call == 4
+    presenter.button(key="pg_poll_open").click().run()
+    participant = open_page("pages/home.py")
+    participant.segmented_control(key=f"poll_choice_{record.run_id}-4").set_value("REVISE").run()
+    presenter.button(key="pg_step_answer").click().run()
+    presenter.segmented_control(key="pg_step_verdict_arbiter_4").set_value("REVISE").run()
+    presenter.text_area(key="pg_step_feedback_arbiter_4").input("B: a clock has 60 minutes to the hour").run()
+    presenter.button(key="pg_step_send_answer_arbiter_4").click().run()
+    for _ in range(200):
+        if not record.active:
+            break
+        time.sleep(0.02)
+    presenter.run()
+    assert not presenter.exception, [e.message for e in presenter.exception]
+    review = [e for e in record.events if e.kind == "verdict"][-1]
+    assert (review.role, review.verdict) == ("arbiter", "REVISE") and "215" in review.analysis
+    assert next(e.text for e in record.events if e.kind == "final_answer").endswith("215")
+    participant.run()
+    assert any("said **REVISE** · 1 of 1 predicted it" in m.value for m in participant.markdown)
+    with poll._LOCK:
+        poll._POLLS.clear()
