@@ -33,7 +33,7 @@ def _folders() -> dict[str, str]:
 
 
 def _quoted(name: str) -> re.Pattern[str]:
-    return re.compile(r"""(["'])%s\1""" % re.escape(name))
+    return re.compile(rf"""(["']){re.escape(name)}\1""")
 
 
 def test_no_code_outside_a_patterns_own_folder_names_a_pattern():
@@ -56,7 +56,7 @@ def test_no_code_outside_a_patterns_own_folder_names_a_pattern():
 def test_the_grep_would_catch_a_branch_on_a_name(tmp_path):
     # the rule's own check: the same pattern finds a branch written the usual way
     line = 'if config.get("pattern") == "reflection":'
-    assert re.search(r"""(["'])%s\1""" % re.escape("reflection"), line)
+    assert re.search(rf"""(["']){re.escape('reflection')}\1""", line)
 
 
 def test_every_pattern_module_exports_one_spec_in_display_order():
@@ -280,7 +280,7 @@ def test_every_options_field_has_a_docstring_under_it():
     for spec in registry.specs().values():
         source = inspect.getsource(spec.options)
         for f in dataclasses.fields(spec.options):
-            assert re.search(r"\n    %s: [^\n]+\n    \"\"\"[^\n]+\"\"\"\n" % f.name, source), f"{spec.name}.{f.name}"
+            assert re.search(rf"\n    {f.name}: [^\n]+\n    \"\"\"[^\n]+\"\"\"\n", source), f"{spec.name}.{f.name}"
 
 
 def test_the_bundled_traces_and_a_flat_trace_of_every_field_load_and_run_again_exactly():
@@ -346,8 +346,8 @@ def _names_outside_their_folders(root: Path, extra: dict[str, str] | None = None
             if rel not in ROLE_NAMES_ALLOWED_IN and re.search(r"role", line, re.IGNORECASE):
                 hits += [r for r in roles if _quoted(r).search(line)]
             for option in options:
-                read = re.search(r"""(config|options|cfg)(\.get\(|\[)(["'])%s\3|\b(config|options|cfg)\.%s\b"""
-                                 % (option, option), line)
+                read = re.search(rf"""(config|options|cfg)(\.get\(|\[)(["']){option}\3"""
+                                 rf"|\b(config|options|cfg)\.{option}\b", line)
                 if read or ("_" in option and _quoted(option).search(line)):
                     hits.append(option)
             found += [f"{rel}:{number}: {name}: {line.strip()}" for name in sorted(set(hits))]
