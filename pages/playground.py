@@ -47,9 +47,11 @@ run_tab, prompts_tab = run_col.tabs([t("fits.run_tab"), t("playground.prompts_ta
                                     on_change="rerun")
 
 with setup_col:
-    controls.pattern_picker(P, lang, disabled=running)
+    # Run and Stop first: below the pattern, the scenario and its task box they fell under the fold of
+    # a 1280×720 screen (the first visit opens on a runnable setup, so Run is the first thing to press)
     live.run_buttons(P, setup, running=running)
     honesty.run_note(len(setup.config.prompts) if setup.config else 0, lang)
+    controls.pattern_picker(P, lang, disabled=running)
     step_view.controls(P, setup.variant.pattern, lang, disabled=running)
     with st.expander(t("playground.limits_tab"), icon=":material/tune:", expanded=True):
         controls.limit_controls(P, setup, disabled=running)

@@ -176,3 +176,24 @@ def test_a_dead_endpoint_counts_no_call_in_the_headline_or_the_metric_and_says_t
     calls = next(m.value for m in at.metric if m.label in ("LLM calls", "LLM 调用"))
     ending = next(c.value for c in at.caption if unanswered in c.value)
     assert calls == "0" and none in ending, ending
+
+
+# --- Run within reach -------------------------------------------------------------------------------
+
+def widget_keys(node) -> list[str]:  # noqa: ANN001 - an AppTest block
+    """The keys of the widgets under `node`, in the order the page draws them."""
+    found = []
+    for child in getattr(node, "children", {}).values():
+        key = getattr(child, "key", None)
+        if isinstance(key, str):
+            found.append(key)
+        found += widget_keys(child)
+    return found
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_run_and_stop_come_before_the_pattern_and_its_task_box(lang):
+    at = open_page("pages/playground.py", sb_lang=lang)
+    keys = widget_keys(at.main)
+    first_setup = min(keys.index(f"{P}_variant"), keys.index(f"{P}_scenario"))
+    assert keys.index(f"{P}_run") < first_setup and keys.index(f"{P}_stop") < first_setup
