@@ -150,7 +150,8 @@ def on_parent_clock(stream: Iterator[ev.Event], parent: list[ev.Event], at: int)
     so its events get the parent's own times (the n-th event of a kind, the parent's n-th of that kind
     before call `at`), and every later one the time the parent had reached plus the fork's own time
     since. A fork's clock so reads the run's time so far, as the parent's would have."""
-    calls, times, prefix_end = 0, {}, 0.0
+    calls, prefix_end = 0, 0.0
+    times: dict[str, list[float]] = {}  # the parent's event times by kind
     for e in parent:
         if isinstance(e, ev.LlmCall):
             calls += 1
