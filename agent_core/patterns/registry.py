@@ -29,6 +29,7 @@ REGISTERED: tuple[str, ...] = (
     "orchestrator",
     "reflection",
     "self_consistency",
+    "lats",
     "direct",
 )
 
