@@ -22,17 +22,15 @@ from typing import TextIO
 from . import evaluation, event_views, settings
 from . import events as ev
 from .config import RunConfig
-from .patterns import registry
-from .flags import add_option_flags, option_overrides
-from .patterns.registry import PATTERNS, config_from_dict, configure
-from .scenarios import for_scenario
 from .errors import AgentError, ConfigError
-from .models import ModelRouter
-from .scenarios import SCENARIOS
-from .messages import estimate_tokens
+from .flags import add_option_flags, option_overrides
 from .mcp import cli as mcp_cli
+from .messages import estimate_tokens
+from .models import ModelRouter
+from .patterns import registry
+from .patterns.registry import PATTERNS, config_from_dict, configure
+from .scenarios import SCENARIOS, for_scenario
 from .terminal import LiveView
-
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -248,11 +246,10 @@ def _models(args: argparse.Namespace) -> tuple[ModelRouter, list[str]]:
         from .offline import OfflineModel
 
         return ModelRouter(OfflineModel(tokens_per_second=args.offline_speed)), []
-    from .llm import OpenAICompatibleModel
-
     # A key from secrets or the environment goes only to the origin it was configured for, so a
     # --base-url elsewhere gets --api-key or nothing.
     from .endpoints import server_key_for
+    from .llm import OpenAICompatibleModel
 
     key = args.api_key or (server_key_for(base_url) if args.base_url else settings.api_key)
     model = OpenAICompatibleModel(base_url, args.model or settings.model or "gpt-4o-mini", api_key=key)
@@ -422,7 +419,10 @@ def _trap_sigterm() -> Callable[[], None]:
         previous = signal.signal(signal.SIGTERM, handler)
     except ValueError:  # not the main thread (a test calling main() from a worker): leave signals alone
         return lambda: None
-    return lambda: signal.signal(signal.SIGTERM, previous)
+
+    def restore() -> None:
+        signal.signal(signal.SIGTERM, previous)
+    return restore
 
 
 def _stop_events(events: list[ev.Event], role: str, partial: str, models: ModelRouter,
@@ -470,7 +470,7 @@ def export_command(args: argparse.Namespace, out: TextIO) -> int:
 
 def _start_ns(value: str | None) -> int | None:
     """--start-time as nanoseconds since the epoch (None: the mapping's fixed default)."""
-    from datetime import datetime, timezone
+    from datetime import UTC, datetime
 
     if not value:
         return None
@@ -481,7 +481,7 @@ def _start_ns(value: str | None) -> int | None:
     except ValueError:
         raise ConfigError(f"--start-time takes an ISO 8601 time or 'now', got {value!r}") from None
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
+        moment = moment.replace(tzinfo=UTC)
     return int(moment.timestamp() * 1e9)
 
 
