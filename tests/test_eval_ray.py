@@ -67,6 +67,26 @@ def test_models_travel_as_what_builds_them() -> None:
     assert ray_backend.portable(offline) is offline
 
 
+def test_a_worker_builds_each_endpoints_model_once_and_keeps_a_few(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every job on a worker rebuilds its router: the same description gives the same model (its HTTP
+    client and connections kept, as the pool keeps one model), another endpoint or key its own, and
+    past MAX_BUILT the oldest is closed and let go."""
+    from agent_core.llm import OpenAICompatibleModel
+
+    monkeypatch.setattr(ray_backend, "_BUILT", {})
+    made = ray_backend.portable(OpenAICompatibleModel("http://127.0.0.1:9/v1", "m", api_key="k", timeout=5.0))
+    first = ray_backend.rebuild(made)
+    assert ray_backend.rebuild(made) is first
+    other = ray_backend.portable(OpenAICompatibleModel("http://127.0.0.1:9/v1", "m", api_key="k2", timeout=5.0))
+    assert ray_backend.rebuild(other) is not first
+    closed = []
+    monkeypatch.setattr(first, "close", lambda: closed.append("first"))
+    for i in range(ray_backend.MAX_BUILT - 1):
+        ray_backend.rebuild(ray_backend.portable(OpenAICompatibleModel(f"http://127.0.0.1:{10 + i}/v1", "m")))
+    assert closed == ["first"] and len(ray_backend._BUILT) == ray_backend.MAX_BUILT
+    assert ray_backend.rebuild(made) is not first  # built again when it is needed again
+
+
 def test_the_sandbox_starts_with_rays_vendored_directory_on_the_path() -> None:
     """Importing Ray puts site-packages/ray/thirdparty_files on sys.path, on the driver and on every
     worker; the sandbox masks site-packages whole, so a directory inside it needs no mount of its own."""

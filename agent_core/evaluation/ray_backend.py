@@ -10,8 +10,9 @@ sandbox of that worker's machine. At most `concurrency` jobs are in flight at on
 Every model call of every worker goes through one rate gate (a Ray actor holding a ratelimit.RateGate),
 as the local pool's calls go through one gate: a 429 seen on any worker makes every worker wait.
 Models travel as what builds them (an endpoint's URL, model name, key and timeout; the offline
-model as itself): an HTTP client cannot be pickled, and the key reaches the workers through Ray's
-object store, so join only a cluster you trust with it.
+model as itself), and a worker builds each once and keeps it for its later jobs: an HTTP client
+cannot be pickled, and the key reaches the workers through Ray's object store, so join only a
+cluster you trust with it.
 """
 
 from __future__ import annotations
@@ -55,11 +56,27 @@ def portable(model: ChatModel) -> Any:
     return model
 
 
+#: the endpoints' models a worker built, kept for its later jobs as the local pool keeps one model for all
+#: of its runs: building one costs an HTTP client (tens of ms of CPU for its TLS context alone, more on
+#: a busy machine) and its first call a new connection, which every job paid before
+_BUILT: dict[tuple[Any, ...], ChatModel] = {}
+#: at most this many kept per worker (each holds a connection pool); the oldest goes first
+MAX_BUILT = 8
+
+
 def rebuild(made: Any) -> ChatModel:
-    if isinstance(made, tuple):
-        cls, kwargs = made
-        return cls(**kwargs)
-    return made
+    """The model `portable` described: built once per worker and description, then the same one."""
+    if not isinstance(made, tuple):
+        return made
+    cls, kwargs = made
+    key = (cls, *sorted(kwargs.items()))
+    model = _BUILT.get(key)
+    if model is None:
+        while len(_BUILT) >= MAX_BUILT:  # a worker runs one job at a time: no job holds the one let go
+            oldest = _BUILT.pop(next(iter(_BUILT)))
+            getattr(oldest, "close", lambda: None)()
+        model = _BUILT[key] = cls(**kwargs)
+    return model
 
 
 class RemoteGate:
