@@ -108,13 +108,16 @@ TRACE_PROBLEMS = ("too_large", "not_json", "too_deep", "not_trace", "version", "
 
 
 class TraceFormatError(AgentError):
-    """A trace file is not one we can load; `reason` is one of TRACE_PROBLEMS."""
+    """A trace file is not one we can load; `reason` is one of TRACE_PROBLEMS. `detail`, when given,
+    is what the message adds to its reason (a parser's own words and where), so a page that names
+    the reason in its reader's language shows the detail beside it, not the message that restates it."""
 
     code = "trace_format"
 
-    def __init__(self, message: str, reason: str = "invalid") -> None:
+    def __init__(self, message: str, reason: str = "invalid", detail: str = "") -> None:
         super().__init__(message)
         self.reason = reason if reason in TRACE_PROBLEMS else "invalid"
+        self.detail = detail
 
 
 #: Why a task set cannot be loaded, as `TaskSetError.reason`: pages name each in the reader's language
@@ -129,6 +132,8 @@ class TaskSetError(AgentError):
 
     code = "task_set"
 
-    def __init__(self, message: str, reason: str = "invalid") -> None:
+    def __init__(self, message: str, reason: str = "invalid", detail: str = "") -> None:
         super().__init__(message)
         self.reason = reason if reason in TASK_PROBLEMS else "invalid"
+        #: what the message adds to its reason (as TraceFormatError.detail), or ""
+        self.detail = detail

@@ -39,7 +39,7 @@ from agent_core.evaluation.rows import ResultRow
 from agent_core.evaluation.scorers import SCORERS
 from agent_core.offline.model import MODEL_NAME
 from agent_core.sandbox import admission
-from pages.ui import costs, eval_details, eval_rounds, eval_stats, live, runs, shell, sidebar, text
+from pages.ui import costs, eval_details, eval_rounds, eval_stats, live, runs, shell, sidebar, text, trace_problems
 from pages.ui.i18n import t, words
 
 shell.require("eval")
@@ -83,7 +83,7 @@ def _uploaded() -> None:
                 state[f"{P}_upload_set"] = tasksets.load_task_set(data, name=upload.name)
                 state[f"{P}_upload_tasks"] = list(state[f"{P}_upload_set"].tasks)
             except AgentError as exc:  # (why, in the reader's language; the core's words name the line)
-                state[f"{P}_upload_error"] = (getattr(exc, "reason", "invalid"), str(exc))
+                state[f"{P}_upload_error"] = (getattr(exc, "reason", "invalid"), str(exc), getattr(exc, "detail", ""))
             state[f"{P}_upload_digest"] = digest
     _run_all(state[f"{P}_upload_tasks"])
 
@@ -121,8 +121,8 @@ else:
     tasks, problem = state.get(f"{P}_upload_tasks") or [], state.get(f"{P}_upload_error")
     task_set = state.get(f"{P}_upload_set") if tasks else None
     if problem:
-        reason, detail = problem
-        said = t("task_problems.shown", problem=t(f"task_problems.{reason}"), detail=detail)
+        reason, message, *detail = problem
+        said = trace_problems.said("task_problems", reason, message, "".join(detail), lang)
         st.error(WORDS["bad_upload"].format(detail=text.escape(said)), icon=":material/error:")
 #: a question set (answers scored by a scorer, not code judged by tests) runs through agent_core.evaluation.backends
 questions = task_set is not None and not task_set.is_code

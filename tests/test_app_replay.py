@@ -126,7 +126,7 @@ def _missing(field: str) -> bytes:
 
 
 BAD_FILES = {
-    "not JSON": (b"{this is not json", "not a JSON file"),
+    "not JSON": (b"{this is not json", "Expecting property name enclosed in double quotes"),  # the parser's words
     "wrong version": (_trace_json(version=3), "trace version 3 is not supported"),
     "missing fields": (_missing("events"), "missing field(s) events"),
     "too big": (b" " * (trace.MAX_BYTES + 1) + b"{}", "traces are limited to 5 MB"),

@@ -197,3 +197,42 @@ def test_run_and_stop_come_before_the_pattern_and_its_task_box(lang):
     keys = widget_keys(at.main)
     first_setup = min(keys.index(f"{P}_variant"), keys.index(f"{P}_scenario"))
     assert keys.index(f"{P}_run") < first_setup and keys.index(f"{P}_stop") < first_setup
+
+
+# --- one clear message for a broken upload ----------------------------------------------------------
+
+@pytest.mark.parametrize(("lang", "expected"), [
+    ("en", "the file is not JSON (Expecting value: line 1 column 1 (char 0))"),
+    ("zh", "文件不是 JSON 格式（技术细节：Expecting value: line 1 column 1 (char 0)）")])
+def test_a_broken_trace_upload_says_what_is_wrong_once(lang, expected):
+    at = open_page("pages/replay.py")
+    at.segmented_control(key="rp_source").set_value("upload").run()
+    at.sidebar.segmented_control(key="sb_lang").set_value(lang).run()
+    at.file_uploader(key="rp_upload").set_value(("broken.json", b"this is not json", "application/json")).run()
+    assert not at.exception, [e.message for e in at.exception]
+    (error,) = [e.value.replace("\\", "") for e in at.error]  # (markdown-escaped, as the page draws it)
+    assert expected in error, error
+    assert error.count("JSON") == 1, error
+
+
+@pytest.mark.parametrize(("lang", "expected"), [
+    ("en", "a line is not JSON (line 2: Expecting value)"),
+    ("zh", "有一行不是 JSON（line 2: Expecting value）")])
+def test_a_broken_task_set_upload_says_what_is_wrong_once(lang, expected):
+    at = open_page("pages/eval.py", sb_lang=lang)
+    at.radio(key="ev_source").set_value("upload").run()
+    data = b'{"question": "2+2?", "answer": "4"}\nnot json\n'
+    at.get("file_uploader")[0].set_value(("tasks.jsonl", data, "application/json")).run()
+    assert not at.exception, [e.message for e in at.exception]
+    (error,) = [e.value.replace("\\", "") for e in at.error]
+    assert expected in error, error
+    assert error.count("JSON") == 1, error
+
+
+def test_without_a_detail_english_shows_the_cores_message_alone_and_chinese_names_the_reason():
+    from agent_core.errors import TaskSetError
+    from pages.ui.trace_problems import said
+
+    exc = TaskSetError("tasks.jsonl is 7.2 MB; task sets are limited to 5 MB", reason="too_large")
+    assert said("task_problems", exc.reason, str(exc), exc.detail, "en") == str(exc)
+    assert said("task_problems", exc.reason, str(exc), exc.detail, "zh") == f"文件、某个任务或其中某个字段过大（{exc}）"

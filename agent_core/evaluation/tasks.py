@@ -101,7 +101,7 @@ def load_tasks(source: bytes | str | os.PathLike[str]) -> list[EvalTask]:
     except TaskSetError as exc:
         if isinstance(source, (bytes, bytearray, memoryview)):
             raise
-        raise TaskSetError(f"{name}: {exc}", exc.reason) from None
+        raise TaskSetError(f"{name}: {exc}", exc.reason, detail=exc.detail) from None
 
 
 def _read(path: Path) -> bytes:
@@ -120,7 +120,7 @@ def _gunzip(data: bytes, name: str) -> bytes:
         with gzip.GzipFile(fileobj=io.BytesIO(data)) as fh:
             out = fh.read(MAX_BYTES + 1)  # a bounded read: a small bomb must not fill the memory
     except (OSError, EOFError, zlib.error) as exc:
-        raise TaskSetError(f"{name} is not a valid gzip file ({exc})", reason="not_gzip") from None
+        raise TaskSetError(f"{name} is not a valid gzip file ({exc})", reason="not_gzip", detail=str(exc)) from None
     if len(out) > MAX_BYTES:
         raise TaskSetError(f"{name} unpacks to more than {_mb(MAX_BYTES)}; task sets are limited to that",
                            reason="too_large")
@@ -155,7 +155,8 @@ def _task(line: str, lineno: int) -> EvalTask:
                            "(HumanEval's JSONL format)", reason="not_json") from None
     except ValueError as exc:
         raise TaskSetError(f"line {lineno}: not JSON ({getattr(exc, 'msg', exc)}); expected one task object "
-                           "a line (HumanEval's JSONL format)", reason="not_json") from None
+                           "a line (HumanEval's JSONL format)", reason="not_json",
+                           detail=f"line {lineno}: {getattr(exc, 'msg', exc)}") from None
     if not isinstance(raw, dict):
         raise TaskSetError(f"line {lineno}: expected a JSON object, got {_json_type(raw)}", reason="not_task")
     missing = [f for f in REQUIRED_FIELDS if f not in raw]

@@ -102,7 +102,7 @@ def load_task_set(source: bytes | str | os.PathLike[str], *, name: str = "") -> 
     except TaskSetError as exc:
         if isinstance(source, (bytes, bytearray, memoryview)):
             raise
-        raise TaskSetError(f"{name}: {exc}", exc.reason) from None
+        raise TaskSetError(f"{name}: {exc}", exc.reason, detail=exc.detail) from None
 
 
 # --- JSONL ------------------------------------------------------------------------------------------
@@ -135,7 +135,7 @@ def _json_lines(text: str) -> Any:
             raise TaskSetError(f"line {lineno}: the JSON is nested too deeply", reason="not_json") from None
         except ValueError as exc:
             raise TaskSetError(f"line {lineno}: not JSON ({getattr(exc, 'msg', exc)}); expected one object a line",
-                               reason="not_json") from None
+                               reason="not_json", detail=f"line {lineno}: {getattr(exc, 'msg', exc)}") from None
         if not isinstance(raw, dict):
             raise TaskSetError(f"line {lineno}: expected a JSON object, got {tasks._json_type(raw)}",
                                reason="not_task")
