@@ -52,12 +52,13 @@ def local_ray():
 
 
 @pytest.mark.skipif(not HAS_RAY, reason="the Ray backend is an optional extra: pip install -r requirements-ray.txt")
-@pytest.mark.parametrize(("lang", "label", "local"), [("en", "Where the runs go", "This server (a pool of threads)"),
-                                                      ("zh", "在哪里运行", "本服务器（线程池）")])
-def test_with_ray_installed_the_page_offers_the_clis_two_backends(lang: str, label: str, local: str) -> None:
+@pytest.mark.parametrize(("lang", "label", "local", "ray"), [
+    ("en", "Where the runs go", "This server (a pool of threads)", "Ray (every run a Ray task)"),
+    ("zh", "在哪里运行", "本服务器（线程池）", "Ray（每次运行都是一个 Ray 任务）")])
+def test_with_ray_installed_the_page_offers_the_clis_two_backends(lang: str, label: str, local: str, ray: str) -> None:
     at = open_page("pages/eval.py", sb_lang=lang)
     choice = at.radio(key="ev_backend")
-    assert (choice.label, choice.options, choice.value) == (label, [local, "Ray"], "local")
+    assert (choice.label, choice.options, choice.value) == (label, [local, ray], "local")
     assert "requirements-ray.txt" not in _notes(at)
     choice.set_value("ray").run()
     assert ("RAY_ADDRESS" in _notes(at)) and (("Ray task" in _notes(at)) if lang == "en" else ("Ray 任务" in _notes(at)))
