@@ -98,14 +98,14 @@ def init_state(lang: str) -> None:
 
 
 def sync_lane(i: int, lang: str, *, force: bool = False) -> None:
-    """Put the shared task into lane i's setup keys, as its own scenario when the lane's pattern is
-    the scenario's, else as a free task with the scenario's tools (no other pattern has a script or
-    options for it); load the scenario's options when that changes."""
+    """Put the shared task into lane i's setup keys, as its own scenario when the scenario's scripts
+    play the lane's pattern (its own, or one it names in `also`), else as a free task with the scenario's
+    tools (no other pattern has a script or options for it); load the scenario's options when that changes."""
     state = st.session_state
     p = lane_prefix(i)
     pattern = VARIANTS[state[k(p, "variant")]].pattern
     sid = state[K_SCENARIO]
-    own = sid if sid in SCENARIOS and SCENARIOS[sid].pattern == pattern else FREE
+    own = sid if sid in SCENARIOS and pattern in SCENARIOS[sid].patterns else FREE
     if own == FREE:
         foreign = SCENARIOS.get(sid)
         state[k(p, "free_task")] = foreign.task_text(lang) if foreign else state.get(K_FREE_TASK, "")

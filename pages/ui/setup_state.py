@@ -65,7 +65,8 @@ def switches_of(variant: Variant) -> list[str]:
 
 
 def scenarios_of(variant: Variant) -> list[str]:
-    return [s.id for s in SCENARIOS.values() if s.pattern == variant.pattern]
+    # its pattern's own scenarios, and those whose scripts play it too (a scenario's `also`)
+    return [s.id for s in SCENARIOS.values() if variant.pattern in s.patterns]
 
 
 def scenario_id(prefix: str) -> str:
@@ -109,8 +110,8 @@ def apply_scenario(prefix: str, lang: str | None = None) -> None:
     state.pop(k(prefix, "free_from"), None)
     if sid == FREE:
         base = configure(pattern=variant.pattern)
-    else:
-        base, _task = ac.for_scenario(sid, lang)
+    else:  # as the variant's pattern runs it (a scenario may be another pattern's, played by its `also`)
+        base, _task = ac.for_scenario(sid, lang, pattern=variant.pattern)
     for name in LIMITS:
         state[k(prefix, f"limit_{name}")] = base.value(name, LIMITS[name].default)
     _apply_options(prefix, base)
@@ -238,7 +239,7 @@ def read_setup(prefix: str, lang: str, temperature: float | None = None) -> Setu
         if not task:
             problems.append(t("setup_state.no_task", lang))
     else:
-        base, task = ac.for_scenario(sid, lang)
+        base, task = ac.for_scenario(sid, lang, pattern=variant.pattern)
 
     prompts: dict[str, str] = {}
     prompt_errors: dict[str, str] = {}
