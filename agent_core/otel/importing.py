@@ -61,7 +61,7 @@ def loads(data: str | bytes) -> list[tuple[str, ImportedTrace]]:
     except RecursionError:
         raise TraceFormatError("the JSON is nested too deeply to be OTLP/JSON", reason="too_deep") from None
     except (ValueError, UnicodeDecodeError) as exc:
-        raise TraceFormatError(f"not a JSON file ({exc})", reason="not_json") from None
+        raise TraceFormatError(f"not a JSON file ({exc})", reason="not_json", detail=str(exc)) from None
     return from_request(raw)
 
 
