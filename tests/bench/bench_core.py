@@ -24,6 +24,7 @@ import argparse
 import dataclasses
 import functools
 import json
+import math
 import sys
 import time
 import warnings
@@ -49,6 +50,7 @@ from agent_core.messages import (  # noqa: E402
     user,
 )
 from agent_core.models import ModelRouter  # noqa: E402
+from agent_core.patterns.lats import loop as lats  # noqa: E402
 from agent_core.patterns.orchestrator import loop as orchestrator  # noqa: E402
 from agent_core.patterns.react import loop as react  # noqa: E402
 from agent_core.patterns.reflection import loop as reflection  # noqa: E402
@@ -547,6 +549,104 @@ def report_orchestrator(repeats: int, runs: int = 5) -> str:
                 f"{median(ratio):.2f}× ({min(ratio):.2f}–{max(ratio):.2f})", "—"]])])
 
 
+# --- LATS ------------------------------------------------------------------------------------------
+
+LATS_VALUE = json.dumps({"value": 0.5, "reason": "Half right."})
+
+
+def ours_lats(k: int) -> object:
+    """A LATS search over K candidates (k = 2 per expansion), none solving, every event kept: each candidate
+    is written, valued and reflected on, 3K calls, so all K nodes of the budget are grown."""
+    class InstantModel:
+        name = "instant"
+
+        def stream(self, request):  # noqa: ANN001, ANN202 - the ChatModel protocol
+            text = LATS_VALUE if request.role == "evaluator" else f"{request.role} {request.context.version}."
+            yield text
+            yield Completion(text, (), Usage(), self.name, 0.0, "stop")
+
+    config = configure(pattern="lats", max_nodes=k, branching=2)
+    events = list(lats.stream(TASK, config, ModelRouter(InstantModel())))
+    assert sum(e.kind == "llm_call" for e in events) == 3 * k and events[-1].reason == "cap", events[-3:]
+    return events
+
+
+def bare_lats(k: int) -> object:
+    """The same search with plain strings and dicts: UCT down to a leaf, two children written, a JSON value
+    parsed and backed up the tree, a reflection kept for the next prompts."""
+    def model(prompt: str, role: str) -> str:
+        return LATS_VALUE if role == "evaluator" else f"{role}: {prompt[:20]}"
+
+    nodes = [{"parent": None, "children": [], "n": 0, "q": 0.0, "text": ""}]
+    reflections: list[str] = []
+    while len(nodes) - 1 < k:
+        at = 0
+        while nodes[at]["children"]:
+            parent_n = nodes[at]["n"]
+            at = max(nodes[at]["children"], key=lambda c: nodes[c]["q"] / nodes[c]["n"]
+                     + math.sqrt(math.log(parent_n) / nodes[c]["n"]))
+        for _ in range(2):
+            if len(nodes) - 1 >= k:
+                break
+            text = model(f"Task: {TASK}\nGrow: {nodes[at]['text']}\nReflections: {' '.join(reflections[-6:])}",
+                         "expander")
+            nodes.append({"parent": at, "children": [], "n": 0, "q": 0.0, "text": text})
+            nodes[at]["children"].append(len(nodes) - 1)
+            value = json.loads(model(f"Value this.\nTask: {TASK}\nCandidate: {text}", "evaluator"))["value"]
+            up: int | None = len(nodes) - 1
+            while up is not None:
+                nodes[up]["n"] += 1
+                nodes[up]["q"] += value
+                up = nodes[up]["parent"]
+            reflections.append(model(f"Why did it fail?\nTask: {TASK}\nCandidate: {text}", "self_reflector"))
+    assert len(nodes) == k + 1
+    return nodes
+
+
+def report_lats(repeats: int, runs: int = 5) -> str:
+    """Per-candidate core cost beside Reflection's per-iteration cost, measured together `runs` times: the
+    median of the runs' medians and their spread (min-max)."""
+    contenders = {"lats": ours_lats, "lats bare": bare_lats, "reflection": ours_reflection,
+                  "reflection bare": bare_reflection}
+    figures: dict[str, list[float]] = {}
+    for _ in range(runs):
+        # as `measure`, with batches of 0.25 s: one more candidate is tens of µs of a run of a few hundred
+        for run in contenders.values():
+            run(ITERATIONS[1])
+        got: dict[str, dict[int, list[float]]] = {name: {n: [] for n in ITERATIONS} for name in contenders}
+        for n in ITERATIONS:
+            for _ in range(repeats):
+                for name, run in contenders.items():
+                    got[name][n].append(per_call(functools.partial(run, n), 0.25) * 1e6)
+        for name, by_n in got.items():
+            us = {n: median(v) for n, v in by_n.items()}
+            for a, b in zip(ITERATIONS, ITERATIONS[1:], strict=False):
+                figures.setdefault(f"{name} {a}->{b}", []).append(per_step(us, b, a))
+
+    def cell(key: str) -> str:
+        values = figures[key]
+        return f"{median(values):,.1f} ({min(values):,.1f}–{max(values):,.1f})"
+
+    (i, j, m) = ITERATIONS
+    rows = [[label, cell(f"{name} {i}->{j}"), cell(f"{name} {j}->{m}"), cell(f"{name} bare {i}->{j}"),
+             cell(f"{name} bare {j}->{m}")]
+            for label, name in (("LATS, per candidate (expand + evaluate + reflect: 3 calls)", "lats"),
+                                ("Reflection, per iteration (critique + refinement: 2 calls)", "reflection"))]
+    growth = [v / w for v, w in zip(figures[f"lats {j}->{m}"], figures[f"lats {i}->{j}"], strict=True)]
+    per_call_ratio = [(v / 3) / (w / 2) for v, w in zip(figures[f"lats {j}->{m}"], figures[f"reflection {j}->{m}"],
+                                                        strict=True)]
+    return "\n".join([
+        f"LATS beside Reflection: µs one more candidate or one more iteration adds to a run (K={i}→{j}, "
+        f"K={j}→{m}); median of {runs} runs (each the median of {repeats} timed batches of 0.25 s), min–max in "
+        "brackets:", "",
+        table(["figure", "ours, first step", "ours, second step", "bare loop, first", "bare loop, second"], rows), "",
+        table(["figure", "target", "ours", "met"],
+              [[f"LATS: per-candidate growth (K={j}→{m} / K={i}→{j})", f"≤ {FLAT_LIMIT}×",
+                f"{median(growth):.2f}× ({min(growth):.2f}–{max(growth):.2f})", met(median(growth) <= FLAT_LIMIT)],
+               [f"LATS per model call over Reflection's per model call (K={j}→{m})", "—",
+                f"{median(per_call_ratio):.2f}× ({min(per_call_ratio):.2f}–{max(per_call_ratio):.2f})", "—"]])])
+
+
 def profile(n: int) -> str:
     """Where our ReAct steps spend their time: cProfile's own time, summed by module."""
     import cProfile
@@ -597,6 +697,8 @@ def main() -> int:
     print(report_reflection(repeats))
     print()
     print(report_orchestrator(repeats))
+    print()
+    print(report_lats(repeats))
     print()
     print(profile(SIZES[-1]))
     return 0
