@@ -89,7 +89,7 @@ def limits() -> dict[str, Limit]:
         for lim in spec.limits:
             known = out.get(lim.name)
             out[lim.name] = Limit(lim, (*known.patterns, spec.name) if known else (spec.name,), defaults[lim.name])
-    shared = {f.name: f.default for f in dataclasses.fields(RunConfig)}
+    shared: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(RunConfig)}  # every limit has a default
     out.update((lim.name, Limit(lim, names(), shared[lim.name])) for lim in SHARED_LIMITS)
     return out
 
