@@ -147,7 +147,7 @@ _NEAR_X, _NEAR_Y = 0.1, 0.06
 
 def label_places(points: Iterable[tuple[float, float]], x_span: float, y_span: float) -> list[str]:
     """A text position per point such that labels of points closer than a label's size take turns
-    around them (two patterns at the same pass rate and cost printed "direct" over "react")."""
+    around them (two patterns at the same pass rate and cost printed one name over the other)."""
     placed: list[tuple[float, float, int]] = []  # (x, y, the place its label took)
     for x, y in points:
         taken = {turn for px, py, turn in placed
