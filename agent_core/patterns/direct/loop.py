@@ -23,15 +23,17 @@ from ...models import ModelRouter
 from ...tools import ToolRegistry
 from ...verdicts import strip_think
 from ..base import Body, RunContext, run_pattern
+from .options import DirectOptions
 from .prompts import PROMPTS
 
 
-def call_bound(config: RunConfig) -> int:
+def call_bound(config: RunConfig[DirectOptions]) -> int:
     """1 call, or 2 when the task has tools (the tool turn, then one final call with tools off)."""
     return 2 if config.tools else 1
 
 
-def stream(task: str, config: RunConfig, models: ModelRouter, tools: ToolRegistry | None = None) -> Iterator[ev.Event]:
+def stream(task: str, config: RunConfig[DirectOptions], models: ModelRouter,
+           tools: ToolRegistry | None = None) -> Iterator[ev.Event]:
     """Run the baseline on `task`, yielding events as they happen."""
     return run_pattern(task, config, models, tools, _answer, 2 if tools is not None and len(tools) else 1, PROMPTS)
 

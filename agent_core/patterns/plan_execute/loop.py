@@ -75,7 +75,8 @@ def call_bound(config: RunConfig[PlanExecuteOptions]) -> int:
     return (replans + 1) * (q + work + synthesis)
 
 
-def stream(task: str, config: RunConfig[PlanExecuteOptions], models: ModelRouter, tools: ToolRegistry | None = None) -> Iterator[ev.Event]:
+def stream(task: str, config: RunConfig[PlanExecuteOptions], models: ModelRouter,
+           tools: ToolRegistry | None = None) -> Iterator[ev.Event]:
     """Run Plan-and-Execute on `task`, yielding events as they happen."""
     return run_pattern(task, config, models, tools, _run, call_bound(config), PROMPTS)
 
