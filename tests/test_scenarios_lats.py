@@ -162,3 +162,23 @@ def test_replay_draws_the_bundled_chinese_tree_with_its_reflections():
     tree_chart = [g.proto.spec for g in at.get("graphviz_chart") if '"5"' in g.proto.spec]
     assert tree_chart and "#5 · value 1.00" in tree_chart[0] and any("Search tree" in c.value for c in at.caption)
     assert any("Node 3 failed" in c.value and "二进制浮点数" in c.value for c in at.caption)
+
+
+def test_the_playground_pauses_before_the_evaluator_and_a_persons_pass_solves_the_first_candidate():
+    from tests.app_pages import open_page
+    from tests.test_app_step_mode import headline, record, settle
+
+    at = open_page("pages/playground.py")
+    at.selectbox(key="pg_variant").select("lats").run()
+    at.toggle(key="pg_opt_test_evaluator").set_value(False).run()  # the evaluator values the candidates
+    at.toggle(key="pg_step").set_value(True).run()
+    at.multiselect(key="pg_step_breaks").set_value(["role:evaluator"]).run()
+    at.button(key="pg_run").click().run()
+    assert record(at).handle.paused and headline(at).endswith("The **evaluator** is about to value candidate 1.")
+    at.button(key="pg_step_answer").click().run()
+    at.segmented_control(key="pg_step_verdict_evaluator_2").set_value("PASS").run()
+    at.button(key="pg_step_send_answer_evaluator_2").click().run()
+    settle(at)
+    rec = record(at)
+    assert rec.status == "finished" and rec.events[-1].reason == "pass" and rec.events[-1].llm_calls == 2
+    assert [e.role for e in rec.events if e.kind == "human_reply"] == ["evaluator"] and not at.exception
