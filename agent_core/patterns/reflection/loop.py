@@ -57,6 +57,7 @@ from ...tools import ToolRegistry
 from ...untrusted import code_blocks
 from ...verdicts import Verdict, parse_critique, strip_think
 from ..base import Body, RunContext, run_pattern
+from .options import ReflectionOptions
 from .prompts import LENIENT, PROMPTS, RECORD_LABELS, TESTS_FAILED, resolve_criteria, section
 
 if TYPE_CHECKING:
@@ -70,12 +71,13 @@ TEST_MEMORY_MB = 256
 _EMPTY_CRITIQUE = Verdict("PASS", analysis="the critic's reply was empty; keeping the current draft", parsed=False)
 
 
-def call_bound(config: RunConfig) -> int:
+def call_bound(config: RunConfig[ReflectionOptions]) -> int:
     """The most LLM calls a Reflection run can make with these limits."""
     return 1 + config.options.max_iterations * ((2 if config.repair_reask else 1) + 1)
 
 
-def stream(task: str, config: RunConfig, models: ModelRouter, tools: ToolRegistry | None = None) -> Iterator[ev.Event]:
+def stream(task: str, config: RunConfig[ReflectionOptions], models: ModelRouter,
+           tools: ToolRegistry | None = None) -> Iterator[ev.Event]:
     """Run Reflection on `task`, yielding events as they happen."""
     if config.options.test_evaluator:
         _check_tests(config.options.tests)
@@ -83,7 +85,7 @@ def stream(task: str, config: RunConfig, models: ModelRouter, tools: ToolRegistr
     return run_pattern(task, config, models, tools, body, call_bound(config), PROMPTS)
 
 
-def check(config: RunConfig) -> None:
+def check(config: RunConfig[ReflectionOptions]) -> None:
     """What a Reflection config needs beyond its ranges: parseable unit tests when the evaluator is on."""
     if config.options.test_evaluator:
         _check_tests(config.options.tests)
@@ -139,7 +141,7 @@ class Memory:
                            for r in self.records)
 
 
-def _is_code(config: RunConfig) -> bool:
+def _is_code(config: RunConfig[ReflectionOptions]) -> bool:
     return config.options.code_task or config.options.test_evaluator
 
 
