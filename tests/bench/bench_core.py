@@ -55,6 +55,7 @@ from agent_core.patterns.orchestrator import loop as orchestrator  # noqa: E402
 from agent_core.patterns.react import loop as react  # noqa: E402
 from agent_core.patterns.reflection import loop as reflection  # noqa: E402
 from agent_core.patterns.registry import LIMITS, configure, specs_for  # noqa: E402
+from agent_core.patterns.self_consistency import loop as self_consistency  # noqa: E402
 from agent_core.prompts import PromptSet  # noqa: E402
 from agent_core.tools import Tool, ToolRegistry  # noqa: E402
 from tests.bench._util import machine, median, met, peak_kib, per_call, table, version  # noqa: E402
@@ -464,6 +465,86 @@ def report_reflection(repeats: int) -> str:
                 f"{growth:.2f}×", met(growth <= FLAT_LIMIT)]])])
 
 
+# --- Self-consistency ------------------------------------------------------------------------------
+
+SAMPLES = (2, 4, 8)  # LIMITS caps num_samples at 8; 2 is the fewest that vote
+
+
+def ours_self_consistency(k: int) -> object:
+    """K samples of one prompt, every event kept, and the vote over two answers (no arbiter)."""
+    class InstantModel:
+        name = "instant"
+
+        def stream(self, request):  # noqa: ANN001, ANN202 - the ChatModel protocol
+            text = f"Reasoning for sample {request.context.attempt}.\nAnswer: {request.context.attempt % 2}"
+            yield text
+            yield Completion(text, (), Usage(), self.name, 0.0, "stop")
+
+    config = configure(pattern="self-consistency", num_samples=k)
+    events = list(self_consistency.stream(TASK, config, ModelRouter(InstantModel())))
+    assert sum(e.kind == "llm_call" for e in events) == k and events[-1].reason == "answer", events[-3:]
+    return events
+
+
+def bare_self_consistency(k: int) -> object:
+    """K calls with plain strings, the last number of each reply counted, the most common one kept."""
+    import re
+    from collections import Counter
+
+    answers = [re.findall(r"\d+", f"Reasoning for sample {i}.\nAnswer: {i % 2}")[-1] for i in range(1, k + 1)]
+    best = Counter(answers).most_common(1)[0][0]
+    assert len(answers) == k
+    return best
+
+
+def report_self_consistency(repeats: int, runs: int = 5) -> str:
+    """Per-sample core cost beside Reflection's per-iteration cost, measured together `runs` times: the
+    median of the runs' medians and their spread (min-max)."""
+    def timed(contenders: dict[str, Callable[[int], object]], sizes: tuple[int, ...]) -> dict[str, dict[int, float]]:
+        # as `measure`, with batches of 0.25 s and the fastest batch kept: one more sample is some 20 µs of a
+        # run of a few hundred, and on a shared machine the median of 50 ms batches left that inside the noise
+        # (another suite's burst slows some batches, never speeds one up)
+        for run in contenders.values():
+            run(sizes[1])
+        got: dict[str, dict[int, list[float]]] = {name: {n: [] for n in sizes} for name in contenders}
+        for n in sizes:
+            for _ in range(repeats):
+                for name, run in contenders.items():
+                    got[name][n].append(per_call(functools.partial(run, n), 0.25) * 1e6)
+        return {name: {n: min(v) for n, v in by_n.items()} for name, by_n in got.items()}
+
+    figures: dict[str, list[float]] = {}
+    for _ in range(runs):
+        us = timed({"sc": ours_self_consistency, "sc bare": bare_self_consistency}, SAMPLES)
+        ref = timed({"reflection": ours_reflection, "reflection bare": bare_reflection}, ITERATIONS)
+        for name, by_k, (a, b, c) in (("sc", us["sc"], SAMPLES), ("sc bare", us["sc bare"], SAMPLES),
+                                      ("reflection", ref["reflection"], ITERATIONS),
+                                      ("reflection bare", ref["reflection bare"], ITERATIONS)):
+            figures.setdefault(f"{name} {a}->{b}", []).append(per_step(by_k, b, a))
+            figures.setdefault(f"{name} {b}->{c}", []).append(per_step(by_k, c, b))
+
+    def cell(key: str, calls: int = 1) -> str:
+        values = [v / calls for v in figures[key]]
+        return f"{median(values):,.1f} ({min(values):,.1f}–{max(values):,.1f})"
+
+    (a, b, c), (i, j, m) = SAMPLES, ITERATIONS
+    rows = [["self-consistency, per sample (1 call)", cell(f"sc {a}->{b}"), cell(f"sc {b}->{c}"),
+             cell(f"sc bare {a}->{b}"), cell(f"sc bare {b}->{c}")],
+            ["Reflection, per iteration (2 calls)", cell(f"reflection {i}->{j}"), cell(f"reflection {j}->{m}"),
+             cell(f"reflection bare {i}->{j}"), cell(f"reflection bare {j}->{m}")],
+            ["Reflection, per call", cell(f"reflection {i}->{j}", 2), cell(f"reflection {j}->{m}", 2),
+             cell(f"reflection bare {i}->{j}", 2), cell(f"reflection bare {j}->{m}", 2)]]
+    growth = [v / w for v, w in zip(figures[f"sc {b}->{c}"], figures[f"sc {a}->{b}"], strict=True)]
+    return "\n".join([
+        f"Self-consistency beside Reflection: µs one more sample (K={a}→{b}, K={b}→{c}) or one more iteration "
+        f"(K={i}→{j}, K={j}→{m}) adds to a run; median of {runs} runs (each from the fastest of {repeats} "
+        "timed batches of 0.25 s per K), min–max of the runs in brackets:", "",
+        table(["figure", "ours, first step", "ours, second step", "bare loop, first", "bare loop, second"], rows), "",
+        table(["figure", "target", "ours", "met"],
+              [[f"self-consistency: per-sample growth (K={b}→{c} / K={a}→{b})", f"≤ {FLAT_LIMIT}×",
+                f"{median(growth):.2f}× ({min(growth):.2f}–{max(growth):.2f})", met(median(growth) <= FLAT_LIMIT)]])])
+
+
 # --- Orchestrator–workers --------------------------------------------------------------------------
 
 REDISPATCH = json.dumps({"decision": "REDISPATCH", "reason": "Say more.", "subtasks": [{"id": 1, "instruction": "again"}]})
@@ -695,6 +776,8 @@ def main() -> int:
     print(report_react(contenders, missing, repeats))
     print()
     print(report_reflection(repeats))
+    print()
+    print(report_self_consistency(repeats))
     print()
     print(report_orchestrator(repeats))
     print()
