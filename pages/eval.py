@@ -34,7 +34,7 @@ from agent_core.evaluation import (
     tasksets,
     worst_case,
 )
-from agent_core.evaluation.harness import WITH_TESTS
+from agent_core.evaluation.harness import SEES_TESTS
 from agent_core.evaluation.rows import ResultRow
 from agent_core.evaluation.scorers import SCORERS
 from agent_core.offline.model import MODEL_NAME
@@ -134,7 +134,7 @@ if tasks:
     st.caption(WORDS["tasks"].format(n=len(tasks)) + ", ".join(text.code_span(task.task_id) for task in tasks[:12])
                + (" …" if len(tasks) > 12 else ""))
 
-offered = [p for p in EVAL_PATTERNS if not (questions and p == WITH_TESTS)]  # a question has no unit tests
+offered = [p for p in EVAL_PATTERNS if not (questions and p in SEES_TESTS)]  # a question has no unit tests
 state[f"{P}_patterns"] = [p for p in state[f"{P}_patterns"] if p in offered]
 left, middle, right, far = st.columns([3, 1, 1, 1])
 patterns = left.multiselect(WORDS["pattern_pick"], offered, key=f"{P}_patterns", format_func=_label,
@@ -170,7 +170,7 @@ else:
 #: question sets, repeats and Ray run through the backends (rows per task x pattern x repeat); a single local
 #: run of a code set keeps the harness's rows (the rounds view reads them)
 repeated = questions or int(repeats) > 1 or backend == "ray"
-if WITH_TESTS in patterns:
+if SEES_TESTS & set(patterns):
     st.info(TEST_FEEDBACK_NOTE[lang], icon=":material/info:")
 
 

@@ -107,7 +107,7 @@ def plan(task_set: TaskSet, patterns: Collection[str], *, repeats: int = 1, limi
     for p in patterns:
         config = harness._config(p, lang, config_overrides or {})
         if config is not None and not task_set.is_code:
-            if p == harness.WITH_TESTS:
+            if p in harness.SEES_TESTS:
                 raise ConfigError(f"{p} runs drafts against unit tests; a {task_set.format} question set has none")
             # a question is no code task: the options Eval sets for code go back to the pattern's own defaults
             spec = registry.get(config.pattern)

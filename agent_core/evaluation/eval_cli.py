@@ -23,7 +23,7 @@ from .. import sandbox
 from ..errors import ConfigError
 from ..flags import option_overrides
 from . import backend_choice, backends, harness, rounds, rows, samples, stats
-from .harness import TEST_FEEDBACK_NOTE, WITH_TESTS
+from .harness import SEES_TESTS, TEST_FEEDBACK_NOTE
 from .scorers import JUDGE_PROMPTS, SCORERS
 from .tasks import BUNDLED_PATH
 from .tasksets import TaskSet, load_task_set
@@ -62,7 +62,7 @@ def run(args: argparse.Namespace, out: TextIO, models_of: Callable[[argparse.Nam
     if task_set.is_code:
         sandbox.check_available()  # refused before any model call: SandboxUnavailable says why and how to fix it
     patterns = args.patterns or list(harness.EVAL_PATTERNS if task_set.is_code else
-                                     (p for p in harness.EVAL_PATTERNS if p != WITH_TESTS))
+                                     (p for p in harness.EVAL_PATTERNS if p not in SEES_TESTS))
     overrides = option_overrides(args)
     judge_prompts = None
     if args.judge_prompt:
@@ -170,7 +170,7 @@ def print_summary(summaries: list[rows.PatternSummary], pairs: list[stats.Paired
     print(f"\n{'pattern':<17}  {'pass rate':>9}  {'passed':>7}  {'calls/task':>10}  {'tokens/task':>11}  "
           f"{'95% CI':>15}  {'$/solved':>9}", file=out)
     for s in summaries:
-        name = s.pattern + ("*" if s.pattern == WITH_TESTS else "")
+        name = s.pattern + ("*" if s.pattern in SEES_TESTS else "")
         cost = "" if s.cost_per_solved is None else f"{s.cost_per_solved:.4f}"
         print(f"{name:<17}  {s.pass_rate:>9.1%}  {f'{s.passed}/{s.n}':>7}  {s.calls_per_run:>10.2f}  "
               f"{s.tokens_per_run:>11.0f}  {f'{100 * s.ci_low:.0f}-{100 * s.ci_high:.0f}%':>15}  {cost:>9}", file=out)
@@ -178,7 +178,7 @@ def print_summary(summaries: list[rows.PatternSummary], pairs: list[stats.Paired
     if methods:
         print(f"95% CI: {', '.join(methods)}" + (" (seeded, 2000 resamples)" if stats.BOOTSTRAP in methods else ""),
               file=out)
-    if any(s.pattern == WITH_TESTS for s in summaries):
+    if any(s.pattern in SEES_TESTS for s in summaries):
         print(f"* {TEST_FEEDBACK_NOTE['en']}", file=out)
     if pairs:
         print("\npaired on the same tasks (difference of pass rates, bootstrap 95% CI; exact McNemar):", file=out)

@@ -43,8 +43,9 @@ from .tasks import EvalTask
 REFERENCE = "reference"
 #: Every way Eval runs a pattern, from the patterns' specs (patterns/registry.py), by entry id.
 ENTRIES = registry.eval_entries()
-#: The entry whose drafts see the task's own unit tests (the Reflexion-style setting).
-WITH_TESTS = next((i for i, (_spec, e) in ENTRIES.items() if e.tests), "")
+#: The entries whose runs see the task's own unit tests (the Reflexion-style setting), and the first of them.
+SEES_TESTS = frozenset(i for i, (_spec, e) in ENTRIES.items() if e.tests)
+WITH_TESTS = next((i for i in ENTRIES if i in SEES_TESTS), "")
 #: The baselines, for the rounds view: the baseline pattern's entries (one call) first, then the entries
 #: that spend a larger budget without a critique (self-consistency's vote).
 BASELINE_ENTRIES = (*(i for i, (spec, _e) in ENTRIES.items() if spec.baseline),

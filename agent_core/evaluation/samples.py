@@ -77,7 +77,7 @@ class Finding:
 
 def _entries_without_tests() -> tuple[str, ...]:
     """The multi-draft entries whose critic sees no tests (self-critique): from the patterns' specs."""
-    return tuple(i for i, (_spec, e) in ENTRIES.items() if e.rounds and i != WITH_TESTS)
+    return tuple(i for i, (_spec, e) in ENTRIES.items() if e.rounds and not e.tests)
 
 
 #: the baselines at a larger budget (self-consistency's vote), which Huang et al. put beside self-critique

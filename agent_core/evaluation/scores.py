@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..metrics import empty_figure
-from .harness import ENTRIES, REFERENCE, WITH_TESTS, EvalRow
+from .harness import ENTRIES, REFERENCE, SEES_TESTS, EvalRow
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -54,7 +54,7 @@ def summarize(rows: Iterable[EvalRow]) -> list[PatternScore]:
             pattern, n, passed, round(passed / n, 4), mean(r.llm_calls for r in group),
             mean(r.total_tokens for r in group), mean(r.prompt_tokens for r in group),
             mean(r.completion_tokens for r in group), mean(r.elapsed_ms / 1000 for r in group),
-            any(r.tokens_estimated for r in group), pattern == WITH_TESTS))
+            any(r.tokens_estimated for r in group), pattern in SEES_TESTS))
     return out
 
 
