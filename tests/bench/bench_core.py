@@ -172,7 +172,7 @@ def bare() -> Contender:
 def ideal() -> Contender:
     """What a ReAct step of this design cannot do without, in one inlined function: a diagnostic.
 
-    It asks the model (its stream), records the call (`CallLog`, the call record of issue 12), builds
+    It asks the model (its stream), records the call (`CallLog`, the call record forks replay), builds
     the step's llm_call, tool_call and tool_result events, parses the arguments once and runs the tool,
     exactly as ours does; everything else a real run has — the generator layers, budgets, guards,
     limits, step mode, error handling — is left out. Its events are checked equal to ours (timings
@@ -426,7 +426,7 @@ def report_react(contenders: list[Contender], missing: list[str], repeats: int) 
     targets = [["ours: growth of µs per step, N=200 / N=10", f"≤ {FLAT_LIMIT}×", f"{growth[ours_name]:.2f}×",
                 others, met(growth[ours_name] <= FLAT_LIMIT)]]
     inlined = step.get(ideal().name)
-    for n in SIZES:  # issue 11: a step, every event kept, within a small multiple of the floor (same run)
+    for n in SIZES:  # a step, every event kept, within a small multiple of the floor (same run)
         ratio = step[ours_name][n] / floor[n]
         targets.append([f"ours: µs per step at N={n} over the bare loop's", f"≤ {FLOOR_RATIO}×", f"{ratio:.1f}×",
                         f"bare {floor[n]:,.1f} µs", met(ratio <= FLOOR_RATIO)])
