@@ -490,9 +490,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         if args.command == "scenarios":
-            widths = [max(len(x) for x in column) for column in zip(*((s.id, s.pattern) for s in SCENARIOS.values()))]
+            widths = [max(len(x) for x in column)
+                      for column in zip(*((s.id, s.pattern) for s in SCENARIOS.values()), strict=True)]
             for s in SCENARIOS.values():
-                print(f"{s.id:<{widths[0]}}  {s.pattern:<{widths[1]}}  {s.title['en']}", file=out)
+                print(f"{s.id:<{widths[0]}}  {s.pattern:<{widths[1]}}  {s.title.en}", file=out)
             return 0
         if args.command == "eval":
             return eval_command(args, out)

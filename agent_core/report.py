@@ -283,7 +283,7 @@ def _title(config: Mapping[str, Any], events: list[ev.Event], t: dict[str, str])
     name = _pattern_title(pattern) if pattern else "Run"
     scenario = SCENARIOS.get(str(config.get("scenario")))
     if scenario is not None:
-        subject = scenario.title.get("zh" if t is _TEXT["zh"] else "en") or scenario.title["en"]
+        subject = scenario.title("zh" if t is _TEXT["zh"] else "en")
     else:
         task = " ".join(_task_text(config, events).split())
         subject = task if len(task) <= 80 else task[:79] + "…"

@@ -27,7 +27,7 @@ def find_by_task(text: str) -> Scenario | None:
     """The scenario whose task text (in any language) is `text`, if any."""
     text = " ".join(text.split())
     for s in SCENARIOS.values():
-        if any(" ".join(t.split()) == text for t in s.task.values()):
+        if any(" ".join(t.split()) == text for t in (s.task.en, s.task.zh)):
             return s
     return None
 

@@ -20,7 +20,7 @@ lang = sidebar.current_lang()
 columns = [column for _ in range(0, len(SPECS), 2) for column in st.columns(2, gap="medium")]
 for column, spec in zip(columns, SPECS, strict=False):
     variant = next((v for v in spec.variants if v.id == spec.compare_variant), spec.variants[0])
-    scenarios = [s.title.get(lang, s.title["en"]) for s in SCENARIOS.values() if s.pattern == spec.name]
+    scenarios = [s.title(lang) for s in SCENARIOS.values() if s.pattern == spec.name]
     with column.container(border=True, height="stretch"):
         st.subheader(spec.label(lang))
         st.graphviz_chart(graphs.dot({"pattern": spec.name, **variant.forced, **variant.floors}, lang=lang,

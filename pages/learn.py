@@ -33,7 +33,7 @@ for tab, lesson in zip(st.tabs([lesson.title(lang) for lesson in LESSONS]), LESS
             avoid.markdown(t("learn.avoid_for") + "\n\n" + "\n".join(f"- {item(lang)}" for item in lesson.avoid_when))
             st.markdown(t("learn.cost", cost=lesson.cost(lang)))
             scenario = SCENARIOS[lesson.scenario]
-            st.markdown(t("learn.bound", scenario=text.escape(scenario.title.get(lang, lesson.scenario)),
+            st.markdown(t("learn.bound", scenario=text.escape(scenario.title(lang)),
                           bound=ac.call_bound(config)))
         with right:
             st.graphviz_chart(graphs.dot(config.to_dict(), lang=lang, vertical=True), width="content")
@@ -41,7 +41,7 @@ for tab, lesson in zip(st.tabs([lesson.title(lang) for lesson in LESSONS]), LESS
             st.button(t("fits.open_playground"), key=f"learn_open_{lesson.variant}", type="primary",
                       icon=":material/play_circle:", width="stretch", disabled=busy,
                       on_click=handoff.load_into_playground, args=(config.to_dict(),))
-            st.caption(t("fits.open_scenario", scenario=text.escape(scenario.title.get(lang, lesson.scenario))))
+            st.caption(t("fits.open_scenario", scenario=text.escape(scenario.title(lang))))
 
 st.divider()
 st.subheader(t("learn.failures"))
@@ -50,7 +50,7 @@ for column, (title, story, scenario_id) in zip(st.columns(3), failures(lang), st
         st.markdown(f"**{text.escape(title)}**")
         st.markdown(story)
         config, _task = ac.for_scenario(scenario_id, lang)
-        st.button(t("learn.watch", scenario=SCENARIOS[scenario_id].title.get(lang, scenario_id)),
+        st.button(t("learn.watch", scenario=SCENARIOS[scenario_id].title(lang)),
                   key=f"learn_fail_{scenario_id}",
                   icon=":material/play_arrow:", disabled=busy, on_click=handoff.load_into_playground,
                   args=(config.to_dict(),))

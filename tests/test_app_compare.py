@@ -89,7 +89,7 @@ def test_every_pattern_and_the_baseline_on_order_99999_run_to_the_end_and_are_co
     assert react.config["scenario"] is None and react.config["tools"] == ["query_order"]
     assert "query_order" in [e.name for e in react.events if e.kind == "tool_call"]
     assert verdicts(reflection) == ["REVISE", "PASS"]
-    assert {r.task for r in (react, plan, reflection)} == {SCENARIOS["order-99999"].task["en"]}
+    assert {r.task for r in (react, plan, reflection)} == {SCENARIOS["order-99999"].task.en}
 
     shown = table(at)
     assert list(shown["lane"]) == ["A · ReAct + reflection advisor", "B · Plan-and-Execute + Reflector",

@@ -39,7 +39,7 @@ def choose(at: AppTest, variant: str, scenario: str | None = None) -> None:
     at.selectbox(key=f"{P}_variant").select(variant).run()
     if scenario is not None:
         # the box shows short titles (controls.short_title): pick by id
-        sid = next((s.id for s in SCENARIOS.values() if scenario in s.title.values()), None)
+        sid = next((s.id for s in SCENARIOS.values() if scenario in (s.title.en, s.title.zh)), None)
         box = at.selectbox(key=f"{P}_scenario")
         (box.set_value(sid) if sid else box.select(scenario)).run()
     assert not at.exception
@@ -116,10 +116,10 @@ def test_the_limits_shown_change_the_bound_shown():
 
 def test_a_scenario_applies_its_options():
     at = open_playground()
-    choose(at, "reflection", SCENARIOS["code-review"].title["en"])
+    choose(at, "reflection", SCENARIOS["code-review"].title.en)
     assert at.toggle(key=f"{P}_opt_graph_style").value is True
     assert at.number_input(key=f"{P}_limit_max_iterations").value == 3
-    choose(at, "reflection", SCENARIOS["primes"].title["en"])
+    choose(at, "reflection", SCENARIOS["primes"].title.en)
     assert at.toggle(key=f"{P}_opt_graph_style").value is False
     assert at.number_input(key=f"{P}_limit_max_iterations").value == 2
 
@@ -189,7 +189,7 @@ def test_unedited_prompts_follow_the_language():
 
 def test_react_books_the_dentist_over_the_text_protocol():
     at = open_playground()
-    choose(at, "react", SCENARIOS["dentist-booking"].title["en"])
+    choose(at, "react", SCENARIOS["dentist-booking"].title.en)
     run(at)
     tools = [e.name for e in record(at).events if e.kind == "tool_call"]
     assert tools == ["find_dentist", "book_appointment", "add_calendar_event"]
@@ -201,7 +201,7 @@ def test_react_books_the_dentist_over_the_text_protocol():
 
 def test_react_with_the_advisor_is_sent_back_twice_then_capped():
     at = open_playground()
-    choose(at, "react-advisor", SCENARIOS["weather-report"].title["en"])
+    choose(at, "react-advisor", SCENARIOS["weather-report"].title.en)
     run(at)
     assert verdicts(at) == ["REVISE", "REVISE"]
     assert ("orange", "REVISE") in badges(at)
@@ -214,7 +214,7 @@ def test_react_with_the_advisor_is_sent_back_twice_then_capped():
 
 def test_plan_and_execute_without_the_reflector_lets_the_syncing_shell_through():
     at = open_playground()
-    choose(at, "plan-execute", SCENARIOS["order-99999"].title["en"])
+    choose(at, "plan-execute", SCENARIOS["order-99999"].title.en)
     run(at)
     assert verdicts(at) == []
     assert "step_finished" in kinds(at) and "plan" in kinds(at)
@@ -225,7 +225,7 @@ def test_plan_and_execute_without_the_reflector_lets_the_syncing_shell_through()
 
 def test_plan_and_execute_with_the_reflector_replans_retries_then_passes_in_chinese():
     at = open_playground(sb_lang="zh")
-    choose(at, "plan-execute-reflector", SCENARIOS["order-99999"].title["zh"])
+    choose(at, "plan-execute-reflector", SCENARIOS["order-99999"].title.zh)
     run(at)
     assert verdicts(at) == ["REPLAN", "RETRY", "PASS"]
     # a re-plan is the pattern at work: amber like RETRY, never red (red is for real errors)
@@ -236,14 +236,14 @@ def test_plan_and_execute_with_the_reflector_replans_retries_then_passes_in_chin
     assert blocks(at)[1] == (shown[1], ":material/alt_route:")  # step 1, sent back by REPLAN
     assert not at.error and any("第 1 步失败" in w.value for w in at.warning)  # amber, not an error box
     assert "查询中" in "".join(c.value for c in at.code)
-    assert record(at).task == SCENARIOS["order-99999"].task["zh"]
+    assert record(at).task == SCENARIOS["order-99999"].task.zh
     assert sum(1 for k in kinds(at) if k == "llm_call") == 9  # seed 03's "about 9 LLM calls"
     _assert_finished_page(at)
 
 
 def test_reflection_turns_trial_division_into_a_sieve():
     at = open_playground()
-    choose(at, "reflection", SCENARIOS["primes"].title["en"])
+    choose(at, "reflection", SCENARIOS["primes"].title.en)
     run(at)
     assert verdicts(at) == ["REVISE", "PASS"]
     assert [label for _c, label in badges(at) if label.startswith("Draft")] == ["Draft 0", "Draft 1"]
@@ -282,10 +282,10 @@ def test_a_free_task_runs_offline_and_says_it_is_scripted(variant):
 
 def test_edit_as_a_free_task_copies_the_scenario_task_and_tools():
     at = open_playground()
-    choose(at, "react-advisor", SCENARIOS["weather-report"].title["en"])
+    choose(at, "react-advisor", SCENARIOS["weather-report"].title.en)
     at.button(key=f"{P}_to_free").click().run()
     assert at.selectbox(key=f"{P}_scenario").value == setup_state.FREE
-    assert at.text_area(key=f"{P}_free_task").value == SCENARIOS["weather-report"].task["en"]
+    assert at.text_area(key=f"{P}_free_task").value == SCENARIOS["weather-report"].task.en
     assert at.multiselect(key=f"{P}_tools").value == ["weather", "search"]
 
 

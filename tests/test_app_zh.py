@@ -20,7 +20,7 @@ from test_i18n import _latin_words  # noqa: E402  (the catalogue test's notion o
 
 def _primes_in(lang: str) -> AppTest:
     at = open_playground(sb_lang=lang)
-    choose(at, "reflection", SCENARIOS["primes"].title[lang])
+    choose(at, "reflection", SCENARIOS["primes"].title(lang))
     run(at)
     return at
 
@@ -61,7 +61,7 @@ def test_switching_to_english_redraws_the_same_run_in_english():
     assert f"#### {t('render.final', 'en')}" in [m.value for m in at.markdown]
     assert ("green", "Ended · passed") in badges(at)
     assert at.button(key=f"{P}_run").label == "Run"
-    assert record(at).task == task == SCENARIOS["primes"].task["zh"]  # the run itself is not translated
+    assert record(at).task == task == SCENARIOS["primes"].task.zh  # the run itself is not translated
 
 
 def test_the_english_run_has_no_chinese_label():
@@ -103,7 +103,7 @@ def test_a_broken_prompt_is_explained_in_the_pages_language():
     from pages.ui import setup_state
 
     at = open_playground(sb_lang="zh")
-    choose(at, "reflection", SCENARIOS["primes"].title["zh"])
+    choose(at, "reflection", SCENARIOS["primes"].title.zh)
     key = setup_state.prompt_key(P, "reflection", "critic")
     at.text_area(key=key).input(specs_for("reflection")["critic"].zh.replace("{draft}", "{answr}")).run()
     shown = [e.value for e in at.error]

@@ -12,8 +12,8 @@ from agent_core.patterns.plan_execute.loop import PlanStep, call_bound, parse_pl
 from agent_core.testing import ScriptedModel, say, tool
 from agent_core.tools import Tool, ToolRegistry
 
-ORDER_TASK = ac.SCENARIOS["order-99999"].task["en"]
-VACUUM_TASK = ac.SCENARIOS["vacuum-cats"].task["en"]
+ORDER_TASK = ac.SCENARIOS["order-99999"].task.en
+VACUUM_TASK = ac.SCENARIOS["vacuum-cats"].task.en
 
 
 def kinds(events, *, skip=("token", "llm_call")):

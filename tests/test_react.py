@@ -12,7 +12,7 @@ from agent_core.patterns.react.loop import ConversationMemory, call_bound, parse
 from agent_core.testing import ScriptedModel, UnexpectedCall, say, tool
 from agent_core.tools import Tool, ToolRegistry
 
-WEATHER_TASK = ac.SCENARIOS["weather-report"].task["en"]
+WEATHER_TASK = ac.SCENARIOS["weather-report"].task.en
 
 
 def kinds(events, *, skip=("token", "llm_call")):

@@ -11,7 +11,7 @@ from agent_core.patterns.reflection.loop import call_bound, clean_draft, stream
 from agent_core.patterns.reflection.prompts import DEFAULT_CRITERIA
 from agent_core.testing import ScriptedModel, say
 
-PRIMES_TASK = ac.SCENARIOS["primes"].task["en"]
+PRIMES_TASK = ac.SCENARIOS["primes"].task.en
 
 TRIAL_DIVISION = '''def find_primes(n):
     """Primes from 1 to n by trial division."""

@@ -123,18 +123,18 @@ class Scenario:
     id: str
     pattern: str  # the pattern whose mechanism it shows (a name in patterns/registry.py)
     seed: str
-    title: dict[str, str]
-    task: dict[str, str]
+    title: Text
+    task: Text
     tools: tuple[str, ...] = ()
     #: limit/option overrides that make the scenario show its mechanism (e.g. reflection rounds)
     options: dict[str, Any] = field(default_factory=dict)
     #: what to watch for, shown in the UI
-    watch: dict[str, str] = field(default_factory=dict)
+    watch: Text = Text("", "")
     #: other patterns whose runs its offline script plays too (a Compare preset puts them side by side on it)
     also: tuple[str, ...] = ()
 
     def task_text(self, lang: str) -> str:
-        return self.task.get(lang) or self.task["en"]
+        return self.task(lang)
 
     @property
     def patterns(self) -> tuple[str, ...]:

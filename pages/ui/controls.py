@@ -68,7 +68,7 @@ def _pattern_picker(prefix: str, lang: str, disabled: bool) -> None:
         st.markdown(t("controls.task_line", lang, task=text.escape(scenario.task_text(lang))))
         if scenario.tools:
             st.caption(t("controls.tools_line", lang, tools=", ".join(text.code_span(name) for name in scenario.tools)))
-        st.caption(f":material/visibility: {text.escape(scenario.watch.get(lang) or scenario.watch.get('en', ''))}")
+        st.caption(f":material/visibility: {text.escape(scenario.watch(lang))}")
     st.button(t("controls.to_free", lang), key=k(prefix, "to_free"), icon=":material/edit:", disabled=disabled,
               on_click=_as_free_task, args=(prefix,), type="tertiary")
 
@@ -76,7 +76,7 @@ def _pattern_picker(prefix: str, lang: str, disabled: bool) -> None:
 def short_title(scenario_id: str, lang: str) -> str:
     """A scenario's title without its parenthesised pattern note, which the pattern box above already
     says: the full title is cut off in the narrow setup column at 1280×720."""
-    title = SCENARIOS[scenario_id].title.get(lang) or SCENARIOS[scenario_id].title["en"]
+    title = SCENARIOS[scenario_id].title(lang)
     return re.split(r" \(|（", title, maxsplit=1)[0]
 
 

@@ -46,7 +46,7 @@ def task_picker(lang: str, *, disabled: bool) -> None:
     state = st.session_state
     left, right = st.columns([3, 2], gap="large")
     with left:
-        titles = {s: SCENARIOS[s].title.get(lang, s) for s in SCENARIOS} | {FREE: t("lanes_view.free", lang)}
+        titles = {s: SCENARIOS[s].title(lang) for s in SCENARIOS} | {FREE: t("lanes_view.free", lang)}
         st.selectbox(t("lanes_view.task", lang), [*SCENARIOS, FREE], key=K_SCENARIO, disabled=disabled,
                      persist_state="session", on_change=_scenario_changed, format_func=titles.__getitem__)
         sid = state[K_SCENARIO]
@@ -64,7 +64,7 @@ def task_picker(lang: str, *, disabled: bool) -> None:
                 if scenario.tools:
                     st.caption(t("lanes_view.tools_line", lang,
                                  tools=", ".join(text.code_span(tool) for tool in scenario.tools)))
-                st.caption(f":material/visibility: {text.escape(scenario.watch.get(lang) or scenario.watch['en'])}")
+                st.caption(f":material/visibility: {text.escape(scenario.watch(lang))}")
     with right:
         st.markdown(t("lanes_view.presets", lang))
         for name, preset in PRESETS.items():

@@ -219,7 +219,7 @@ def trace_card(loaded: Loaded) -> None:
     scenario = SCENARIOS.get(config.get("scenario") or "")
     lang, page_lang = config.get("lang", "en"), current_lang()  # the run's language, and the page's
     with st.container(border=True, key=f"{P}_card"):
-        title = scenario.title.get(page_lang) or scenario.title.get(lang, scenario.id) if scenario else loaded.name
+        title = scenario.title(page_lang) if scenario else loaded.name
         st.markdown(f"**{text.inline(title, 120)}**")
         row = st.container(horizontal=True, gap="small")
         row.badge(VARIANTS[setup_state.variant_of(config)].label_in(page_lang), color="blue", icon=":material/hub:")

@@ -75,7 +75,7 @@ def scenario_id(prefix: str) -> str:
     state = st.session_state
     value = state.get(k(prefix, "scenario"), FREE)
     if value != FREE and value not in SCENARIOS:
-        value = next((s.id for s in SCENARIOS.values() if value in s.title.values()), FREE)
+        value = next((s.id for s in SCENARIOS.values() if value in (s.title.en, s.title.zh)), FREE)
         state[k(prefix, "scenario")] = value
     return value
 

@@ -200,7 +200,7 @@ def test_compare_and_replay_name_every_scenario_in_full(page, app_url):
     page.locator(".st-key-cmp_scenario").wait_for()
     settle(page)
     for scenario in SCENARIOS.values():
-        choose(page, "cmp_scenario", scenario.title["en"])
+        choose(page, "cmp_scenario", scenario.title.en)
         assert clipped(page, ".st-key-cmp_scenario input") == [], scenario.id
     shot(page, "compare-task")
     page.goto(f"{app_url}/replay")
