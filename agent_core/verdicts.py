@@ -80,6 +80,44 @@ def repair(candidate: str) -> Any:
     return None if untrusted.too_deep(value, untrusted.MAX_JSON_DEPTH) else value
 
 
+def json_items(text: str, keys: tuple[str, ...]) -> list[Any] | None:
+    """The list of items a reply gives (a plan's steps, a split's subtasks), or None: a bare JSON list
+    (repaired when it is broken and still looks like a list of objects), or the list under the first of
+    `keys` in a JSON object, one level deeper when that holds an object with the list, and a numbered
+    object ({"1": ..., "2": ...}) in numeric order (other keys keep their place after the numbered)."""
+    data: Any = None
+    body = strip_think(text)
+    bracket, brace = body.find("["), body.find("{")
+    if bracket >= 0 and (brace < 0 or bracket < brace):
+        data = _bare_list(body[bracket:body.rfind("]") + 1])
+    if data is None:
+        data = extract_json(text)
+    if isinstance(data, dict):
+        inner = next((data[k] for k in keys if k in data), None)
+        if isinstance(inner, dict):
+            deeper = next((inner[k] for k in keys if isinstance(inner.get(k), (list, dict))), None)
+            inner = deeper if deeper is not None else inner
+        if isinstance(inner, dict):
+            order = sorted(enumerate(inner.items()),
+                           key=lambda ikv: (0, int(ikv[1][0])) if str(ikv[1][0]).strip().isdigit() else (1, ikv[0]))
+            return [value for _, (_key, value) in order]
+        return inner if isinstance(inner, list) else None
+    return data if isinstance(data, list) else None
+
+
+def _bare_list(candidate: str) -> list[Any] | None:
+    try:
+        value = untrusted.loads(candidate)
+    except untrusted.JSONTooDeep:
+        return None
+    except ValueError:
+        value = repair(candidate)  # bounded (MAX_REPAIR_CHARS); None when unrepairable
+        # a repaired fragment is only trusted when it looks like a list of objects
+        if not (isinstance(value, list) and any(isinstance(v, dict) for v in value)):
+            return None
+    return value if isinstance(value, list) else None
+
+
 def _text(value: Any) -> str:
     if value is None:
         return ""

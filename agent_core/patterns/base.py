@@ -7,7 +7,7 @@ import dataclasses
 import time
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from .. import events as ev
 from ..calls import CallLog
@@ -321,3 +321,29 @@ def run_pattern(task: str, config: RunConfig, models: ModelRouter, tools: ToolRe
         reason = "error"
     yield ctx.event(ev.RunFinished, reason=reason, llm_calls=ctx.llm_calls, total_tokens=ctx.total_tokens,
                     elapsed_ms=round(ctx.clock.now() * 1000, 1))
+
+
+# --- a tool loop's attempt (a plan step's executor, an orchestrator's worker) ------------------------
+
+class Seen(NamedTuple):
+    """One tool observation made during an attempt."""
+
+    tool: str
+    output: str
+    is_error: bool
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """What one attempt of a small tool loop produced: its report and the tool observations it made."""
+
+    text: str
+    observations: tuple[Seen, ...] = ()
+
+    def tool_error(self) -> Seen | None:
+        """The first tool whose latest result in this attempt is an error (a step's rule pre-check, a
+        worker's failure)."""
+        latest: dict[str, Seen] = {}
+        for seen in self.observations:
+            latest[seen.tool] = seen
+        return next((s for s in latest.values() if s.is_error), None)

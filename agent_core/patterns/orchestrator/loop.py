@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 from ... import events as ev
 from ...config import RunConfig
@@ -48,7 +48,7 @@ from ...messages import Message, assistant, tool_message, user
 from ...models import ModelRouter
 from ...tools import ToolRegistry
 from ...verdicts import REPAIR_REQUEST, strip_think
-from ..base import Body, RunContext, run_pattern
+from ..base import Attempt, Body, RunContext, Seen, run_pattern
 from .options import OrchestratorOptions
 from .prompts import PROMPTS, label, section
 from .replies import DONE, Review, parse_review, parse_split
@@ -76,29 +76,6 @@ def stream(task: str, config: RunConfig[OrchestratorOptions], models: ModelRoute
 
 
 # --- run state -------------------------------------------------------------------------------------
-
-class Seen(NamedTuple):
-    """One tool observation a worker made."""
-
-    tool: str
-    output: str
-    is_error: bool
-
-
-@dataclass(frozen=True)
-class Attempt:
-    """What one worker dispatch produced: its report and the tool observations it made."""
-
-    text: str
-    observations: tuple[Seen, ...] = ()
-
-    def tool_error(self) -> Seen | None:
-        """The first tool whose latest result in this attempt is an error."""
-        latest: dict[str, Seen] = {}
-        for seen in self.observations:
-            latest[seen.tool] = seen
-        return next((s for s in latest.values() if s.is_error), None)
-
 
 @dataclass
 class Subtask:

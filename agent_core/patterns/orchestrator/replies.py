@@ -14,8 +14,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ... import untrusted
-from ...verdicts import extract_json, repair, strip_think
+from ...verdicts import extract_json, json_items, strip_think
 
 #: The review's decisions (the verdicts a person may give), and the words models use for them.
 DONE, REDISPATCH = "DONE", "REDISPATCH"
@@ -67,7 +66,7 @@ class Review:
 def parse_split(text: str, tools: Collection[str] = ()) -> list[SplitItem] | None:
     """The subtasks of a split, in order; None when the reply holds none. A tool hint that names no
     known tool becomes None (matched loosely: "queryOrder" is "query_order")."""
-    entries = _entries(text)
+    entries = json_items(text, ("subtasks", "tasks", "steps", "plan"))
     if entries is None:
         return None
     items = [item for item in (_item(e, tools) for e in entries) if item is not None]
@@ -108,38 +107,6 @@ def _first_word(body: str) -> tuple[str, str]:
 
 def _decision(value: Any) -> str | None:
     return _SYNONYMS.get(value.strip().upper()) if isinstance(value, str) else None
-
-
-def _entries(text: str) -> list[Any] | None:
-    data: Any = None
-    body = strip_think(text)
-    bracket, brace = body.find("["), body.find("{")
-    if bracket >= 0 and (brace < 0 or bracket < brace):
-        data = _bare_list(body[bracket:body.rfind("]") + 1])
-    if data is None:
-        data = extract_json(text)
-    if isinstance(data, dict):
-        inner = next((data[k] for k in ("subtasks", "tasks", "steps", "plan") if k in data), None)
-        if isinstance(inner, dict):
-            # numbered keys go in numeric order, others keep their place after them
-            order = sorted(enumerate(inner.items()),
-                           key=lambda ikv: (0, int(ikv[1][0])) if str(ikv[1][0]).strip().isdigit() else (1, ikv[0]))
-            return [value for _, (_key, value) in order]
-        return inner if isinstance(inner, list) else None
-    return data if isinstance(data, list) else None
-
-
-def _bare_list(candidate: str) -> list[Any] | None:
-    try:
-        value = untrusted.loads(candidate)
-    except untrusted.JSONTooDeep:
-        return None
-    except ValueError:
-        value = repair(candidate)  # bounded; None when unrepairable
-        # a repaired fragment is only trusted when it looks like a list of subtask objects
-        if not (isinstance(value, list) and any(isinstance(v, dict) for v in value)):
-            return None
-    return value if isinstance(value, list) else None
 
 
 def _item(raw: Any, tools: Collection[str]) -> SplitItem | None:

@@ -43,17 +43,16 @@ from __future__ import annotations
 
 from collections.abc import Collection, Generator, Iterator
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 from ... import events as ev
-from ... import untrusted
 from ...config import RunConfig
 from ...errors import CriticalStepFailed, PlanError
 from ...messages import Message, assistant, tool_message, user
 from ...models import ModelRouter
 from ...tools import ToolRegistry
-from ...verdicts import REPAIR_REQUEST, Verdict, extract_json, parse_step_verdict, repair, strip_think
-from ..base import Body, RunContext, run_pattern
+from ...verdicts import REPAIR_REQUEST, Verdict, json_items, parse_step_verdict, strip_think
+from ..base import Attempt, Body, RunContext, Seen, run_pattern
 from .options import PlanExecuteOptions
 from .prompts import PROMPTS, label, section
 
@@ -115,7 +114,7 @@ def parse_plan(text: str, tools: Collection[str] = ()) -> list[PlanStep] | None:
     entry may be an object or a plain description. Junk entries are dropped; a tool hint that names no
     known tool becomes None (matched loosely: "queryOrder" is "query_order").
     """
-    entries = _plan_entries(text)
+    entries = json_items(text, ("steps", "plan"))
     if entries is None:
         return None
     steps = [s for s in (_step(e, tools) for e in entries) if s is not None]
@@ -138,40 +137,6 @@ def shape_plan(steps: list[PlanStep], *, first_id: int, max_steps: int, synthesi
     for offset, s in enumerate(kept):
         s.id = first_id + offset
     return kept, cut
-
-
-def _plan_entries(text: str) -> list[Any] | None:
-    data: Any = None
-    body = strip_think(text)
-    bracket, brace = body.find("["), body.find("{")
-    if bracket >= 0 and (brace < 0 or bracket < brace):
-        data = _bare_list(body[bracket:body.rfind("]") + 1])
-    if data is None:
-        data = extract_json(text)
-    if isinstance(data, dict):
-        inner = data.get("steps", data.get("plan"))
-        if isinstance(inner, dict) and isinstance(inner.get("steps"), (list, dict)):
-            inner = inner["steps"]
-        if isinstance(inner, dict):
-            # seed 05 keys steps by number; numbered keys go in numeric order, others keep their place after
-            order = sorted(enumerate(inner.items()),
-                           key=lambda ikv: (0, int(ikv[1][0])) if str(ikv[1][0]).strip().isdigit() else (1, ikv[0]))
-            return [value for _, (_key, value) in order]
-        return inner if isinstance(inner, list) else None
-    return data if isinstance(data, list) else None
-
-
-def _bare_list(candidate: str) -> list[Any] | None:
-    try:
-        value = untrusted.loads(candidate)
-    except untrusted.JSONTooDeep:
-        return None
-    except ValueError:
-        value = repair(candidate)  # bounded (verdicts.MAX_REPAIR_CHARS); None when unrepairable
-        # a repaired fragment is only trusted when it looks like a list of step objects
-        if not (isinstance(value, list) and any(isinstance(v, dict) for v in value)):
-            return None
-    return value if isinstance(value, list) else None
 
 
 def _step(raw: Any, tools: Collection[str]) -> PlanStep | None:
@@ -203,29 +168,6 @@ def _flag(value: Any) -> bool:
 
 
 # --- run state -------------------------------------------------------------------------------------
-
-class Seen(NamedTuple):
-    """One tool observation made during an attempt."""
-
-    tool: str
-    output: str
-    is_error: bool
-
-
-@dataclass(frozen=True)
-class Attempt:
-    """What one attempt at a step produced."""
-
-    text: str
-    observations: tuple[Seen, ...] = ()
-
-    def tool_error(self) -> Seen | None:
-        """The first tool whose latest result in this attempt is an error (the rule pre-check)."""
-        latest: dict[str, Seen] = {}
-        for seen in self.observations:
-            latest[seen.tool] = seen
-        return next((s for s in latest.values() if s.is_error), None)
-
 
 @dataclass
 class Plan:
