@@ -90,10 +90,6 @@ with run_tab, st.container(key=f"{P}_run_area"):
                                    disabled=running, label_visibility="collapsed", persist_state="session")
         layout = st.session_state[f"{P}_diff_layout"]
         driven = claimed if claimed is not None else record if record.active and record.handle is not None else None
-        # drawn whether the run is live or redrawn, so both draw the same element tree: an element
-        # more in one of them shifted every later one, and the finished run's redraw blanked the run
-        # area for a moment
-        pause_slot = st.container()
         if driven is not None:
             # the run lives in its handle's thread; this script run follows it until it pauses or ends
             view = RunView(driven.config, bound=driven.bound, key=f"{P}_view", task=driven.task, diff_layout=layout,
@@ -101,8 +97,9 @@ with run_tab, st.container(key=f"{P}_run_area"):
             view.catch_up(driven.typed_events())
             if live.drive(driven, view, sidebar.model_router()):
                 view.point_at(step_view.about_to_run(driven))
-                with pause_slot:
-                    step_view.banner(P, driven, lang)
+                # last in the run area, after all the live drawing made: it sticks to the bottom of the
+                # screen, the newest step stays in view above it, and nothing drawn before it moves
+                step_view.banner(P, driven, lang)
                 st.stop()  # paused: this script run ends here, and the pause costs the server nothing
             st.rerun()  # the run is over: unlock the inputs and add the costs and downloads
         events = record.typed_events()

@@ -8,6 +8,10 @@ The script is installed once per page load and reads what to follow from marks t
 while its element is fresh; the next script run makes it stale at once, so following ends with the
 live drawing. Only run areas are read; no run text or user text goes into the script.
 
+"Jump to latest" shows only while the newest step is out of view (not at a pause at the bottom of
+the page). The step-mode pause bar, stuck to the bottom of the screen, is never taken for a step and
+counts as covering what is under it.
+
 While a run is live the script also keeps the run area's column from shrinking (a streamed reply
 replaced by its caption, a graph redrawn), and holds that height after the run until the next one
 starts: the page never jumps, and a person reading the bottom of the page stays there.
@@ -23,6 +27,9 @@ from .i18n import t
 
 #: the mark's class, read by the script and the browser tests
 MARK = "apg-follow"
+#: the pause bar (step_view.banner): keyed `<prefix>_pause`, it is no step to follow and covers the
+#: bottom of the screen
+PAUSE_BAR = '[class*="_pause "], [class$="_pause"]'
 
 _SCRIPT = r"""
 <script>
@@ -33,15 +40,41 @@ _SCRIPT = r"""
   const fresh = (el) => { const box = el.closest('[data-stale]'); return !box || box.dataset.stale !== 'true'; };
   const liveMarks = () => [...document.querySelectorAll('.%(mark)s[data-live="1"]')].filter(fresh);
   const areaOf = (mark) => document.querySelector('.st-key-' + CSS.escape(mark.dataset.area));
+  // the pause bar (step mode) sticks to the bottom of the screen: it is no step, and it hides what is under it
+  const bar = () => [...document.querySelectorAll('%(bar)s')].find((b) => b.offsetParent && fresh(b));
   const newest = (area) => {
     // the lowest visible step block, or the area itself when no block is drawn yet
     let best = null, low = -Infinity;
     for (const el of area.querySelectorAll('[data-testid=stExpander], [class*="-final"], [class*="-end-"]')) {
-      if (!el.offsetParent) continue;
+      if (!el.offsetParent || el.closest('%(bar)s')) continue;
       const r = el.getBoundingClientRect();
       if (r.height > 0 && r.bottom > low) { low = r.bottom; best = el; }
     }
     return best || area;
+  };
+  // what of the page a person can see: below the header and a stuck head (presenter mode), above the
+  // pause bar
+  const seen = () => {
+    const m = main(), r = m.getBoundingClientRect();
+    let top = r.top, bottom = r.top + m.clientHeight;
+    const header = document.querySelector('[data-testid=stHeader]');
+    if (header) top = Math.max(top, header.getBoundingClientRect().bottom);
+    for (const head of document.querySelectorAll('[data-testid=stLayoutWrapper]:has(> [class*="_view-headline"])')) {
+      const h = head.getBoundingClientRect();
+      if (getComputedStyle(head).position === 'sticky' && h.top <= top + 8 && h.bottom > top) top = h.bottom;
+    }
+    const b = bar();
+    if (b) bottom = Math.min(bottom, b.getBoundingClientRect().top);
+    return [top, bottom];
+  };
+  const lowest = (marks) => {
+    let target = null, low = -Infinity;
+    for (const mark of marks) {
+      const area = areaOf(mark);
+      const el = area && newest(area);
+      if (el && el.getBoundingClientRect().bottom > low) { low = el.getBoundingClientRect().bottom; target = el; }
+    }
+    return target;
   };
   const stop = () => { if (S.wasLive && S.follow) { S.follow = false; show(); } };
   const resume = () => { S.follow = true; hide(); tick(true); };
@@ -59,7 +92,11 @@ _SCRIPT = r"""
       document.body.appendChild(b);
     }
     S.button.textContent = '↓ ' + (mark.dataset.label || '');
-    S.button.style.display = 'block';
+    // no way to the latest step while the latest step is in view (a pause at the bottom of the page)
+    const target = lowest(liveMarks());
+    const [, bottom] = seen();
+    const there = target && target.getBoundingClientRect().bottom <= bottom + 2;
+    S.button.style.display = there ? 'none' : 'block';
   };
   const hide = () => { if (S.button) S.button.style.display = 'none'; };
   // a person's own scrolling up (wheel, keys, touch, the scrollbar, a control scrolled into view)
@@ -89,6 +126,7 @@ _SCRIPT = r"""
     }
     if (!live && S.wasLive) hide();
     S.wasLive = live;
+    if (live && !S.follow) show();
     for (const mark of marks) {
       const area = areaOf(mark);
       if (!area) continue;
@@ -104,15 +142,15 @@ _SCRIPT = r"""
       if (!held.querySelector('.st-key-' + CSS.escape(held.dataset.apgHeld))) release(held);
     }
     if (live && S.follow && m) {
-      let target = null, low = -Infinity;
-      for (const mark of marks) {
-        const area = areaOf(mark);
-        const el = area && newest(area);
-        if (el && el.getBoundingClientRect().bottom > low) { low = el.getBoundingClientRect().bottom; target = el; }
-      }
-      if (target) {
-        const view = m.getBoundingClientRect();
-        const gap = target.getBoundingClientRect().bottom - (view.top + m.clientHeight) + 24;
+      const target = lowest(marks), b = bar();
+      // at a pause, the bar is the run area's last element: the page follows to it, so the bar rests
+      // in its place below the newest step instead of covering what came last
+      const paused = b && marks.map(areaOf).find((area) => area && area.contains(b));
+      if (paused) {
+        const gap = paused.getBoundingClientRect().bottom - (m.getBoundingClientRect().top + m.clientHeight) + 24;
+        if (gap > 1) m.scrollTop = m.scrollTop + gap;
+      } else if (target) {
+        const gap = target.getBoundingClientRect().bottom - seen()[1] + 24;
         if (gap > 1) {  // only ever down: the newest step comes into view from below
           m.scrollTop = m.scrollTop + gap;
         }
@@ -124,6 +162,9 @@ _SCRIPT = r"""
 })();
 </script>
 """
+
+
+_VALUES = {"mark": MARK, "bar": PAUSE_BAR}
 
 
 def mark(area_key: str, *, live: bool) -> None:
@@ -139,5 +180,5 @@ def mark(area_key: str, *, live: bool) -> None:
     hide = f"<style>[class*='st-key-{MARK}-'] {{ display: none; }}</style>"
     with st.container(key=f"{MARK}-{area_key}"):
         st.html(f'{hide}<span class="{MARK}" data-area="{area}" data-live="{1 if live else 0}" '
-                f'data-label="{label}"></span>{_SCRIPT % {"mark": MARK}}', unsafe_allow_javascript=True)
+                f'data-label="{label}"></span>{_SCRIPT % _VALUES}', unsafe_allow_javascript=True)
 

@@ -78,21 +78,58 @@ def about_to_run(record: runs.RunRecord) -> ev.Event:
     return ev.LlmCall(role=pending.role)
 
 
+#: The pause bar stays on screen wherever the page is scrolled: drawn last in the run area and stuck to
+#: the bottom of the viewport (presenter mode or not), so its headline and moves are in view at every
+#: pause, with the newest step above it when the page follows the run. The pending prompt opens in a
+#: popover over the page, and the editors of Edit and Answer scroll inside a box of bounded height (with
+#: presenter mode's head, the bar still fits a 720 px screen), so the bar never outgrows the screen.
+#: One fixed style block; `%(p)s` is the page's own prefix, never run text.
+BAR_STYLE = """
+[data-testid=stLayoutWrapper]:has(> .st-key-%(p)s_pause) { position: sticky; bottom: 0; z-index: 6; }
+.st-key-%(p)s_pause { background: #fff; gap: 0.4rem; padding-top: 0.6rem; padding-bottom: 0.6rem;
+  box-shadow: 0 -6px 10px -8px rgba(0, 0, 0, 0.35); }
+.st-key-%(p)s_pause h3 { font-size: 1.15rem; line-height: 1.35; padding: 0; margin: 0; }
+.st-key-%(p)s_pause_head [data-testid=stMarkdownContainer], .st-key-%(p)s_pause_head p { margin-bottom: 0; }
+.st-key-%(p)s_pause [data-testid=stMetric] { padding: 0; }
+.st-key-%(p)s_pause [data-testid=stMetricValue] { font-size: 1.3rem; line-height: 1.2; }
+.st-key-%(p)s_pause_moves { row-gap: 0.4rem; }
+.st-key-%(p)s_pause_moves button { min-height: 2.1rem; padding: 0.15rem 0.7rem; }
+.st-key-%(p)s_pause_prompt { max-height: 60vh; overflow-y: auto; }
+[data-testid=stPopoverBody]:has(.st-key-%(p)s_pause_prompt) { width: min(92vw, 64rem) !important;
+  max-width: min(92vw, 64rem) !important; }
+.st-key-%(p)s_pause_work { max-height: 34vh; overflow-y: auto; }
+"""
+
+
+def pause_words(lang: str | None = None) -> dict[str, str]:
+    """The pause bar's own texts (locales/*.toml, table [pause_bar])."""
+    return i18n.words("pause_bar", lang)
+
+
 def banner(prefix: str, record: runs.RunRecord, lang: str) -> None:
-    """What the paused run is about to do, its pending prompt, and what the person can do."""
+    """The pause bar: what the paused run is about to do (its role and call), Step, Continue, Edit,
+    Answer, Ask the room (then its tally) and Stop in one row, and the pending prompt one click away
+    (a popover drawn with the bar: its filled placeholders marked, as in a call's record).
+
+    Call it last in the run area: it sticks to the bottom of the screen (BAR_STYLE)."""
     handle = record.handle
     pending = handle.pending if handle is not None else None
     if pending is None:
         return
-    w = words(lang)
+    w, pw = words(lang), pause_words(lang)
     with st.container(border=True, key=f"{prefix}_pause"):
+        st.html(f"<style>{BAR_STYLE % {'p': prefix}}</style>")
         _template_refused(prefix, handle, w, lang)
-        st.markdown(f"### :material/pause_circle: {_about(pending, w, lang)}")
+        head = st.container(horizontal=True, vertical_alignment="center", gap="small", key=f"{prefix}_pause_head")
+        head.markdown(f"### :material/pause_circle: {_about(pending, w, lang)}")
+        idle = handle.idle_timeout_s
+        head.container(key=f"{prefix}_pause_where", width="content").badge(
+            _where(pending, pw, lang), color="violet", icon=":material/my_location:",
+            help=w["idle"].format(time=w["minutes"].format(n=round(idle / 60)) if idle >= 120
+                                  else w["seconds"].format(n=round(idle))))
         if pending.human:
-            st.caption(w["yours"])
-        if pending.at == "call" and pending.request is not None:
-            _pending_prompt(pending, lang)
-        row = st.container(horizontal=True, gap="small")
+            head.caption(w["yours"])
+        row = st.container(horizontal=True, vertical_alignment="center", gap="small", key=f"{prefix}_pause_moves")
         row.button(w["step"], key=f"{prefix}_step_step", icon=":material/redo:", type="primary", on_click=handle.step,
                    disabled=pending.human)
         row.button(w["continue"], key=f"{prefix}_step_continue", icon=":material/play_arrow:", on_click=handle.resume,
@@ -103,17 +140,44 @@ def banner(prefix: str, record: runs.RunRecord, lang: str) -> None:
                        on_click=st.session_state.__setitem__, args=(f"{prefix}_step_mode", "edit"))
             row.button(w["answer"], key=f"{prefix}_step_answer", icon=":material/person:",
                        on_click=st.session_state.__setitem__, args=(f"{prefix}_step_mode", "answer"))
+        if pending.at == "call" and pending.grammar is not None and pending.grammar.verdicts:
+            with row:  # the question, then its tally as the votes come in
+                poll.ask_room(prefix, record, pending, lang)
         row.button(w["stop"], key=f"{prefix}_step_stop", icon=":material/stop_circle:", on_click=runs.stop,
                    args=(prefix,))
-        if pending.at == "call" and pending.grammar is not None and pending.grammar.verdicts:
-            poll.ask_room(prefix, record, pending, lang)
+        if pending.at == "call" and pending.request is not None:
+            # drawn with the bar: one click opens it, with no rerun and no wait
+            with row.popover(_prompt_label(pending, pw), icon=":material/input:", type="tertiary",
+                             key=f"{prefix}_pause_prompt_open"), st.container(key=f"{prefix}_pause_prompt"):
+                _pending_prompt(pending, lang)
         if pending.at == "call" and (editing == "answer" or pending.human):
-            _answer_form(prefix, handle, pending, w)
+            with st.container(key=f"{prefix}_pause_work"):
+                _answer_form(prefix, handle, pending, w)
         elif pending.at == "call" and editing == "edit":
-            _edit_form(prefix, handle, pending, w)
-        idle = handle.idle_timeout_s
-        st.caption(w["idle"].format(time=w["minutes"].format(n=round(idle / 60)) if idle >= 120
-                                    else w["seconds"].format(n=round(idle))))
+            with st.container(key=f"{prefix}_pause_work"):
+                _edit_form(prefix, handle, pending, w)
+
+
+def _where(pending: Any, pw: dict[str, str], lang: str) -> str:
+    """The pending role and call, in a few words (the headline says what is about to happen)."""
+    if pending.at == "tool":
+        return pw["where.tool"].format(tool=text.inline(pending.role, 40))
+    role = text.flat(call_views.role_name(pending.role, lang), 40)
+    if pending.at == "verdict":
+        return pw["where.verdict"].format(role=role)
+    return pw["where.call"].format(call=pending.call, role=role)
+
+
+def _prompt_label(pending: Any, pw: dict[str, str]) -> str:
+    """The prompt popover's label: how many messages, and the template the last one was filled from."""
+    n = len(pending.messages)
+    label = pw["prompt_one" if n == 1 else "prompt"].format(n=n)
+    provenance = getattr(pending.prompts, "rendered", {}) or {}
+    names = [provenance[m.content].template for m in pending.messages
+             if m.role in ("system", "user") and m.content in provenance]
+    if names:
+        label += " · " + pw["from_template"].format(name=text.code_span(names[-1], 40))
+    return label
 
 
 def _template_refused(prefix: str, handle: RunHandle, w: dict[str, str], lang: str) -> None:
