@@ -9,8 +9,10 @@ while its element is fresh; the next script run makes it stale at once, so follo
 live drawing. Only run areas are read; no run text or user text goes into the script.
 
 "Jump to latest" shows only while the newest step is out of view (not at a pause at the bottom of
-the page). The step-mode pause bar, stuck to the bottom of the screen, is never taken for a step and
-counts as covering what is under it.
+the page). A run that ends while the page follows it has its answer and end badge brought into view
+once the finished run is redrawn (they come with that redraw, below where the live drawing ended);
+a person's scroll up cancels that, as it stops following. The step-mode pause bar, stuck to the
+bottom of the screen, is never taken for a step and counts as covering what is under it.
 
 While a run is live the script also keeps the run area's column from shrinking (a streamed reply
 replaced by its caption, a graph redrawn), and holds that height after the run until the next one
@@ -30,12 +32,14 @@ MARK = "apg-follow"
 #: the pause bar (step_view.banner): keyed `<prefix>_pause`, it is no step to follow and covers the
 #: bottom of the screen
 PAUSE_BAR = '[class*="_pause "], [class$="_pause"]'
+#: how long after a followed run ends the script waits for its redrawn answer to bring it into view
+SETTLE_MS = 8000
 
 _SCRIPT = r"""
 <script>
 (() => {
   if (window.__apgFollow) return;
-  const S = window.__apgFollow = {follow: true, wasLive: false, last: 0, quiet: 0, button: null};
+  const S = window.__apgFollow = {follow: true, wasLive: false, last: 0, quiet: 0, button: null, areas: [], settle: 0};
   const main = () => document.querySelector('[data-testid=stMain]');
   const fresh = (el) => { const box = el.closest('[data-stale]'); return !box || box.dataset.stale !== 'true'; };
   const liveMarks = () => [...document.querySelectorAll('.%(mark)s[data-live="1"]')].filter(fresh);
@@ -76,7 +80,10 @@ _SCRIPT = r"""
     }
     return target;
   };
-  const stop = () => { if (S.wasLive && S.follow) { S.follow = false; show(); } };
+  const stop = () => {
+    S.settle = 0;
+    if (S.wasLive && S.follow) { S.follow = false; show(); }
+  };
   const resume = () => { S.follow = true; hide(); tick(true); };
   const show = () => {
     const mark = liveMarks()[0];
@@ -116,6 +123,23 @@ _SCRIPT = r"""
     S.last = m.scrollTop;
     if (!S.follow && S.wasLive && m.scrollHeight - m.scrollTop - m.clientHeight < 8) resume();
   }, true);
+  // The end of a followed run: its answer and its end badge (drawn by the finished run's redraw)
+  // come into view, the answer's top never under the head; only ever down, and a person's scroll up
+  // ends it.
+  const settleEnd = (m) => {
+    for (const key of S.areas) {
+      const area = document.querySelector('.st-key-' + CSS.escape(key));
+      if (!area) continue;
+      const ends = [...area.querySelectorAll('[class*="-final"], [class*="-end-"]')]
+        .filter((el) => el.offsetParent && fresh(el) && el.getBoundingClientRect().height > 0);
+      if (!ends.length) continue;
+      const [top, bottom] = seen();
+      const first = Math.min(...ends.map((el) => el.getBoundingClientRect().top));
+      const last = Math.max(...ends.map((el) => el.getBoundingClientRect().bottom));
+      const gap = Math.min(last - bottom + 24, first - top - 16);
+      if (gap > 1) m.scrollTop = m.scrollTop + gap;
+    }
+  };
   const tick = (now) => {
     const m = main(), marks = liveMarks(), live = marks.length > 0;
     const release = (held) => { held.style.minHeight = ''; delete held.dataset.apgHeld; };
@@ -124,8 +148,13 @@ _SCRIPT = r"""
       document.querySelectorAll('[data-apg-held]').forEach(release);
       S.quiet = performance.now() + 1000;  // the page settles to the new run: its moves are not the person's
     }
-    if (!live && S.wasLive) hide();
+    if (!live && S.wasLive) {
+      hide();
+      // the run ended while the page followed it: its answer and end come in the redraw that follows
+      if (S.follow) S.settle = performance.now() + %(settle_ms)d;
+    }
     S.wasLive = live;
+    if (live) S.areas = marks.map((mark) => mark.dataset.area);
     if (live && !S.follow) show();
     for (const mark of marks) {
       const area = areaOf(mark);
@@ -156,6 +185,10 @@ _SCRIPT = r"""
         }
       }
     }
+    if (!live && S.settle && m) {
+      if (performance.now() > S.settle) S.settle = 0;
+      else settleEnd(m);
+    }
     if (now !== true) requestAnimationFrame(tick);
   };
   requestAnimationFrame(tick);
@@ -164,7 +197,7 @@ _SCRIPT = r"""
 """
 
 
-_VALUES = {"mark": MARK, "bar": PAUSE_BAR}
+_VALUES = {"mark": MARK, "bar": PAUSE_BAR, "settle_ms": SETTLE_MS}
 
 
 def mark(area_key: str, *, live: bool) -> None:

@@ -57,7 +57,8 @@ def run_buttons(prefix: str, setup: setup_state.Setup, *, running: bool) -> None
 
 
 def _buttons(prefix: str, setup: setup_state.Setup, running: bool, blocked: list[str]) -> None:
-    row = st.container(horizontal=True, vertical_alignment="center", gap="small")
+    # keyed: presenter mode moves this row into the header bar (presenter._STYLE)
+    row = st.container(horizontal=True, vertical_alignment="center", gap="small", key=f"{prefix}_run_row")
     row.button(t("live.run"), key=f"{prefix}_run", type="primary", icon=":material/play_arrow:", on_click=_start,
                args=(prefix,), disabled=running or bool(blocked))
     row.button(t("live.stop"), key=f"{prefix}_stop", icon=":material/stop_circle:", on_click=runs.stop, args=(prefix,),

@@ -1,9 +1,10 @@
 """Presenter mode: one switch (or `?present=1` in the URL) that turns a page into what a projector needs.
 
-It hides the sidebar and the Playground's setup (all but Run and Stop) and Replay's source column,
-gives the run the whole width, enlarges the text, draws graph labels at least 14 px high, and keeps
-the head of a run view (verdicts, feedback, the latest diff) on screen while the steps scroll under
-it. Following the newest step is pages.ui.follow's work, on in every mode.
+It hides the sidebar and the Playground's setup (all but Run and Stop, which move into the header bar
+so they stay in reach while the page follows a run) and Replay's source column, gives the run the
+whole width, enlarges the text, draws graph labels at least 14 px high, and keeps the head of a run
+view (verdicts, feedback, the latest diff) on screen while the steps scroll under it, in at most
+HEAD_VH % of the screen's height. Following the newest step is pages.ui.follow's work, on in every mode.
 
 Everything is one fixed style block of our own: no run text or user text goes near st.html.
 """
@@ -20,6 +21,8 @@ _YES = ("1", "true", "yes", "on")
 
 #: Page font size in presenter mode: Streamlit sizes its text in rem, so this scales every label.
 FONT_PX = 18
+#: The most of the screen's height the stuck head of a run view takes, in percent: the run has the rest.
+HEAD_VH = 40
 
 _STYLE = """
 html { font-size: %(font)dpx; }
@@ -40,12 +43,20 @@ html { font-size: %(font)dpx; }
   display: none; }
 [data-testid=stHorizontalBlock]:has(.st-key-rp_play, .st-key-rp_pause) > [data-testid=stColumn] {
   width: 100%% !important; flex: 1 1 auto !important; }
-/* the head of a run view stays in sight while the steps scroll under it */
+/* the head of a run view stays in sight while the steps scroll under it, in at most %(head)d %% of the
+   screen: the newest feedback and the latest diff side by side, each scrolling in its own box */
 [data-testid=stLayoutWrapper]:has(> [class*="st-key-"][class*="_view-headline"]) { position: sticky; top: 3.5rem; z-index: 5;
-  background: #fff; box-shadow: 0 8px 8px -8px rgba(0, 0, 0, 0.3); }
+  background: #fff; box-shadow: 0 8px 8px -8px rgba(0, 0, 0, 0.3); max-height: %(head)dvh; overflow: hidden; }
+[class*="st-key-"][class*="_view-headline"] { gap: 0.5rem; }
 [class*="st-key-"][class*="_view-head-body"] { flex-direction: row; align-items: flex-start; }
-[class*="st-key-"][class*="_view-head-body"] > * { flex: 1 1 0; min-width: 0; }
-[class*="st-key-"][class*="_view-latest-diff"] { max-height: 40vh !important; }
+[class*="st-key-"][class*="_view-head-body"] > * { flex: 1 1 0; min-width: 0; max-height: calc(%(head)dvh - 4.5rem);
+  overflow-y: auto; }
+[class*="st-key-"][class*="_view-latest-diff"] { max-height: calc(%(head)dvh - 4.5rem) !important; }
+/* Run and Stop ride in the header bar, left of this switch: in reach while the page follows a run */
+.st-key-pg_run_row { position: fixed; top: 0.45rem; left: 1.5rem; z-index: 999991; width: auto;
+  max-width: calc(100vw - 26rem); flex-wrap: nowrap; }
+.st-key-pg_run_row [data-testid=stCaptionContainer] { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+[data-testid=stLayoutWrapper]:has(> .st-key-pg_run_row) { height: 0; margin: 0; }
 [data-testid=stTabs] [role=tabpanel], [data-testid=stMainBlockContainer] { overflow: visible !important; }
 /* graphs at their drawn size (labels >= 14 px), never wider than the page */
 [data-testid=stGraphVizChart] svg { width: auto !important; height: auto !important; max-width: 100%%; }
@@ -92,5 +103,5 @@ def bar() -> bool:
     on = active()
     with st.container(key="presenter_bar"):
         st.toggle(t("presenter.switch"), key=K_ON, on_change=_sync_url, help=t("presenter.help"))
-    st.html(f"<style>{_BAR}{_STYLE % {'font': FONT_PX} if on else ''}</style>")
+    st.html(f"<style>{_BAR}{_STYLE % {'font': FONT_PX, 'head': HEAD_VH} if on else ''}</style>")
     return on

@@ -1,10 +1,13 @@
-"""A pause you can see, in a real browser on the offline model, measured with bounding boxes at
-1280×720 and 1440×1000, with presenter mode on and off:
+"""A pause you can see, and presenter mode that leaves room for the run, in a real browser on the
+offline model, measured with bounding boxes at 1280×720 and 1440×1000, with presenter mode on and off:
 
 - at every pause (Reflection before the critic, after one Step, ReAct and Plan-and-Execute stepped
   call by call) the pause bar's headline, its pending role and call, and its moves are on screen, none
   under the sticky head or under anything else, the newest step is in view above it, and there is no
-  "Jump to latest"; the pending prompt opens in one click with its filled placeholders marked.
+  "Jump to latest"; the pending prompt opens in one click with its filled placeholders marked;
+- in presenter mode the stuck head takes at most 40 % of a 720 px screen, and Run and Stop stay in
+  reach while the page follows a streaming run;
+- at the end of a run the final answer and the end badge are in view.
 
 Waits are generous (a loaded 2-core machine) and wait for positions, never for a time.
 """
@@ -28,6 +31,8 @@ BAR_PARTS = {"headline": f"{BAR} h3", "role and call": ".st-key-pg_pause_where",
              "Answer": ".st-key-pg_step_answer button", "Ask the room": ".st-key-pg_poll_open button",
              "tally": f"{BAR} [data-testid=stMetric]", "Stop": ".st-key-pg_step_stop button",
              "prompt": ".st-key-pg_pause_prompt_open button"}
+#: the share of a 720 px screen the stuck head may take in presenter mode
+HEAD_SHARE = 0.40
 WAIT_MS = 60_000
 
 #: Problems with what is on screen, as sentences (empty: all is well). `parts` are [name, selector,
@@ -73,6 +78,12 @@ _ON_SCREEN = """([parts, newest, jump, inHeader]) => {
 _FILLED = """(selector) => [...document.querySelectorAll(selector + ' span')]
   .filter((s) => !['rgba(0, 0, 0, 0)', 'transparent'].includes(getComputedStyle(s).backgroundColor))
   .map((s) => s.textContent)"""
+
+#: the stuck head's height in px (0 when there is none)
+_HEAD_PX = """() => {
+  const head = document.querySelector('[data-testid=stLayoutWrapper]:has(> .st-key-pg_view-headline)');
+  return head ? head.getBoundingClientRect().height : 0;
+}"""
 
 
 def shot(page, name: str) -> None:  # noqa: ANN001
@@ -156,6 +167,9 @@ def _everywhere(page, parts: dict[str, str], required: tuple[str, ...], where: s
         _presenter(page, presenting)
         tag = f"{where}-{size}-{'presenter' if presenting else 'normal'}"
         _on_screen(page, parts, newest=True, required=required, where=tag)
+        if presenting and size == "1280x720":
+            head = page.evaluate(_HEAD_PX)
+            assert head <= HEAD_SHARE * 720, f"{tag}: the stuck head is {head:.0f} px of 720"
         shot(page, f"pause-bar-{tag}")
 
 
@@ -232,3 +246,50 @@ def test_the_pause_bar_stays_on_screen_when_stepping_react_and_plan_and_execute(
     finally:
         context.close()
 
+
+END = {"final answer": FINAL, "end badge": "[class*='st-key-pg_view-end-']"}
+
+
+@pytest.mark.parametrize("variant", ["ReAct + reflection advisor", "Plan-and-Execute", "Direct — one call (baseline)"])
+def test_the_end_of_a_run_comes_into_view(page, app_url, variant):
+    """At 1440×1000, presenter mode off: the weather report, order 99999 and the umbrella question."""
+    open_playground(page, app_url)
+    _fast(page)
+    pick(page, "pg_variant", variant)
+    page.locator(RUN).click()
+    expect(page.locator(FINAL)).to_be_visible(timeout=WAIT_MS)
+    expect(page.locator(RUN)).to_be_enabled(timeout=WAIT_MS)
+    settle(page)
+    _on_screen(page, END, required=tuple(END), where=f"end-{variant.split()[0].lower()}")
+    shot(page, f"pause-bar-end-{variant.split()[0].lower()}")
+
+
+def test_presenter_mode_keeps_run_and_stop_in_reach_and_the_end_in_view(browser, app_url):
+    """1280×720, presenter mode, the weather report at the watchable pace: while the page follows the
+    streaming run, Stop is on screen; the stuck head stays within 40 % of the screen; the end is in view."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    page.set_default_timeout(WAIT_MS)
+    try:
+        open_playground(page, app_url)
+        pick(page, "pg_variant", "ReAct + reflection advisor")
+        _presenter(page, True)
+        page.locator(RUN).click()
+        expect(page.locator(STOP)).to_be_enabled(timeout=WAIT_MS)
+        # the page has followed the run down: Run and Stop would have scrolled away with the setup
+        page.wait_for_function("() => document.querySelector('[data-testid=stMain]').scrollTop > 300",
+                               timeout=WAIT_MS)
+        assert page.locator(FINAL).count() == 0, "the run should still be streaming"
+        _on_screen(page, {"Run": RUN, "Stop": STOP}, jump=True, required=("Run", "Stop"), header=True,
+                   where="streaming")
+        expect(page.locator(STOP)).to_be_enabled()
+        shot(page, "pause-bar-presenter-streaming")
+        expect(page.locator(FINAL)).to_be_visible(timeout=WAIT_MS)
+        expect(page.locator(RUN)).to_be_enabled(timeout=WAIT_MS)
+        settle(page)
+        _on_screen(page, END, required=tuple(END), where="presenter-end")
+        head = page.evaluate(_HEAD_PX)
+        assert 0 < head <= HEAD_SHARE * 720, f"the stuck head is {head:.0f} px of 720"
+        shot(page, "pause-bar-presenter-end")
+    finally:
+        context.close()
