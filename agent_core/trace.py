@@ -117,6 +117,9 @@ _STEP_FIELDS: dict[str, tuple[tuple[type, ...], str]] = {
     "id": ((int, str), "an int or a str"), "description": ((str,), "str"), "tool": ((str, type(None)), "str or null"),
     "critical": ((bool,), "bool"), "synthesis": ((bool,), "bool"), "status": ((str,), "str"), "reason": ((str,), "str"),
 }
+#: A field a pattern adds to its plan's steps (the orchestrator's `fallback`): any JSON scalar, never a nest.
+_OTHER_STEP_FIELD: tuple[tuple[type, ...], str] = ((str, int, float, bool, type(None)),
+                                                   "a string, a number, true, false or null")
 
 
 def _check_nested(item: Any) -> None:
@@ -147,7 +150,7 @@ def _check_nested(item: Any) -> None:
         if not isinstance(step, dict):
             raise ev.EventFormatError(f"{where} should be an object, got {type(step).__name__}")
         for name, value in step.items():
-            allowed, said = _STEP_FIELDS.get(name, ((object,), ""))
+            allowed, said = _STEP_FIELDS.get(name, _OTHER_STEP_FIELD)
             if not isinstance(value, allowed) or (isinstance(value, bool) and bool not in allowed):
                 raise ev.EventFormatError(f"{where}.{name} should be {said}, got {type(value).__name__}")
         if step.get("status", "pending") not in PLAN_STEP_STATUSES:

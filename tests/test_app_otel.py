@@ -19,7 +19,7 @@ def test_the_otlp_download_reopens_in_replay_as_the_same_run():
     events = list(ac.stream(task, config, ac.OfflineModel()))
     original = trace.Trace.of(config.to_dict(), events)
     record = RunRecord(run_id=original.run_id, task=task, config=config.to_dict(), models={"default": "offline-scripted"},
-                       bound=ac.call_bound(config), events=[e.to_dict() for e in original.events], status="done",
+                       bound=ac.call_bound(config), events=list(original.events), status="done",
                        started=time.time())
     payload = summary.otlp_json(record)  # what the Playground's "Download OTLP/JSON" button serves
     root = next(s for s in json.loads(payload)["resourceSpans"][0]["scopeSpans"][0]["spans"] if "parentSpanId" not in s)

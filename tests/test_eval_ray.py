@@ -13,8 +13,10 @@ from agent_core.evaluation import backends, ray_backend, rows, samples
 from agent_core.offline.model import OfflineModel
 
 # Ray is imported only when these tests run, never at collection
-pytestmark = pytest.mark.skipif(importlib.util.find_spec("ray") is None,
-                                reason="the Ray backend is an optional extra: pip install -r requirements-ray.txt")
+pytestmark = [pytest.mark.skipif(importlib.util.find_spec("ray") is None,
+                                 reason="the Ray backend is an optional extra: pip install -r requirements-ray.txt"),
+              # one worker starts one local Ray for the whole file (under xdist, two would race for its ports)
+              pytest.mark.xdist_group("ray")]
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -80,7 +80,7 @@ def test_a_task_of_backtick_runs_is_judged_at_once():
     assert rows["T/1"]["passed"] and not rows["T/0"]["passed"]
 
 
-@pytest.mark.parametrize(("lang", "said"), [("en", "a line is not JSON"), ("zh", "有一行不是 JSON")])
+@pytest.mark.parametrize(("lang", "said"), [("en", "This task set cannot be used: line 1"), ("zh", "有一行不是 JSON")])
 def test_a_refused_task_set_says_why_in_the_readers_language(lang, said):
     at = open_page("pages/eval.py", sb_lang=lang)
     at.radio(key="ev_source").set_value("upload").run()

@@ -7,6 +7,7 @@ with their bounds (a diff too costly to align, the steps paged).
 from __future__ import annotations
 
 import functools
+import json
 import re
 import time
 
@@ -142,3 +143,12 @@ def test_a_hostile_endpoints_tool_name_is_text_in_a_live_runs_labels():
     labels = [e.label for e in at.expander] + [s.label for s in at.status]
     assert any("ATTACKIMG" in label for label in labels), labels  # the name is in the round's label, as text
     assert unescaped(at) == []
+
+
+def test_a_plan_step_may_carry_a_field_of_its_patterns_own_but_nothing_nested():
+    # the orchestrator marks a fallback subtask with "fallback": true; a file may not hide a nest there
+    plan = {"kind": "plan", "steps": [{"id": 1, "description": "the whole task", "fallback": True}]}
+    assert trace.loads(json.dumps({"version": 2, "config": {"pattern": "orchestrator"}, "events": [plan]}).encode())
+    plan["steps"][0]["fallback"] = {"deep": [1, 2]}
+    with pytest.raises(trace.TraceFormatError, match=r"plan.steps\[0\].fallback should be a string, a number"):
+        trace.loads(json.dumps({"version": 2, "config": {"pattern": "orchestrator"}, "events": [plan]}).encode())

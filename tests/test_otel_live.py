@@ -204,7 +204,7 @@ def test_a_playground_run_goes_out_live_and_a_dead_collector_is_noted_once(monke
         run(at)
         assert live.flush(receiver.url, 10)
         finished = record(at)
-        assert finished.events[-1]["kind"] == "run_finished"
+        assert isinstance(finished.events[-1], ev.RunFinished)
     assert {s.trace_id.hex() for s in receiver.spans} == {trace_id_of(finished.run_id)}
     assert sorted(s.name for s in receiver.spans) == sorted(
         s.name for s in spans_of(finished.typed_events(), finished.run_id, finished.config))
@@ -212,7 +212,7 @@ def test_a_playground_run_goes_out_live_and_a_dead_collector_is_noted_once(monke
 
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", dead_url())
     run(at)
-    assert record(at).events[-1]["kind"] == "run_finished" and record(at).events[-1]["reason"] == "pass"
+    assert isinstance(record(at).events[-1], ev.RunFinished) and record(at).events[-1].reason == "pass"
     live.flush(settings.otlp_endpoint(), 10)
     at.run()
     [warning] = [w for w in at.warning if "OpenTelemetry export to" in w.value]

@@ -158,7 +158,7 @@ def test_a_poll_closes_when_its_run_fails():
         at.button(key=f"{P}_step_continue").click().run()
         assert record(at).handle.join(10)
     settle(at)
-    assert record(at).events[-1]["reason"] == "error"
+    assert record(at).events[-1].reason == "error"
     assert poll.held() == []
 
 

@@ -148,7 +148,7 @@ def free_task_changed(prefix: str) -> None:
     # English texts share most of their letters, not most of their words
     typed = tokens((state.get(k(prefix, "free_task")) or "")[:3000])[:600]
     kept = max(difflib.SequenceMatcher(None, typed, tokens(task[:3000])[:600], autojunk=False).ratio()
-               for task in SCENARIOS[origin].task.values())
+               for task in (SCENARIOS[origin].task.en, SCENARIOS[origin].task.zh))
     if kept < _KEPT:
         state.pop(k(prefix, "free_from"), None)
         _apply_options(prefix, configure(pattern=VARIANTS[variant_key(prefix)].pattern))
