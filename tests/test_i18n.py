@@ -38,6 +38,8 @@ NAMES = {
     "PASS", "RETRY", "REPLAN", "REVISE", "FAIL", "JSON", "CSV", "API", "URL", "LLM", "ReAct", "OpenAI",
     "OpenTelemetry", "OTLP", "Ollama", "llama", "cpp", "HumanEval", "Phoenix", "Jaeger", "Langfuse",
     "DeepSeek", "Qwen", "DashScope", "vLLM", "GGUF", "Python", "Streamlit", "ok", "est",
+    # the orchestrator's review verdicts, LATS and its selection rule: names in every language
+    "DONE", "REDISPATCH", "LATS", "UCT",
 }
 # markdown/Streamlit syntax that holds Latin letters but is not read as words
 _SYNTAX = re.compile(r":material/[a-z_]+:|:[a-z]+(?:-background|-badge)?\[|:[a-z_]+:|\{[^{}]*\}|https?://\S+")

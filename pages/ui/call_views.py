@@ -27,7 +27,7 @@ def words(lang: str | None = None) -> dict[str, str]:
 
 def role_name(role: str, lang: str | None = None) -> str:
     """An agent role as a person reads it ([roles]); a role this app does not know, as it is, escaped."""
-    return i18n.words("roles", lang).get(role) or text.inline(role, 40)
+    return i18n.role_labels(lang).get(role) or text.inline(role, 40)
 
 
 def call_views(container: Any, table: MessageTable, call: ev.LlmCall, lang: str, key: str) -> Any:

@@ -373,7 +373,7 @@ def _play_from(loaded: Loaded, start: int, speed: int, head: Any) -> None:
 def describe(e: ev.Event, lang: str | None = None) -> str:
     """One event in a few words, for the position caption (raw text: the caller escapes it)."""
     w = i18n.words("player", lang)
-    role = i18n.words("roles", lang).get(getattr(e, "role", ""), getattr(e, "role", ""))
+    role = i18n.role_labels(lang).get(getattr(e, "role", ""), getattr(e, "role", ""))
     if isinstance(e, ev.LlmCall):
         return w["event.llm_call"].format(role=role, tokens=f"{e.prompt_tokens + e.completion_tokens:,}")
     if isinstance(e, ev.Token):

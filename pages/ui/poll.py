@@ -82,7 +82,7 @@ def _words(lang: str) -> dict[str, str]:
 
 def _role(role: str, lang: str) -> str:
     """A role's name in `lang` (a role the catalogue lacks, as it came, made safe for Markdown)."""
-    return i18n.words("roles", lang).get(role) or text.inline(role, 30)
+    return i18n.role_labels(lang).get(role) or text.inline(role, 30)
 
 
 def _session() -> str:

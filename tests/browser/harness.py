@@ -131,6 +131,8 @@ def settle(page, timeout: float = 30_000, start_within: float = 400) -> None:  #
 def pick(page, key: str, option: str) -> None:  # noqa: ANN001
     """Choose `option` in the selectbox with widget key `key`."""
     page.locator(f".st-key-{key}").click()
+    # typed first: a long list draws only the options in its window (Compare's variants are a dozen)
+    page.keyboard.type(option)
     page.get_by_role("option", name=option, exact=True).click()
     settle(page)
 

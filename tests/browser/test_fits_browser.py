@@ -35,6 +35,7 @@ def choose(page, key: str, option: str) -> None:  # noqa: ANN001
     the first click while the page is still settling)."""
     for attempt in range(3):
         page.locator(f".st-key-{key}").click()
+        page.keyboard.type(option)  # a long list draws only the options in its window
         wanted = page.get_by_role("option", name=option, exact=True)
         try:
             wanted.wait_for(timeout=10_000)

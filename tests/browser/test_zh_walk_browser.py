@@ -25,7 +25,7 @@ MODELS = set(re.findall(r"[A-Za-z]{2,}", MODEL_NAME))
 #: Proper names the scenarios and the reference points use in every language: products (AirX earbuds,
 #: the R7 Pro vacuum, waybill SF0000000, the AQI in a weather report), benchmarks, methods and authors.
 PROPER = {"AirX", "WatchFit", "Pro", "SF", "AQI", "GPT", "GSM", "CommonSenseQA", "HotpotQA", "Reflexion", "Self",
-          "Refine", "Huang", "Shinn", "Madaan", "Cobbe"}
+          "Refine", "Huang", "Shinn", "Madaan", "Cobbe", "Wang", "Zhou", "Anthropic", "Ray"}
 #: Terms written in Latin letters in Chinese technical writing as well: "token" (as in Chinese providers'
 #: own price lists), "vs" in a comparison's title, the Markdown file format, and MCP (the Model Context
 #: Protocol, a name Chinese documentation keeps as it is).

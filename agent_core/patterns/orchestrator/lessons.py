@@ -21,7 +21,7 @@ VARIANTS = (
                      "orchestrator reviews their results and may re-dispatch, then the answer is synthesised "
                      "(Anthropic, \"Building effective agents\").",
                      "编排者把任务拆成子任务，工作者用工具完成它们，编排者复核结果、必要时重新分派，最后综合出答案"
-                     "（Anthropic，《Building effective agents》）。"),
+                     "（Anthropic，《构建有效的智能体》）。"),
                 "tuesday-errands", {"review": True}, frozenset({"review"})),
     VariantSpec("orchestrator-one-round", Text("Orchestrator–workers, one round", "编排者–工作者，只分派一轮"),
                 Text("The orchestrator splits, the workers run once, the results go straight to synthesis: no "
@@ -33,31 +33,32 @@ VARIANTS = (
 
 _MOST = next(lim.high for lim in LIMITS if lim.name == "max_subtasks")
 
-NODES = {"task": Text("Task", "任务"), "orchestrator": Text("Orchestrator\\n(split · review)", "编排者\\n（拆分 · 复核）"),
-         **{f"worker{i}": Text(f"Worker {i}\\n(tool loop)", f"工作者 {i}\\n（工具循环）") for i in range(1, _MOST + 1)},
-         "synthesizer": Text("Synthesizer", "综合器"), "end": Text("End", "结束")}
+NODES = {"task": Text("Task", "任务"), "orchestrator": Text("Orchestrator\\n(split)", "编排者\\n（拆分）"),
+         # the first worker says what a worker is; its siblings' short names keep the fan narrow on a card
+         "worker1": Text("Worker 1\\n(tool loop)", "工作者 1\\n（工具循环）"),
+         **{f"worker{i}": Text(f"Worker {i}", f"工作者 {i}") for i in range(2, _MOST + 1)},
+         "review": Text("Review", "复核"), "synthesizer": Text("Synthesizer", "综合器"), "end": Text("End", "结束")}
 
 
 def edges(config: Mapping[str, Any]) -> list[Edge]:
-    """The orchestrator fans the subtasks out to one branch per worker; with reviews (more than one round)
-    the results come back to it, which re-dispatches or hands them to the synthesizer."""
+    """The orchestrator fans the subtasks out to one branch per worker; with reviews the results meet
+    in its review, which re-dispatches (back to the orchestrator) or hands them to the synthesizer.
+    Every edge points down but the re-dispatch, so the fan stays as wide as its workers."""
     reviews = config.get("review", True) is not False
     out: list[Edge] = [("task", "orchestrator", None)]
     for i in range(1, workers(config) + 1):
         first = i == 1
-        out.append(("orchestrator", f"worker{i}",
-                    (Text("subtask · REDISPATCH", "子任务 · REDISPATCH") if reviews else Text("subtask", "子任务"))
-                    if first else None))
-        out.append((f"worker{i}", "orchestrator" if reviews else "synthesizer",
-                    Text("result", "结果") if first else None))
+        out.append(("orchestrator", f"worker{i}", Text("subtask", "子任务") if first else None))
+        out.append((f"worker{i}", "review" if reviews else "synthesizer", Text("result", "结果") if first else None))
     if reviews:
-        out.append(("orchestrator", "synthesizer", Text("DONE", "DONE")))
+        out += [("review", "orchestrator", Text("REDISPATCH", "REDISPATCH")),
+                ("review", "synthesizer", Text("DONE", "DONE"))]
     return [*out, ("synthesizer", "end", None)]
 
 
 def role_node(role: str, config: Mapping[str, Any], after: str | None) -> str:
-    # the review is the orchestrator's own node; a worker's call is placed on its branch (views.step_node)
-    return "orchestrator" if role in ("orchestrator", "orchestrator_review") else role
+    # the review has its node, where the results meet; a worker's call is placed on its branch (views.step_node)
+    return {"orchestrator": "orchestrator", "orchestrator_review": "review"}.get(role, role)
 
 
 def block_of(role: str, step: int | None) -> tuple[Any, ...]:
@@ -88,7 +89,7 @@ PRESETS = (Preset(
     Text("Orchestrator–workers on the Tuesday errands, once as one round and once with the review: without it "
          "the failed booking is reported as failed; with it the orchestrator re-dispatches the booking with the "
          "free slot, for four more calls (two reviews and the second attempt).",
-         "在“周二的三件事”上运行编排者–工作者：一次只分派一轮，一次开启复核。没有复核时，失败的预约只能如实报告失败；"
+         "在“周二三件事”上运行编排者–工作者：一次只分派一轮，一次开启复核。没有复核时，失败的预约只能如实报告失败；"
          "开启复核后，编排者带着空闲时段重新分派预约，多花四次调用（两次复核和第二次尝试）。"),
     (LaneSpec("orchestrator-one-round", Text("One round, no review", "一轮，不复核")),
      LaneSpec("orchestrator", Text("Review and re-dispatch", "复核并重新分派"))),
@@ -107,7 +108,7 @@ LESSON = Lesson(
          "**编排者**把请求拆成相互独立的**子任务**，每个交给一个**工作者**——一个只看得到自己指令的小型工具循环。"
          "随后编排者**复核**这一轮：**DONE** 把结果交给**综合器**；**REDISPATCH** 用更明确的指令重做失败的子任务"
          "（或新增子任务），最多 `max_dispatches` 轮。与计划执行不同，子任务不是一个序列：没有工作者需要等待另一个，"
-         "因此可以并行执行，而且如何拆分是模型针对这次请求决定的（Anthropic，《Building effective agents》）。"),
+         "因此可以并行执行，而且如何拆分是模型针对这次请求决定的（Anthropic，《构建有效的智能体》）。"),
     (Text("requests with several independent parts, each a lookup or an action of its own",
           "包含几个相互独立部分的请求，每部分都是一次单独的查询或操作"),
      Text("a strong orchestrator with cheap workers (bind the roles to different models)",

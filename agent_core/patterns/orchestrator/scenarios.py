@@ -8,8 +8,7 @@ from ..spec import Scenario, Text
 SCENARIOS = (
     Scenario(
         "tuesday-errands", "orchestrator", "05",
-        Text("Tuesday errands: a failed booking re-dispatched (orchestrator–workers)",
-             "周二的三件事：预约失败后重新分派（编排者–工作者）"),
+        Text("Tuesday errands (a failed booking re-dispatched)", "周二三件事（重新分派失败的预约）"),
         Text("It's Tuesday and I'm in Shanghai. Book me a dentist for this afternoon, tell me whether I need an "
                "umbrella today, and check whether my order 10001 has arrived.",
              "今天是周二，我在上海。帮我约今天下午的牙医，告诉我今天出门要不要带伞，再查一下我的订单 10001 到了没有。"),

@@ -14,7 +14,7 @@ SCENARIOS = (
         "order-total-vote",
         "self-consistency",
         "03",
-        Text("Order total: three samples vote", "订单总额：三次采样投票"),
+        Text("Order total (three samples vote)", "订单总额（三次采样投票）"),
         Text("An order has 3 AirX WatchFit straps at 129 yuan each and one charger at 59 yuan. A 50-yuan coupon "
             "applies, and shipping costs 12 yuan. How much does the customer pay, in yuan?",
              "一个订单包含 3 条 AirX WatchFit 表带，每条 129 元，以及 1 个 59 元的充电器。使用一张 50 元优惠券，"
@@ -31,7 +31,7 @@ SCENARIOS = (
         "parcel-time-arbiter",
         "self-consistency",
         "03",
-        Text("Parcel time: no majority, the arbiter decides", "包裹在途时间：没有多数，由仲裁者决定"),
+        Text("Parcel time (no majority: the arbiter decides)", "包裹在途时间（无多数，仲裁者定）"),
         Text("A parcel left the Shenzhen hub at 09:40 and reached the Guangzhou hub at 13:15 the same day. How "
             "many minutes was it on the road?",
              "一个包裹 09:40 离开深圳分拨中心，当天 13:15 到达广州分拨中心。它在路上走了多少分钟？"),
