@@ -23,6 +23,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if HERE in Path(str(item.fspath)).resolve().parents:
             item.add_marker(pytest.mark.browser)
+            # one worker runs every browser test (under pytest-xdist's --dist loadgroup): they share
+            # the session's app server and chromium, and the other worker runs everything else
+            item.add_marker(pytest.mark.xdist_group("browser"))
             if not CHROMIUM.exists():
                 item.add_marker(pytest.mark.skip(reason=reason))
 
