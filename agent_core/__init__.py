@@ -12,6 +12,25 @@ from .patterns.registry import LIMITS, PATTERNS, config_from_dict, configure, va
 from .runner import RunResult, call_bound, result_of, run, stream
 from .scenarios import SCENARIOS, for_scenario
 
-__all__ = ["LIMITS", "PATTERNS", "SCENARIOS", "AgentError", "ChatModel", "ConfigError", "ModelError",
-           "ModelRouter", "OfflineModel", "RunConfig", "RunResult", "TemplateError", "call_bound",
-           "config_from_dict", "configure", "for_scenario", "result_of", "run", "stream", "validate"]
+__all__ = [
+    "LIMITS",
+    "PATTERNS",
+    "SCENARIOS",
+    "AgentError",
+    "ChatModel",
+    "ConfigError",
+    "ModelError",
+    "ModelRouter",
+    "OfflineModel",
+    "RunConfig",
+    "RunResult",
+    "TemplateError",
+    "call_bound",
+    "config_from_dict",
+    "configure",
+    "for_scenario",
+    "result_of",
+    "run",
+    "stream",
+    "validate",
+]

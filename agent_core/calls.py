@@ -36,8 +36,11 @@ class Provenance:
 
 def message_dict(message: Message, mid: int | None = None) -> dict[str, Any]:
     """A message as it is stored in a trace (only the fields it uses), led by its id when it has one."""
-    out: dict[str, Any] = {"role": message.role, "content": message.content} if mid is None else \
-        {"id": mid, "role": message.role, "content": message.content}
+    out: dict[str, Any] = (
+        {"role": message.role, "content": message.content}
+        if mid is None
+        else {"id": mid, "role": message.role, "content": message.content}
+    )
     if message.tool_calls:
         out["tool_calls"] = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in message.tool_calls]
     if message.tool_call_id is not None:
@@ -49,10 +52,13 @@ def message_dict(message: Message, mid: int | None = None) -> dict[str, Any]:
 
 def message_of(data: Mapping[str, Any]) -> Message:
     """The inverse of `message_dict` (for replaying a recorded request)."""
-    calls = tuple(ToolCall(str(c.get("id", "")), str(c.get("name", "")), str(c.get("arguments", "")))
-                  for c in data.get("tool_calls") or ())
-    return Message(data.get("role", "user"), str(data.get("content", "")), calls, data.get("tool_call_id"),
-                   data.get("name"))
+    calls = tuple(
+        ToolCall(str(c.get("id", "")), str(c.get("name", "")), str(c.get("arguments", "")))
+        for c in data.get("tool_calls") or ()
+    )
+    return Message(
+        data.get("role", "user"), str(data.get("content", "")), calls, data.get("tool_call_id"), data.get("name")
+    )
 
 
 def expand(pairs: Iterable[Iterable[int]]) -> list[int]:
@@ -158,7 +164,7 @@ class MessageTable:
                 out += [self.messages[i] for i in range(a, b + 1) if i in self.messages]
             else:
                 ids = self._sorted()
-                out += [self.messages[i] for i in ids[bisect.bisect_left(ids, a):bisect.bisect_right(ids, b)]]
+                out += [self.messages[i] for i in ids[bisect.bisect_left(ids, a) : bisect.bisect_right(ids, b)]]
         return out
 
     def count(self, call: ev.LlmCall) -> int:
@@ -181,6 +187,11 @@ class MessageTable:
 
         reply = self.reply(call) or {}
         message = message_of(reply) if reply else Message("assistant")
-        return Completion(message.content, message.tool_calls,
-                          Usage(call.prompt_tokens, call.completion_tokens, call.usage_estimated),
-                          call.model, call.latency_ms, call.finish_reason)
+        return Completion(
+            message.content,
+            message.tool_calls,
+            Usage(call.prompt_tokens, call.completion_tokens, call.usage_estimated),
+            call.model,
+            call.latency_ms,
+            call.finish_reason,
+        )

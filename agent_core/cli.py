@@ -1,10 +1,10 @@
 """Command line: list scenarios, run a pattern headless with live readable output, write traces.
 
-    python -m agent_core scenarios
-    python -m agent_core run --pattern react --scenario weather-report --reflection-rounds 2
-    python -m agent_core run --pattern reflection --task "..." --base-url http://127.0.0.1:11434/v1 --model llama3.1
-    python -m agent_core eval --tasks bundled --pattern react --pattern reflection+tests --out results.csv
-    python -m agent_core export --otlp-json trace.json > spans.json
+python -m agent_core scenarios
+python -m agent_core run --pattern react --scenario weather-report --reflection-rounds 2
+python -m agent_core run --pattern reflection --task "..." --base-url http://127.0.0.1:11434/v1 --model llama3.1
+python -m agent_core eval --tasks bundled --pattern react --pattern reflection+tests --out results.csv
+python -m agent_core export --otlp-json trace.json > spans.json
 """
 
 from __future__ import annotations
@@ -44,59 +44,119 @@ def build_parser() -> argparse.ArgumentParser:
     what.add_argument("--scenario", choices=list(SCENARIOS), metavar="ID")
     what.add_argument("--task", help="a free-text task")
     what.add_argument("--from-trace", metavar="FILE", help="fork a saved trace (with --fork-at)")
-    run.add_argument("--fork-at", type=int, metavar="K",
-                     help="with --from-trace: serve calls 1..K-1 and their tool results from the trace, "
-                          "then call K gets --reply-file (or goes live) and the rest runs live")
-    run.add_argument("--reply-file", metavar="F", help="with --fork-at: the reply for call K (text, a verdict's "
-                                                       'JSON, a plan, or {"tool_calls": [...]})')
-    run.add_argument("--human", action="append", default=[], metavar="ROLE", choices=registry.role_names(),
-                     help="a person answers this role's calls (repeatable): the pending request is printed and the "
-                          "reply read from standard input, e.g. 'REVISE: the warning level is missing' or 'PASS'")
-    run.add_argument("--prompt", action="append", default=[], metavar="KEY=FILE",
-                     help="replace a prompt template with a file's text (repeatable), e.g. critic=strict.txt")
+    run.add_argument(
+        "--fork-at",
+        type=int,
+        metavar="K",
+        help="with --from-trace: serve calls 1..K-1 and their tool results from the trace, "
+        "then call K gets --reply-file (or goes live) and the rest runs live",
+    )
+    run.add_argument(
+        "--reply-file",
+        metavar="F",
+        help='with --fork-at: the reply for call K (text, a verdict\'s JSON, a plan, or {"tool_calls": [...]})',
+    )
+    run.add_argument(
+        "--human",
+        action="append",
+        default=[],
+        metavar="ROLE",
+        choices=registry.role_names(),
+        help="a person answers this role's calls (repeatable): the pending request is printed and the "
+        "reply read from standard input, e.g. 'REVISE: the warning level is missing' or 'PASS'",
+    )
+    run.add_argument(
+        "--prompt",
+        action="append",
+        default=[],
+        metavar="KEY=FILE",
+        help="replace a prompt template with a file's text (repeatable), e.g. critic=strict.txt",
+    )
     run.add_argument("--lang", choices=("en", "zh"), default="en")
     run.add_argument("--tools", help="comma-separated mock tools for --task (see agent_core.mock_tools)")
     add_option_flags(run)
-    run.add_argument("--role-output-tokens", action="append", default=[], metavar="ROLE=N",
-                     help="a different cap for one role (repeatable), e.g. planner=2048")
+    run.add_argument(
+        "--role-output-tokens",
+        action="append",
+        default=[],
+        metavar="ROLE=N",
+        help="a different cap for one role (repeatable), e.g. planner=2048",
+    )
     _add_model_flags(run)
     mcp_cli.add_run_flags(run)
-    run.add_argument("--show-tokens", action="store_true",
-                     help="print streamed text as it arrives (the default on a terminal, dimmed; otherwise a "
-                          "counter of tokens and seconds goes to stderr)")
+    run.add_argument(
+        "--show-tokens",
+        action="store_true",
+        help="print streamed text as it arrives (the default on a terminal, dimmed; otherwise a "
+        "counter of tokens and seconds goes to stderr)",
+    )
     run.add_argument("--trace-out", help="write the trace JSON here")
-    run.add_argument("--otlp-endpoint", metavar="URL",
-                     help="send the run's OpenTelemetry spans live to this OTLP/HTTP collector, e.g. "
-                          "http://127.0.0.1:4318 (default: OTEL_EXPORTER_OTLP_ENDPOINT; needs requirements-otel.txt)")
+    run.add_argument(
+        "--otlp-endpoint",
+        metavar="URL",
+        help="send the run's OpenTelemetry spans live to this OTLP/HTTP collector, e.g. "
+        "http://127.0.0.1:4318 (default: OTEL_EXPORTER_OTLP_ENDPOINT; needs requirements-otel.txt)",
+    )
 
     mcp_cli.add_tools_command(sub)
 
     export = sub.add_parser("export", help="write a saved trace in another format to standard output")
-    export.add_argument("--otlp-json", required=True, metavar="TRACE",
-                        help="a trace JSON file, written out as OTLP/JSON (OpenTelemetry GenAI spans)")
-    export.add_argument("--start-time", metavar="ISO|now",
-                        help="wall-clock start of the run, e.g. 2026-05-01T09:30:00+00:00 (default: a fixed date, "
-                             "so the same trace always exports to the same bytes)")
+    export.add_argument(
+        "--otlp-json",
+        required=True,
+        metavar="TRACE",
+        help="a trace JSON file, written out as OTLP/JSON (OpenTelemetry GenAI spans)",
+    )
+    export.add_argument(
+        "--start-time",
+        metavar="ISO|now",
+        help="wall-clock start of the run, e.g. 2026-05-01T09:30:00+00:00 (default: a fixed date, "
+        "so the same trace always exports to the same bytes)",
+    )
 
     ev_ = sub.add_parser("eval", help="score patterns on a task set: code with unit tests, or questions with answers")
-    ev_.add_argument("--tasks", required=True, metavar="FILE|bundled|PRESET",
-                     help="a .jsonl(.gz) or .csv task set (HumanEval, MBPP, GSM8K or generic questions), 'bundled' "
-                          "for the small code set shipped with the package, or a bundled sample by name")
-    ev_.add_argument("--pattern", action="append", dest="patterns", choices=evaluation.EVAL_PATTERNS, metavar="P",
-                     help=f"repeat for several; one of {', '.join(evaluation.EVAL_PATTERNS)} (default: all)")
+    ev_.add_argument(
+        "--tasks",
+        required=True,
+        metavar="FILE|bundled|PRESET",
+        help="a .jsonl(.gz) or .csv task set (HumanEval, MBPP, GSM8K or generic questions), 'bundled' "
+        "for the small code set shipped with the package, or a bundled sample by name",
+    )
+    ev_.add_argument(
+        "--pattern",
+        action="append",
+        dest="patterns",
+        choices=evaluation.EVAL_PATTERNS,
+        metavar="P",
+        help=f"repeat for several; one of {', '.join(evaluation.EVAL_PATTERNS)} (default: all)",
+    )
     ev_.add_argument("--limit", type=int, help="only the first N tasks")
-    ev_.add_argument("--out", help="write one row per task x pattern x repeat as CSV here, as they finish; rerun "
-                                   "with the same file to run only the missing rows")
-    ev_.add_argument("--rounds-out", metavar="CSV",
-                     help="write every round's verdict here (a one-call run has one, round 0): task_id, pattern, "
-                          "repeat, round, passed, changed_from_previous")
+    ev_.add_argument(
+        "--out",
+        help="write one row per task x pattern x repeat as CSV here, as they finish; rerun "
+        "with the same file to run only the missing rows",
+    )
+    ev_.add_argument(
+        "--rounds-out",
+        metavar="CSV",
+        help="write every round's verdict here (a one-call run has one, round 0): task_id, pattern, "
+        "repeat, round, passed, changed_from_previous",
+    )
     ev_.add_argument("--lang", choices=("en", "zh"), default="en", help="language of the prompts")
     add_option_flags(ev_, switches=False)
-    ev_.add_argument("--unsafe-local-sandbox", action="store_true",
-                     help="judge without bubblewrap, in-process guards only: a single-user laptop, never a shared server")
-    ev_.add_argument("--concurrency", type=int, default=evaluation.DEFAULT_CONCURRENCY, metavar="N",
-                     help=f"runs at once (1-{evaluation.MAX_CONCURRENCY}, default {evaluation.DEFAULT_CONCURRENCY}); "
-                          "results and their order are those of a sequential run")
+    ev_.add_argument(
+        "--unsafe-local-sandbox",
+        action="store_true",
+        help="judge without bubblewrap, in-process guards only: a single-user laptop, never a shared server",
+    )
+    ev_.add_argument(
+        "--concurrency",
+        type=int,
+        default=evaluation.DEFAULT_CONCURRENCY,
+        metavar="N",
+        help=f"runs at once (1-{evaluation.MAX_CONCURRENCY}, default {evaluation.DEFAULT_CONCURRENCY}); "
+        "results and their order are those of a sequential run",
+    )
     from .evaluation import eval_cli  # task sets, scorers, repeats, statistics, backends
 
     eval_cli.add_arguments(ev_)
@@ -192,7 +252,9 @@ def _open_stream(args: argparse.Namespace, config: RunConfig, task: str, models:
 
         if args.from_trace:
             raise ConfigError("--human and --from-trace do not go together (fork first, then answer in the fork)")
-        handle = RunHandle.for_run(task, config, models, getattr(args, "registry", None), breakpoints=Breakpoints(people=frozenset(args.human)))
+        handle = RunHandle.for_run(
+            task, config, models, getattr(args, "registry", None), breakpoints=Breakpoints(people=frozenset(args.human))
+        )
         return drive(handle, _ask_person(args.out_stream))
     if not args.from_trace:
         if args.fork_at is not None or args.reply_file:
@@ -208,15 +270,19 @@ def _open_stream(args: argparse.Namespace, config: RunConfig, task: str, models:
         grammar = registry.get(config.pattern).role(role)
         problem = None if reply.tool_calls else reply_problem(grammar, reply.text, config.tools)
         if problem:
-            raise ForkError(f"--reply-file: the {role}'s reply would not parse ({problem}); the pattern would fall back")
-    stream, _recorded = fork(args.parent.events, args.fork_at, config, models, getattr(args, "registry", None),
-                             reply=reply)
+            raise ForkError(
+                f"--reply-file: the {role}'s reply would not parse ({problem}); the pattern would fall back"
+            )
+    stream, _recorded = fork(
+        args.parent.events, args.fork_at, config, models, getattr(args, "registry", None), reply=reply
+    )
     args.fork_point = {"run_id": args.parent.run_id, "at": args.fork_at, "edited": reply is not None}
     return stream
 
 
 def _ask_person(out: TextIO):
     """The CLI's person in a role: print the pending request, read the reply from standard input."""
+
     def ask(handle, pending) -> None:  # noqa: ANN001 - a RunHandle and its Pending
         if not pending.human:
             handle.resume()
@@ -225,14 +291,19 @@ def _ask_person(out: TextIO):
         shown = last if len(last) <= 1500 else last[:1500] + f"… ({len(last) - 1500} more characters)"
         choices = pending.grammar.verdicts if pending.grammar is not None else ()
         how = " | ".join(f"{c}: feedback" if c != "PASS" else c for c in choices) if choices else "your reply, one line"
-        print(f"  ── call {pending.call} is yours ({pending.role}). It was about to be sent:\n{shown}\n"
-              f"  ── your {pending.role} reply ({how}):", file=out, flush=True)
+        print(
+            f"  ── call {pending.call} is yours ({pending.role}). It was about to be sent:\n{shown}\n"
+            f"  ── your {pending.role} reply ({how}):",
+            file=out,
+            flush=True,
+        )
         line = sys.stdin.readline()
         if not line:
             print("  (no more input: the run stops here)", file=out, flush=True)
             handle.stop()
             return
         handle.answer(pending.grammar.verdict_reply(line) if choices else line.rstrip("\n"))
+
     return ask
 
 
@@ -258,6 +329,7 @@ def _models(args: argparse.Namespace) -> tuple[ModelRouter, list[str]]:
 
 def describe(event: ev.Event) -> str | None:
     """One readable line for an event, or None for events shown otherwise (tokens)."""
+
     def short(text: str, n: int = 160) -> str:
         text = " ".join(str(text).split())
         return text if len(text) <= n else text[: n - 1] + "…"
@@ -267,10 +339,17 @@ def describe(event: ev.Event) -> str | None:
             return f"run {event.pattern}: {short(event.task)} (at most {event.max_llm_calls} LLM calls)"
         case ev.LlmCall():
             est = "~" if event.usage_estimated else ""
-            mark = ("  [cut at max_output_tokens]" if event.cut_at_cap else
-                    f"  [unfinished: {len(event.partial_text)} characters kept]" if event.partial_text else "")
-            return (f"  llm  {event.role:<11} {event.model}  {est}{event.prompt_tokens}→{event.completion_tokens} "
-                    f"tokens  {event.latency_ms:.0f} ms{mark}")
+            mark = (
+                "  [cut at max_output_tokens]"
+                if event.cut_at_cap
+                else f"  [unfinished: {len(event.partial_text)} characters kept]"
+                if event.partial_text
+                else ""
+            )
+            return (
+                f"  llm  {event.role:<11} {event.model}  {est}{event.prompt_tokens}→{event.completion_tokens} "
+                f"tokens  {event.latency_ms:.0f} ms{mark}"
+            )
         case ev.Thought():
             return f"  thought  {short(event.text)}"
         case ev.ToolCallEvent():
@@ -279,8 +358,10 @@ def describe(event: ev.Event) -> str | None:
             return f"  {'ERROR' if event.is_error else 'result'}  {event.name}: {short(event.output)}"
         case ev.PlanEvent():
             head = "plan" if event.revision == 0 else f"re-plan #{event.revision}"
-            lines = [f"  {head}:"] + [f"    [{s.get('status', 'pending')}] {s.get('id')}. {short(s.get('description', ''), 100)}"
-                                      for s in event.steps]
+            lines = [f"  {head}:"] + [
+                f"    [{s.get('status', 'pending')}] {s.get('id')}. {short(s.get('description', ''), 100)}"
+                for s in event.steps
+            ]
             return "\n".join(lines)
         case ev.StepStarted():
             again = f" (attempt {event.attempt})" if event.attempt > 1 else ""
@@ -290,7 +371,11 @@ def describe(event: ev.Event) -> str | None:
         case ev.VerdictEvent():
             note = "" if event.parsed else " (fallback: reply not parsed)"
             detail = event.analysis or event.feedback
-            extra = f" | suggestion: {short(event.suggestion, 100)}" if event.suggestion and event.suggestion != detail else ""
+            extra = (
+                f" | suggestion: {short(event.suggestion, 100)}"
+                if event.suggestion and event.suggestion != detail
+                else ""
+            )
             return f"  verdict {event.role} {event.verdict}{note}: {short(detail)}{extra}"
         case ev.Draft():
             return f"  draft v{event.version} ({len(event.text)} chars)"
@@ -306,7 +391,9 @@ def describe(event: ev.Event) -> str | None:
         case ev.Resumed():
             return None if event.action in ("answer", "send") else f"  resumed ({event.action})"
         case ev.Edited():
-            return f"  edited call {event.call} ({event.role}): {event.what}" + (f" {event.template}" if event.template else "")
+            return f"  edited call {event.call} ({event.role}): {event.what}" + (
+                f" {event.template}" if event.template else ""
+            )
         case ev.HumanReply():
             return f"  person as {event.role}: {short(event.text)}"
         case ev.RunFinished():
@@ -355,13 +442,18 @@ def run_command(args: argparse.Namespace, out: TextIO) -> int:
         for connection in connections:  # no MCP server outlives its run
             connection.close()
         if telemetry is not None:
-            for event in events[telemetry.seen:]:
+            for event in events[telemetry.seen :]:
                 telemetry.add(event)  # the closing events a signal's stop added after the loop
             _send_spans(args, telemetry)
         if args.trace_out and events:
             cfg = config.to_dict() if args.registry is None else mcp_cli.trace_config(config.to_dict(), args.registry)
-            text = trace.Trace.of(cfg, events, models.names(), run_id=getattr(args, "otlp_run_id", None),
-                                  fork=getattr(args, "fork_point", None)).dumps(secrets=secrets)
+            text = trace.Trace.of(
+                cfg,
+                events,
+                models.names(),
+                run_id=getattr(args, "otlp_run_id", None),
+                fork=getattr(args, "fork_point", None),
+            ).dumps(secrets=secrets)
             with open(args.trace_out, "w", encoding="utf-8") as fh:
                 fh.write(text)
     if stopped_by is not None:
@@ -412,6 +504,7 @@ class Terminated(BaseException):
 
 def _trap_sigterm() -> Callable[[], None]:
     """Turn SIGTERM into `Terminated` for the run; returns the function that puts the old handler back."""
+
     def handler(signum: int, _frame: object) -> None:
         raise Terminated(signum)
 
@@ -422,11 +515,13 @@ def _trap_sigterm() -> Callable[[], None]:
 
     def restore() -> None:
         signal.signal(signal.SIGTERM, previous)
+
     return restore
 
 
-def _stop_events(events: list[ev.Event], role: str, partial: str, models: ModelRouter,
-                 elapsed_s: float) -> list[ev.Event]:
+def _stop_events(
+    events: list[ev.Event], role: str, partial: str, models: ModelRouter, elapsed_s: float
+) -> list[ev.Event]:
     """The closing events of a run stopped by a signal: the call in flight (with its text so far), then
     `run_finished` with reason stop, so the partial trace reads like any other."""
     if events and isinstance(events[-1], ev.RunFinished):
@@ -434,12 +529,21 @@ def _stop_events(events: list[ev.Event], role: str, partial: str, models: ModelR
     t = round(max(elapsed_s, events[-1].t if events else 0.0), 4)
     added: list[ev.Event] = []
     if partial:
-        added.append(ev.LlmCall(t=t, role=role, model=models.for_role(role).name, completion_tokens=estimate_tokens(partial),
-                                usage_estimated=True, partial_text=partial))
+        added.append(
+            ev.LlmCall(
+                t=t,
+                role=role,
+                model=models.for_role(role).name,
+                completion_tokens=estimate_tokens(partial),
+                usage_estimated=True,
+                partial_text=partial,
+            )
+        )
     calls = [e for e in [*events, *added] if isinstance(e, ev.LlmCall)]
     tokens = sum(c.prompt_tokens + c.completion_tokens for c in calls)
-    added.append(ev.RunFinished(t=t, reason="stop", llm_calls=len(calls), total_tokens=tokens,
-                                elapsed_ms=round(t * 1000, 1)))
+    added.append(
+        ev.RunFinished(t=t, reason="stop", llm_calls=len(calls), total_tokens=tokens, elapsed_ms=round(t * 1000, 1))
+    )
     return added
 
 
@@ -490,8 +594,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         if args.command == "scenarios":
-            widths = [max(len(x) for x in column)
-                      for column in zip(*((s.id, s.pattern) for s in SCENARIOS.values()), strict=True)]
+            widths = [
+                max(len(x) for x in column)
+                for column in zip(*((s.id, s.pattern) for s in SCENARIOS.values()), strict=True)
+            ]
             for s in SCENARIOS.values():
                 print(f"{s.id:<{widths[0]}}  {s.pattern:<{widths[1]}}  {s.title.en}", file=out)
             return 0

@@ -63,17 +63,43 @@ class Options:
 
 #: Run-wide limits every pattern has; each pattern's own are in its options.
 SHARED_LIMITS: tuple[LimitSpec, ...] = (
-    LimitSpec("max_llm_calls", 0, 500, Text("Budget · LLM calls", "预算 · 大模型调用次数"),
-              Text("run-wide budget of LLM calls (0 = only the pattern's bound)",
-                   "整次运行的大模型调用预算（0 = 只受模式自身上限约束）"), flag="max-calls"),
-    LimitSpec("max_total_tokens", 0, 2_000_000, Text("Budget · tokens", "预算 · token 数"),
-              Text("run-wide budget of tokens (0 = unlimited)", "整次运行的 token 预算（0 = 不限）"), flag="max-tokens"),
+    LimitSpec(
+        "max_llm_calls",
+        0,
+        500,
+        Text("Budget · LLM calls", "预算 · 大模型调用次数"),
+        Text(
+            "run-wide budget of LLM calls (0 = only the pattern's bound)",
+            "整次运行的大模型调用预算（0 = 只受模式自身上限约束）",
+        ),
+        flag="max-calls",
+    ),
+    LimitSpec(
+        "max_total_tokens",
+        0,
+        2_000_000,
+        Text("Budget · tokens", "预算 · token 数"),
+        Text("run-wide budget of tokens (0 = unlimited)", "整次运行的 token 预算（0 = 不限）"),
+        flag="max-tokens",
+    ),
     # A bound on every call: without one a small local model can stream for minutes.
-    LimitSpec("max_output_tokens", 0, 32_768, Text("Max tokens per reply", "单次回复 token 上限"),
-              Text("most tokens one reply may have, sent as the request's max_tokens (0 = not sent)",
-                   "单次回复最多的 token 数，作为请求的 max_tokens 发送（0 = 不发送）")),
-    LimitSpec("max_seconds", 0, 86_400, Text("Time limit · seconds", "时间上限 · 秒"),
-              Text("run-wide wall-clock limit in seconds (0 = off)", "整次运行的时间上限，单位秒（0 = 关闭）")),
+    LimitSpec(
+        "max_output_tokens",
+        0,
+        32_768,
+        Text("Max tokens per reply", "单次回复 token 上限"),
+        Text(
+            "most tokens one reply may have, sent as the request's max_tokens (0 = not sent)",
+            "单次回复最多的 token 数，作为请求的 max_tokens 发送（0 = 不发送）",
+        ),
+    ),
+    LimitSpec(
+        "max_seconds",
+        0,
+        86_400,
+        Text("Time limit · seconds", "时间上限 · 秒"),
+        Text("run-wide wall-clock limit in seconds (0 = off)", "整次运行的时间上限，单位秒（0 = 关闭）"),
+    ),
 )
 
 
@@ -137,10 +163,10 @@ class RunConfig(Generic[OptionsT]):
     def to_dict(self) -> dict[str, Any]:
         """The shared fields and the options, flat, for traces."""
         # in the order traces always held them: what the run is, the pattern's options, then the rest
-        head = SHARED_FIELDS[:SHARED_FIELDS.index("prompts") + 1]
+        head = SHARED_FIELDS[: SHARED_FIELDS.index("prompts") + 1]
         out = {name: getattr(self, name) for name in head}
         out.update(self.options.to_dict())
-        out.update((name, getattr(self, name)) for name in SHARED_FIELDS[len(head):])
+        out.update((name, getattr(self, name)) for name in SHARED_FIELDS[len(head) :])
         out["tools"] = list(self.tools)
         out["prompts"] = dict(self.prompts)
         out["max_output_tokens_by_role"] = dict(self.max_output_tokens_by_role)
@@ -159,5 +185,6 @@ def _check_role_caps(caps: Any) -> None:
         if not isinstance(role, str) or not ROLE_NAME.fullmatch(role):
             raise ConfigError(f"max_output_tokens_by_role: {role!r} is not a role's name")
         if isinstance(value, bool) or not isinstance(value, int) or not lim.low <= value <= lim.high:
-            raise ConfigError(f"max_output_tokens_by_role[{role!r}] must be an integer from {lim.low} to "
-                              f"{lim.high}, got {value!r}")
+            raise ConfigError(
+                f"max_output_tokens_by_role[{role!r}] must be an integer from {lim.low} to {lim.high}, got {value!r}"
+            )

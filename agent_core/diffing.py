@@ -67,8 +67,9 @@ class _Bounded(difflib.SequenceMatcher[Hashable]):
         # the prefix sums of those counts price a search in O(1)
         self._cost = list(accumulate((len(self.b2j.get(x, ())) + 1 for x in a), initial=0))
 
-    def find_longest_match(self, alo: int = 0, ahi: int | None = None, blo: int = 0,
-                           bhi: int | None = None) -> difflib.Match:
+    def find_longest_match(
+        self, alo: int = 0, ahi: int | None = None, blo: int = 0, bhi: int | None = None
+    ) -> difflib.Match:
         ahi = len(self.a) if ahi is None else ahi
         self.budget.left -= self._cost[ahi] - self._cost[alo]
         if self.budget.left < 0:
@@ -102,7 +103,9 @@ def _cheap_opcodes(a: Sequence[Hashable], b: Sequence[Hashable]) -> list[Opcode]
     if head:
         out.append(("equal", 0, head, 0, head))
     if head < n - tail or head < m - tail:
-        tag: Literal["replace", "delete", "insert"] = "replace" if head < n - tail and head < m - tail else "delete" if head < n - tail else "insert"
+        tag: Literal["replace", "delete", "insert"] = (
+            "replace" if head < n - tail and head < m - tail else "delete" if head < n - tail else "insert"
+        )
         out.append((tag, head, n - tail, head, m - tail))
     if tail:
         out.append(("equal", n - tail, n, m - tail, m))
@@ -131,8 +134,14 @@ def sentences(text: str) -> list[str]:
     return [part for part in _SENTENCE_END.split(text) if part]
 
 
-def line_diff(a: str, b: str, version: int = 1, context: int = 3, budget: Budget | None = None,
-              names: tuple[str, str] | None = None) -> str:
+def line_diff(
+    a: str,
+    b: str,
+    version: int = 1,
+    context: int = 3,
+    budget: Budget | None = None,
+    names: tuple[str, str] | None = None,
+) -> str:
     """A unified diff from draft `version` to draft `version + 1` ("" when they are equal); `names`
     replaces the two "draft N" headers."""
     la, lb = a.splitlines(), b.splitlines()

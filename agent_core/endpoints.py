@@ -51,8 +51,10 @@ class Endpoint:
 
     def __repr__(self) -> str:
         key = None if self.api_key is None else REDACTED
-        return (f"Endpoint(id={self.id!r}, label={self.label!r}, base_url={self.base_url!r}, "
-                f"models={self.models!r}, api_key={key!r})")
+        return (
+            f"Endpoint(id={self.id!r}, label={self.label!r}, base_url={self.base_url!r}, "
+            f"models={self.models!r}, api_key={key!r})"
+        )
 
 
 def origin(url: str) -> Origin | None:
@@ -92,8 +94,9 @@ def _client_origin(url: str) -> Origin | None:
         return ("", "", 0)
 
 
-def server_key_for(url: str, secrets: Mapping[str, Any] | None = None,
-                   environ: Mapping[str, str] | None = None) -> str | None:
+def server_key_for(
+    url: str, secrets: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None
+) -> str | None:
     """The server key configured for `url`'s origin, else None (a typed key is needed there)."""
     target = origin(url)
     if target is None:
@@ -125,8 +128,9 @@ def endpoints_locked(secrets: Mapping[str, Any] | None = None, environ: Mapping[
     return _truthy(env.get(LOCK_ENV, ""))
 
 
-def operator_endpoints(secrets: Mapping[str, Any] | None = None,
-                       environ: Mapping[str, str] | None = None) -> list[Endpoint]:
+def operator_endpoints(
+    secrets: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None
+) -> list[Endpoint]:
     """The endpoints the operator offers: the `[[endpoints]]` tables, else the configured endpoint and
     each provider whose key the server holds (at its own URL and default model)."""
     sec, env = _sources(secrets, environ)
@@ -153,8 +157,9 @@ def operator_endpoints(secrets: Mapping[str, Any] | None = None,
 _KEY_NAMES = tuple(dict.fromkeys(p.key_env for p in PRESETS.values() if p.key_env))
 
 
-def _sources(secrets: Mapping[str, Any] | None, environ: Mapping[str, str] | None
-             ) -> tuple[Mapping[str, Any], Mapping[str, str]]:
+def _sources(
+    secrets: Mapping[str, Any] | None, environ: Mapping[str, str] | None
+) -> tuple[Mapping[str, Any], Mapping[str, str]]:
     return (_streamlit_secrets() if secrets is None else secrets), (os.environ if environ is None else environ)
 
 

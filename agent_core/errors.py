@@ -103,8 +103,18 @@ class CriticalStepFailed(AgentError):
 
 #: Why a file is not a trace we can load, as `TraceFormatError.reason`: pages name each in the reader's
 #: language and keep the message as the technical detail.
-TRACE_PROBLEMS = ("too_large", "not_json", "too_deep", "not_trace", "version", "bad_event", "no_run", "not_otlp",
-                  "config", "invalid")
+TRACE_PROBLEMS = (
+    "too_large",
+    "not_json",
+    "too_deep",
+    "not_trace",
+    "version",
+    "bad_event",
+    "no_run",
+    "not_otlp",
+    "config",
+    "invalid",
+)
 
 
 class TraceFormatError(AgentError):
@@ -122,8 +132,18 @@ class TraceFormatError(AgentError):
 
 #: Why a task set cannot be loaded, as `TaskSetError.reason`: pages name each in the reader's language
 #: and keep the message (which names the line) as the detail.
-TASK_PROBLEMS = ("too_large", "not_gzip", "not_text", "not_json", "not_task", "bad_test", "too_many", "empty",
-                 "unreadable", "invalid")
+TASK_PROBLEMS = (
+    "too_large",
+    "not_gzip",
+    "not_text",
+    "not_json",
+    "not_task",
+    "bad_test",
+    "too_many",
+    "empty",
+    "unreadable",
+    "invalid",
+)
 
 
 class TaskSetError(AgentError):

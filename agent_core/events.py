@@ -319,9 +319,28 @@ def _fast_init(cls: type[Event]) -> type[Event]:
 
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.kind: cls
-    for cls in (RunStarted, LlmCall, Token, Thought, ToolCallEvent, ToolResult, PlanEvent, StepStarted,
-                StepFinished, VerdictEvent, Draft, FinalAnswer, LimitReached, RunFailed, RunFinished,
-                Paused, Resumed, Edited, HumanReply, TreeNode)
+    for cls in (
+        RunStarted,
+        LlmCall,
+        Token,
+        Thought,
+        ToolCallEvent,
+        ToolResult,
+        PlanEvent,
+        StepStarted,
+        StepFinished,
+        VerdictEvent,
+        Draft,
+        FinalAnswer,
+        LimitReached,
+        RunFailed,
+        RunFinished,
+        Paused,
+        Resumed,
+        Edited,
+        HumanReply,
+        TreeNode,
+    )
 }
 _fast_init(Event)
 for _cls in EVENT_TYPES.values():
@@ -373,9 +392,13 @@ def event_from_dict(data: dict[str, Any]) -> Event:
 
 _SCALARS = {"int": int, "float": (int, float), "str": str, "bool": bool, "RoleName": str}
 #: Literal field types and the values each allows (a trace may hold nothing else).
-_LITERALS = {"VerdictName": VERDICTS, "EndReason": END_REASONS, "StepStatus": STEP_STATUSES,
-             "TreeStatus": TREE_STATUSES,
-             **{name: get_args(globals()[name]) for name in ("PauseAt", "PauseReason", "ResumeAction", "EditKind")}}
+_LITERALS = {
+    "VerdictName": VERDICTS,
+    "EndReason": END_REASONS,
+    "StepStatus": STEP_STATUSES,
+    "TreeStatus": TREE_STATUSES,
+    **{name: get_args(globals()[name]) for name in ("PauseAt", "PauseReason", "ResumeAction", "EditKind")},
+}
 #: The names of the Literal field types: their values are plain strings wherever a field travels.
 LITERAL_TYPES: tuple[str, ...] = tuple(_LITERALS)
 
@@ -399,8 +422,7 @@ def _check_types(event: Event) -> None:
         if allowed is not None:
             if value not in allowed:
                 # (quoted in part: a file's 5 MB "verdict" must not become a 5 MB message)
-                raise EventFormatError(f"{event.kind}.{name} must be one of {', '.join(allowed)}, "
-                                       f"got {quoted(value)}")
+                raise EventFormatError(f"{event.kind}.{name} must be one of {', '.join(allowed)}, got {quoted(value)}")
             continue
         if kind is None:
             continue
@@ -409,8 +431,9 @@ def _check_types(event: Event) -> None:
         if not isinstance(value, kind) or (expected in ("int", "float") and isinstance(value, bool)):
             raise EventFormatError(f"{event.kind}.{name} should be {expected}, got {type(value).__name__}")
         if expected == "RoleName" and not ROLE_NAME.fullmatch(value):
-            raise EventFormatError(f"{event.kind}.{name} should be a role's name (lower-case letters, digits and _), "
-                                   f"got {quoted(value)}")
+            raise EventFormatError(
+                f"{event.kind}.{name} should be a role's name (lower-case letters, digits and _), got {quoted(value)}"
+            )
 
 
 @dataclass(slots=True)

@@ -41,8 +41,9 @@ def load(scenario_id: str, lang: str = "en") -> trace.Trace:
     return trace.loads(path_of(scenario_id, lang).read_bytes())
 
 
-def record(scenario_id: str, lang: str, tokens_per_second: float = TOKENS_PER_SECOND,
-           first_token_s: float = FIRST_TOKEN_S) -> trace.Trace:
+def record(
+    scenario_id: str, lang: str, tokens_per_second: float = TOKENS_PER_SECOND, first_token_s: float = FIRST_TOKEN_S
+) -> trace.Trace:
     """Run a scenario on the offline model and return its trace."""
     config, task = for_scenario(scenario_id, lang)
     models = ModelRouter(OfflineModel(tokens_per_second=tokens_per_second, first_token_s=first_token_s))

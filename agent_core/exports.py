@@ -22,8 +22,11 @@ def comparison_json(task: str, lanes: Sequence[tuple[str, trace_format.Trace]], 
     """Every lane's trace in one file; keys in `secrets` are redacted from all of it."""
     keys = list(secrets)
     items = [{"name": name, **json.loads(t.dumps(secrets=keys))} for name, t in lanes]
-    return json.dumps({"version": trace_format.VERSION, "kind": EXPORT_KIND, "task": task, "lanes": items},
-                      ensure_ascii=False, indent=1)
+    return json.dumps(
+        {"version": trace_format.VERSION, "kind": EXPORT_KIND, "task": task, "lanes": items},
+        ensure_ascii=False,
+        indent=1,
+    )
 
 
 def lane_items(raw: Any) -> list[Any] | None:
@@ -31,8 +34,11 @@ def lane_items(raw: Any) -> list[Any] | None:
     is a single trace; raises TraceFormatError for an export of another version or with no run."""
     if isinstance(raw, dict) and "lanes" in raw and "events" not in raw:
         if raw.get("version") != trace_format.VERSION:
-            raise TraceFormatError(f"export version {ev.quoted(raw.get('version'))} is not supported (this app reads "
-                                   f"version {trace_format.VERSION})", reason="version")
+            raise TraceFormatError(
+                f"export version {ev.quoted(raw.get('version'))} is not supported (this app reads "
+                f"version {trace_format.VERSION})",
+                reason="version",
+            )
         items = raw["lanes"]
     elif isinstance(raw, list):
         items = raw

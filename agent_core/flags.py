@@ -16,8 +16,13 @@ def add_option_flags(parser: argparse.ArgumentParser, *, switches: bool = True) 
     for every switch, from the patterns' specs: a new pattern's options need no edit here."""
     for lim in LIMITS.values():
         who = ", ".join(registry.get(p).label.en for p in lim.patterns) if len(lim.patterns) < len(PATTERNS) else ""
-        parser.add_argument(lim.spec.cli_flag, dest=f"opt_{lim.name}", type=int, metavar="N",
-                            help=f"{who + ': ' if who else ''}{lim.spec.help.en} ({lim.low}-{lim.high})")
+        parser.add_argument(
+            lim.spec.cli_flag,
+            dest=f"opt_{lim.name}",
+            type=int,
+            metavar="N",
+            help=f"{who + ': ' if who else ''}{lim.spec.help.en} ({lim.low}-{lim.high})",
+        )
     if not switches:
         return
     seen: set[str] = set()
@@ -27,10 +32,16 @@ def add_option_flags(parser: argparse.ArgumentParser, *, switches: bool = True) 
                 continue
             seen.add(switch.name)
             flag = switch.name.replace("_", "-")
-            parser.add_argument(f"--{flag}", dest=f"opt_{switch.name}", action="store_const", const=True,
-                                help=f"{spec.label.en}: {switch.help.en}")
-            parser.add_argument(f"--no-{flag}", dest=f"opt_{switch.name}", action="store_const", const=False,
-                                help=argparse.SUPPRESS)
+            parser.add_argument(
+                f"--{flag}",
+                dest=f"opt_{switch.name}",
+                action="store_const",
+                const=True,
+                help=f"{spec.label.en}: {switch.help.en}",
+            )
+            parser.add_argument(
+                f"--no-{flag}", dest=f"opt_{switch.name}", action="store_const", const=False, help=argparse.SUPPRESS
+            )
 
 
 def option_overrides(args: argparse.Namespace) -> dict[str, Any]:

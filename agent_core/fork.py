@@ -50,8 +50,9 @@ class RecordedModel:
 
     name = "recorded"
 
-    def __init__(self, table: MessageTable, upto: int, live: ModelRouter | None = None,
-                 reply: Reply | None = None) -> None:
+    def __init__(
+        self, table: MessageTable, upto: int, live: ModelRouter | None = None, reply: Reply | None = None
+    ) -> None:
         self.table, self.upto, self.live, self.reply = table, upto, live, reply
         self.calls = 0
         #: 1-based number of the first recorded call whose request differed from the record
@@ -63,17 +64,25 @@ class RecordedModel:
         if n <= self.upto:
             recorded = self.table.calls[n - 1]
             if recorded.role != request.role:
-                raise ForkError(f"call {n} came from the {request.role}, but the record has the {recorded.role} "
-                                "there: the changed config alters the run before the fork point")
-            if self.first_difference is None and \
-                    [message_dict(m) for m in request.messages] != _bare(self.table.request(recorded)):
+                raise ForkError(
+                    f"call {n} came from the {request.role}, but the record has the {recorded.role} "
+                    "there: the changed config alters the run before the fork point"
+                )
+            if self.first_difference is None and [message_dict(m) for m in request.messages] != _bare(
+                self.table.request(recorded)
+            ):
                 self.first_difference = n
             completion = self.table.completion(recorded)
         elif n == self.upto + 1 and self.reply is not None:
             text, calls = self.reply.text, self.reply.tool_calls
-            completion = Completion(text, calls, Usage(estimate_prompt_tokens(request.messages),
-                                                       estimate_tokens(text), estimated=True),
-                                    PERSON, 0.0, "tool_calls" if calls else "stop")
+            completion = Completion(
+                text,
+                calls,
+                Usage(estimate_prompt_tokens(request.messages), estimate_tokens(text), estimated=True),
+                PERSON,
+                0.0,
+                "tool_calls" if calls else "stop",
+            )
         elif self.live is not None:
             yield from self.live.for_role(request.role).stream(request)
             return
@@ -114,8 +123,7 @@ def fork_inputs(events: list[ev.Event], at: int) -> tuple[MessageTable, list[ev.
     if not table.calls:
         raise ForkError("this trace has no model calls to fork from")
     if not table.complete:
-        raise ForkError("this trace has no call records (it was saved before trace format 2): "
-                        "run it again to fork it")
+        raise ForkError("this trace has no call records (it was saved before trace format 2): run it again to fork it")
     if not 1 <= at <= len(table.calls):
         raise ForkError(f"there is no call {at} to fork at: this trace has calls 1 to {len(table.calls)}")
     results: list[ev.ToolResult] = []
@@ -128,8 +136,14 @@ def fork_inputs(events: list[ev.Event], at: int) -> tuple[MessageTable, list[ev.
     return table, results
 
 
-def fork(events: list[ev.Event], at: int, config: RunConfig, models: ModelRouter | ChatModel,
-         tools: ToolRegistry | None = None, reply: Reply | None = None) -> tuple[Iterator[ev.Event], RecordedModel]:
+def fork(
+    events: list[ev.Event],
+    at: int,
+    config: RunConfig,
+    models: ModelRouter | ChatModel,
+    tools: ToolRegistry | None = None,
+    reply: Reply | None = None,
+) -> tuple[Iterator[ev.Event], RecordedModel]:
     """Run `config` again with calls 1 … at−1 (and their tool results) served from `events`; call `at`
     gets `reply`, or goes live when it is None. Returns the event stream and the recorded model
     (whose `first_difference` says where the new config first changed a request)."""
@@ -237,7 +251,12 @@ def reply_from_text(raw: str) -> Reply:
                 if not isinstance(c, dict) or not isinstance(c.get("name"), str):
                     raise ForkError(f"tool call {i + 1} of the reply needs a name")
                 args = c.get("arguments", {})
-                calls.append(ToolCall(f"call_person_{i}", c["name"],
-                                      args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)))
+                calls.append(
+                    ToolCall(
+                        f"call_person_{i}",
+                        c["name"],
+                        args if isinstance(args, str) else json.dumps(args, ensure_ascii=False),
+                    )
+                )
             return Reply(str(data.get("text", "")), tuple(calls))
     return Reply(raw)

@@ -51,18 +51,27 @@ class Preset:
     needs_key: bool
 
 
-PRESETS: dict[str, Preset] = {p.id: p for p in (
-    Preset("openai", "OpenAI", "https://api.openai.com/v1", "OPENAI_API_KEY", "gpt-4o-mini", True),
-    Preset("dashscope", "Qwen (DashScope)", "https://dashscope.aliyuncs.com/compatible-mode/v1",
-           "DASHSCOPE_API_KEY", "qwen-plus", True),
-    Preset("deepseek", "DeepSeek", "https://api.deepseek.com/v1", "DEEPSEEK_API_KEY", "deepseek-chat", True),
-    Preset("ollama", "Ollama (local)", "http://127.0.0.1:11434/v1", "", "llama3.1", False),
-    # vLLM answers only to the name it serves, so there is no sensible default model.
-    Preset("vllm", "vLLM (local)", "http://127.0.0.1:8000/v1", "", "", False),
-    # llama.cpp's server ignores the model name.
-    Preset("llamacpp", "llama.cpp server (local)", "http://127.0.0.1:8080/v1", "", "local", False),
-    Preset("custom", "Custom OpenAI-compatible endpoint", "", "", "", False),
-)}
+PRESETS: dict[str, Preset] = {
+    p.id: p
+    for p in (
+        Preset("openai", "OpenAI", "https://api.openai.com/v1", "OPENAI_API_KEY", "gpt-4o-mini", True),
+        Preset(
+            "dashscope",
+            "Qwen (DashScope)",
+            "https://dashscope.aliyuncs.com/compatible-mode/v1",
+            "DASHSCOPE_API_KEY",
+            "qwen-plus",
+            True,
+        ),
+        Preset("deepseek", "DeepSeek", "https://api.deepseek.com/v1", "DEEPSEEK_API_KEY", "deepseek-chat", True),
+        Preset("ollama", "Ollama (local)", "http://127.0.0.1:11434/v1", "", "llama3.1", False),
+        # vLLM answers only to the name it serves, so there is no sensible default model.
+        Preset("vllm", "vLLM (local)", "http://127.0.0.1:8000/v1", "", "", False),
+        # llama.cpp's server ignores the model name.
+        Preset("llamacpp", "llama.cpp server (local)", "http://127.0.0.1:8080/v1", "", "local", False),
+        Preset("custom", "Custom OpenAI-compatible endpoint", "", "", "", False),
+    )
+}
 
 
 class OpenAICompatibleModel:
@@ -145,8 +154,11 @@ class OpenAICompatibleModel:
             response.close()  # also runs when the consumer stops early (GeneratorExit)
         if not chunks.count:
             kind = response.headers.get("content-type") or "no content type"
-            raise self._error(MalformedResponseError, f"{self.base_url} answered with no chat completion chunks "
-                              f"({kind}); is it an OpenAI-compatible endpoint (base URL ending in /v1)?")
+            raise self._error(
+                MalformedResponseError,
+                f"{self.base_url} answered with no chat completion chunks "
+                f"({kind}); is it an OpenAI-compatible endpoint (base URL ending in /v1)?",
+            )
         latency_ms = (time.perf_counter() - started) * 1000
         yield chunks.completion(request, self.name, latency_ms)
 
@@ -187,11 +199,18 @@ class OpenAICompatibleModel:
         where, partial = self.base_url, chunks.text
         kept = f"{len(partial)} characters kept" if partial else "no text received"
         if not chunks.calls_complete():
-            raise self._error(StreamCutError, f"the stream from {where} ended in the middle of a tool call (its "
-                              f"arguments are not complete JSON, and no finish reason came; {kept}); try again.",
-                              partial)
-        raise self._error(StreamCutError, f"the stream from {where} ended without a finish reason or [DONE] "
-                          f"({kept}): the server or a proxy closed it part-way; try again.", partial)
+            raise self._error(
+                StreamCutError,
+                f"the stream from {where} ended in the middle of a tool call (its "
+                f"arguments are not complete JSON, and no finish reason came; {kept}); try again.",
+                partial,
+            )
+        raise self._error(
+            StreamCutError,
+            f"the stream from {where} ended without a finish reason or [DONE] "
+            f"({kept}): the server or a proxy closed it part-way; try again.",
+            partial,
+        )
 
     def _open(self, body: dict[str, Any], timeout: float | None = None) -> Any:
         """POST the request through the SDK (retries, timeouts, status errors); return the open response."""
@@ -211,16 +230,21 @@ class OpenAICompatibleModel:
         try:
             # cast_to=httpx2.Response: the SDK hands back the raw streaming response once the
             # status is known, and we read the SSE ourselves.
-            return self._client.post("/chat/completions", body=body, cast_to=httpx2.Response, stream=True,
-                                     options=options)
+            return self._client.post(
+                "/chat/completions", body=body, cast_to=httpx2.Response, stream=True, options=options
+            )
         except openai.APIStatusError as err:
             raise self._status_error(err) from None
         except openai.APITimeoutError:
-            raise self._error(EndpointTimeoutError, f"{self.base_url} did not answer within {self._timeout_text}; "
-                              "is the model still loading? Raise the timeout or try a smaller model.") from None
+            raise self._error(
+                EndpointTimeoutError,
+                f"{self.base_url} did not answer within {self._timeout_text}; "
+                "is the model still loading? Raise the timeout or try a smaller model.",
+            ) from None
         except openai.APIConnectionError as err:
-            raise self._error(EndpointConnectionError, f"cannot reach {self.base_url} ({_root_cause(err)}); "
-                              "is the server running?") from None
+            raise self._error(
+                EndpointConnectionError, f"cannot reach {self.base_url} ({_root_cause(err)}); is the server running?"
+            ) from None
         except openai.OpenAIError as err:
             raise self._error(ModelError, f"{self.base_url}: {err}") from None
 
@@ -245,26 +269,42 @@ class OpenAICompatibleModel:
         retries = self._client.max_retries
         if 300 <= status < 400:
             to = _server_message(err.response.headers.get("location", "")) or "no location given"
-            return self._error(BadRequestError, f"{where} answered with a redirect (HTTP {status} to {to}); "
-                               "redirects are not followed, so the key stays with this host: set the base URL "
-                               "to where it points, if you trust it.")
+            return self._error(
+                BadRequestError,
+                f"{where} answered with a redirect (HTTP {status} to {to}); "
+                "redirects are not followed, so the key stays with this host: set the base URL "
+                "to where it points, if you trust it.",
+            )
         if status in (401, 403):
-            return self._error(AuthError, f"{where} refused the request (HTTP {status}{_colon(detail)}); "
-                               f"check the API key for {where}.")
+            return self._error(
+                AuthError,
+                f"{where} refused the request (HTTP {status}{_colon(detail)}); check the API key for {where}.",
+            )
         if status == 429:
             wait = err.response.headers.get("retry-after")
             hint = f"the server asks to wait {wait} s" if wait else "wait a little"
-            return self._error(RateLimitError, f"{where} is rate-limiting requests (HTTP 429, still after "
-                               f"{retries} retries{_colon(detail)}); {hint} and try again.",
-                               _retry_after(err.response.headers))
+            return self._error(
+                RateLimitError,
+                f"{where} is rate-limiting requests (HTTP 429, still after "
+                f"{retries} retries{_colon(detail)}); {hint} and try again.",
+                _retry_after(err.response.headers),
+            )
         if status >= 500:
-            return self._error(ServerError, f"{where} failed with HTTP {status} after {retries} retries"
-                               f"{_colon(detail)}; try again later.")
+            return self._error(
+                ServerError,
+                f"{where} failed with HTTP {status} after {retries} retries{_colon(detail)}; try again later.",
+            )
         if status == 404 and "model" not in detail.lower():  # a wrong path, not an unknown model
-            return self._error(BadRequestError, f"{where}/chat/completions was not found (HTTP 404"
-                               f"{_colon(detail)}); check the base URL (it usually ends in /v1).")
-        return self._error(BadRequestError, f"{where} rejected the request (HTTP {status}{_colon(detail)}); "
-                           f"check the model name {self.name!r} and the request.")
+            return self._error(
+                BadRequestError,
+                f"{where}/chat/completions was not found (HTTP 404"
+                f"{_colon(detail)}); check the base URL (it usually ends in /v1).",
+            )
+        return self._error(
+            BadRequestError,
+            f"{where} rejected the request (HTTP {status}{_colon(detail)}); "
+            f"check the model name {self.name!r} and the request.",
+        )
 
     def _midstream_error(self, err: Exception, chunks: _Assembler) -> ModelError:
         import httpx2
@@ -273,18 +313,26 @@ class OpenAICompatibleModel:
         kept = f"{len(partial)} characters kept" if partial else "nothing received yet"
         if isinstance(err, httpx2.TimeoutException):
             if not partial:
-                return self._error(EndpointTimeoutError, f"{where} sent no answer within {self._timeout_text}; "
-                                   "is the model still loading? Raise the timeout or try a smaller model.")
-            return self._error(StreamCutError, f"the stream from {where} stalled for {self._timeout_text} "
-                               f"({kept}); try again.", partial)
+                return self._error(
+                    EndpointTimeoutError,
+                    f"{where} sent no answer within {self._timeout_text}; "
+                    "is the model still loading? Raise the timeout or try a smaller model.",
+                )
+            return self._error(
+                StreamCutError,
+                f"the stream from {where} stalled for {self._timeout_text} ({kept}); try again.",
+                partial,
+            )
         if isinstance(err, httpx2.HTTPError):
-            return self._error(StreamCutError, f"the connection to {where} dropped mid-stream ({kept}); "
-                               "try again.", partial)
+            return self._error(
+                StreamCutError, f"the connection to {where} dropped mid-stream ({kept}); try again.", partial
+            )
         if not chunks.count:
-            return self._error(MalformedResponseError, f"{where} sent a reply that is not valid JSON chat "
-                               "chunks; is it an OpenAI-compatible endpoint?")
-        return self._error(StreamCutError, f"{where} sent a chunk that is not valid JSON ({kept}); try again.",
-                           partial)
+            return self._error(
+                MalformedResponseError,
+                f"{where} sent a reply that is not valid JSON chat chunks; is it an OpenAI-compatible endpoint?",
+            )
+        return self._error(StreamCutError, f"{where} sent a chunk that is not valid JSON ({kept}); try again.", partial)
 
     def _error(self, cls: type[ModelError], message: str, *args: Any) -> ModelError:
 
@@ -427,8 +475,9 @@ class _Assembler:
             for c in self._calls
             if c.name or c.arguments
         )
-        return Completion(text, calls, self._usage_for(request, text, calls), self._model or model,
-                          latency_ms, self._finish)
+        return Completion(
+            text, calls, self._usage_for(request, text, calls), self._model or model, latency_ms, self._finish
+        )
 
     def _usage_for(self, request: ChatRequest, text: str, calls: tuple[ToolCall, ...]) -> Usage:
         usage = self._usage or {}

@@ -196,5 +196,6 @@ _CJK = re.compile("[\u3000-\u9fff\uff00-\uffef]+")
 
 
 def estimate_prompt_tokens(messages: tuple[Message, ...] | list[Message]) -> int:
-    return sum(4 + estimate_tokens(m.content) + sum(estimate_tokens(c.arguments) for c in m.tool_calls)
-               for m in messages)
+    return sum(
+        4 + estimate_tokens(m.content) + sum(estimate_tokens(c.arguments) for c in m.tool_calls) for m in messages
+    )

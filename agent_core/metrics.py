@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 # --- per role -------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class RoleUsage:
     """The calls one role made on one model."""
@@ -49,8 +50,19 @@ def role_usage(events: Iterable[ev.Event]) -> list[RoleUsage]:
         prompt = sum(c.prompt_tokens for c in calls)
         completion = sum(c.completion_tokens for c in calls)
         latency = sum(c.latency_ms for c in calls)
-        out.append(RoleUsage(role, model, len(calls), prompt, completion, prompt + completion, round(latency, 1),
-                             round(latency / len(calls), 1), any(c.usage_estimated for c in calls)))
+        out.append(
+            RoleUsage(
+                role,
+                model,
+                len(calls),
+                prompt,
+                completion,
+                prompt + completion,
+                round(latency, 1),
+                round(latency / len(calls), 1),
+                any(c.usage_estimated for c in calls),
+            )
+        )
     return out
 
 
@@ -65,6 +77,7 @@ def by_role(events: Iterable[ev.Event]) -> pd.DataFrame:
 
 
 # --- timeline -------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Span:
@@ -110,8 +123,17 @@ def spans(events: Iterable[ev.Event]) -> list[Span]:
             label += " → error" if e.is_error else ""
             out.append(Span("tool", e.name, label, start, e.t, e.step, e.is_error))
     for call in open_calls:
-        out.append(Span("tool", call.name, f"{call.name}({_short_args(call.arguments)}) …", call.t, last_t, call.step,
-                        finished=False))
+        out.append(
+            Span(
+                "tool",
+                call.name,
+                f"{call.name}({_short_args(call.arguments)}) …",
+                call.t,
+                last_t,
+                call.step,
+                finished=False,
+            )
+        )
     return sorted(out, key=lambda s: (s.start_s, s.end_s))
 
 
@@ -129,7 +151,7 @@ def _short_args(arguments: Any, limit: int = 60) -> str:
         text = ", ".join(f"{k}={v}" for k, v in arguments.items())
     else:
         text = "" if arguments is None else str(arguments)
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 TIMELINE_COLUMNS = ("kind", "name", "label", "start_s", "end_s", "duration_s", "step", "error", "finished")
@@ -175,6 +197,7 @@ def tokens_per_step(events: Iterable[ev.Event]) -> pd.DataFrame:
 
 
 # --- one run in one row ---------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class RunSummary:
@@ -268,12 +291,28 @@ def compare_table(summaries: Mapping[str, RunSummary]) -> pd.DataFrame:
 # --- figures --------------------------------------------------------------------------------------
 
 _TEXT = {
-    "en": {"llm": "LLM call", "tool": "tool call", "error": "tool error", "x": "seconds since the run started",
-           "empty": "no calls yet", "calls": "LLM calls", "tokens": "tokens", "tokens_est": "tokens (estimated)",
-           "seconds": "seconds"},
-    "zh": {"llm": "LLM 调用", "tool": "工具调用", "error": "工具出错", "x": "自运行开始的秒数",
-           "empty": "暂无调用", "calls": "LLM 调用次数", "tokens": "token 数", "tokens_est": "token 数（估算）",
-           "seconds": "耗时（秒）"},
+    "en": {
+        "llm": "LLM call",
+        "tool": "tool call",
+        "error": "tool error",
+        "x": "seconds since the run started",
+        "empty": "no calls yet",
+        "calls": "LLM calls",
+        "tokens": "tokens",
+        "tokens_est": "tokens (estimated)",
+        "seconds": "seconds",
+    },
+    "zh": {
+        "llm": "LLM 调用",
+        "tool": "工具调用",
+        "error": "工具出错",
+        "x": "自运行开始的秒数",
+        "empty": "暂无调用",
+        "calls": "LLM 调用次数",
+        "tokens": "token 数",
+        "tokens_est": "token 数（估算）",
+        "seconds": "耗时（秒）",
+    },
 }
 _COLORS = {"llm": "#4C78A8", "tool": "#F58518", "error": "#E45756"}
 _LANE_COLORS = ("#4C78A8", "#F58518", "#54A24B", "#B279A2", "#E45756", "#72B7B2", "#EECA3B", "#9D755D")
@@ -302,22 +341,35 @@ def timeline_figure(events: Iterable[ev.Event], lang: str = "en") -> go.Figure:
     # Offline calls and mock tools take microseconds; give every bar a sliver of width so it shows.
     # The hover text keeps the true start and end.
     least = max(end, 1e-3) * 0.005
-    groups = {"llm": [s for s in items if s.kind == "llm"],
-              "tool": [s for s in items if s.kind == "tool" and not s.error],
-              "error": [s for s in items if s.kind == "tool" and s.error]}
+    groups = {
+        "llm": [s for s in items if s.kind == "llm"],
+        "tool": [s for s in items if s.kind == "tool" and not s.error],
+        "error": [s for s in items if s.kind == "tool" and s.error],
+    }
     for key, group in groups.items():
         if not group:
             continue
-        fig.add_trace(go.Bar(
-            name=text[key], orientation="h", y=[s.name for s in group], base=[s.start_s for s in group],
-            x=[max(s.duration_s, least) for s in group], marker_color=_COLORS[key],
-            customdata=[[s.label, s.start_s, s.end_s] for s in group],
-            hovertemplate="%{customdata[0]}<br>%{customdata[1]:.3f} s → %{customdata[2]:.3f} s<extra></extra>"))
+        fig.add_trace(
+            go.Bar(
+                name=text[key],
+                orientation="h",
+                y=[s.name for s in group],
+                base=[s.start_s for s in group],
+                x=[max(s.duration_s, least) for s in group],
+                marker_color=_COLORS[key],
+                customdata=[[s.label, s.start_s, s.end_s] for s in group],
+                hovertemplate="%{customdata[0]}<br>%{customdata[1]:.3f} s → %{customdata[2]:.3f} s<extra></extra>",
+            )
+        )
     names = list(dict.fromkeys(s.name for s in items))
-    fig.update_layout(barmode="overlay", xaxis_title=text["x"], height=140 + 32 * len(names),
-                      yaxis={"categoryorder": "array", "categoryarray": names[::-1]},
-                      legend={"orientation": "h", "y": 1.02, "yanchor": "bottom"},
-                      margin={"l": 10, "r": 10, "t": 30, "b": 40})
+    fig.update_layout(
+        barmode="overlay",
+        xaxis_title=text["x"],
+        height=140 + 32 * len(names),
+        yaxis={"categoryorder": "array", "categoryarray": names[::-1]},
+        legend={"orientation": "h", "y": 1.02, "yanchor": "bottom"},
+        margin={"l": 10, "r": 10, "t": 30, "b": 40},
+    )
     return fig
 
 
@@ -334,7 +386,16 @@ def cost_figure(summaries: Mapping[str, RunSummary], lang: str = "en") -> go.Fig
     colors = [_LANE_COLORS[i % len(_LANE_COLORS)] for i in range(len(lanes))]
     columns = (("llm_calls", "%{y}"), ("total_tokens", "%{y:,}"), ("elapsed_s", "%{y:.2f} s"))
     for col, (attr, fmt) in enumerate(columns, start=1):
-        fig.add_trace(go.Bar(x=lanes, y=[getattr(summaries[lane], attr) for lane in lanes], marker_color=colors,
-                             showlegend=False, hovertemplate=f"%{{x}}: {fmt}<extra></extra>"), row=1, col=col)
+        fig.add_trace(
+            go.Bar(
+                x=lanes,
+                y=[getattr(summaries[lane], attr) for lane in lanes],
+                marker_color=colors,
+                showlegend=False,
+                hovertemplate=f"%{{x}}: {fmt}<extra></extra>",
+            ),
+            row=1,
+            col=col,
+        )
     fig.update_layout(height=320, margin={"l": 10, "r": 10, "t": 40, "b": 40})
     return fig

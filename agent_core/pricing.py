@@ -52,8 +52,10 @@ class Price:
 _OPENAI = "https://openai.com/api/pricing/"
 _DEEPSEEK = "https://api-docs.deepseek.com/quick_start/pricing"
 _QWEN = "https://www.alibabacloud.com/help/en/model-studio/models"
-_QWEN_NOTE = ("international (Singapore) list price in USD; the mainland endpoint (dashscope.aliyuncs.com) "
-              "bills in CNY at its own rates")
+_QWEN_NOTE = (
+    "international (Singapore) list price in USD; the mainland endpoint (dashscope.aliyuncs.com) "
+    "bills in CNY at its own rates"
+)
 _DEEPSEEK_NOTE = "cache-miss input price; deepseek-chat and deepseek-reasoner are both DeepSeek-V3.2"
 
 #: The built-in table. Standard (not batch, not cached-input) prices; check the source before you
@@ -120,7 +122,7 @@ def parse_user_prices(raw: Mapping[str, Any] | str | None, *, where: str = "pric
         except ValueError as exc:
             raise ConfigError(f"{where} is not valid JSON ({getattr(exc, 'msg', exc)})") from None
     if not isinstance(raw, Mapping):
-        raise ConfigError(f"{where} must map model names to prices, e.g. {{\"my-model\": [0.5, 1.5]}}")
+        raise ConfigError(f'{where} must map model names to prices, e.g. {{"my-model": [0.5, 1.5]}}')
     out = []
     for model, value in raw.items():
         if isinstance(value, Mapping):
@@ -129,8 +131,9 @@ def parse_user_prices(raw: Mapping[str, Any] | str | None, *, where: str = "pric
         elif isinstance(value, (list, tuple)) and len(value) == 2:
             pair, source = tuple(value), "user setting"
         else:
-            raise ConfigError(f"{where}[{model!r}] must be [input, output] or {{input = ..., output = ...}} "
-                              "in USD per million tokens")
+            raise ConfigError(
+                f"{where}[{model!r}] must be [input, output] or {{input = ..., output = ...}} in USD per million tokens"
+            )
         prices = [_price_value(v, f"{where}[{model!r}]") for v in pair]
         if not str(model).strip():
             raise ConfigError(f"{where}: a model name is empty")
@@ -140,8 +143,13 @@ def parse_user_prices(raw: Mapping[str, Any] | str | None, *, where: str = "pric
 
 def _price_value(value: Any, where: str) -> float:
     # (an int past a float's range, 10**400, is refused before math.isfinite would raise OverflowError)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or abs(value) > 1e12 \
-            or not math.isfinite(value) or value < 0:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or abs(value) > 1e12
+        or not math.isfinite(value)
+        or value < 0
+    ):
         raise ConfigError(f"{where}: prices must be numbers of USD per million tokens, 0 or more; got {value!r}")
     return float(value)
 
@@ -161,6 +169,7 @@ def configured_table(secrets: Mapping[str, Any] | None = None, environ: Mapping[
 
 
 # --- what a run cost ------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Spend:
@@ -248,8 +257,13 @@ def worst_case(config: RunConfig, task: str, bound: int | None = None) -> WorstC
     # the task and the pattern's free-text options (criteria, tests...) may be filled into every prompt
     texts = [task, *(getattr(config.options, f.name) for f in pattern.text_fields)]
     filled = sum(estimate_tokens(text) for text in texts)
-    fixed = sum(estimate_tokens(config.prompts.get(key) or spec.default(config.lang)) + filled
-                for key, spec in pattern.prompt_specs().items()) + 2 * MESSAGE_OVERHEAD
+    fixed = (
+        sum(
+            estimate_tokens(config.prompts.get(key) or spec.default(config.lang)) + filled
+            for key, spec in pattern.prompt_specs().items()
+        )
+        + 2 * MESSAGE_OVERHEAD
+    )
     result = MAX_OUTPUT_CHARS if config.tools else 0  # a result is at most this many characters: <= as many tokens
     growth = output + result + 2 * MESSAGE_OVERHEAD
     prompt = calls * fixed + calls * (calls - 1) // 2 * growth

@@ -28,68 +28,176 @@ MIN_SECRET_LEN = 8
 
 _TEXT: dict[str, dict[str, str]] = {
     "en": {
-        "report": "run report", "config": "Configuration", "setting": "Setting", "value": "Value",
-        "pattern": "pattern", "lang": "language", "scenario": "scenario", "tools": "tools", "none": "none",
-        "on": "on", "off": "off", "model_default": "model default", "models": "Models", "role": "Role",
-        "model": "Model", "prompts": "Edited prompts",
-        "task": "Task", "narrative": "Step by step", "plan": "Plan", "replan": "Revised plan (revision {n})",
-        "step_col": "Step", "tool_col": "Tool", "critical": "Critical", "status": "Status", "yes": "yes",
-        "thought": "Thought", "tool_call": "Tool call", "result": "Result", "result_error": "Result (error)",
-        "verdict": "Verdict", "feedback": "Feedback", "analysis": "Analysis", "suggestion": "Suggestion",
+        "report": "run report",
+        "config": "Configuration",
+        "setting": "Setting",
+        "value": "Value",
+        "pattern": "pattern",
+        "lang": "language",
+        "scenario": "scenario",
+        "tools": "tools",
+        "none": "none",
+        "on": "on",
+        "off": "off",
+        "model_default": "model default",
+        "models": "Models",
+        "role": "Role",
+        "model": "Model",
+        "prompts": "Edited prompts",
+        "task": "Task",
+        "narrative": "Step by step",
+        "plan": "Plan",
+        "replan": "Revised plan (revision {n})",
+        "step_col": "Step",
+        "tool_col": "Tool",
+        "critical": "Critical",
+        "status": "Status",
+        "yes": "yes",
+        "thought": "Thought",
+        "tool_call": "Tool call",
+        "result": "Result",
+        "result_error": "Result (error)",
+        "verdict": "Verdict",
+        "feedback": "Feedback",
+        "analysis": "Analysis",
+        "suggestion": "Suggestion",
         "fallback": "The reply could not be parsed; this is the fallback verdict.",
-        "draft": "Draft {v}", "same": "Same text as draft {v}.", "changes": "{added} line(s) added, {removed} removed, "
-        "{ratio:.0%} of the text changed",
-        "started": "Started", "attempt": "attempt {n}", "finished": "Step {id}: {status}",
-        "limit": "Limit reached", "failed": "Run failed", "limits": "Limits reached",
+        "draft": "Draft {v}",
+        "same": "Same text as draft {v}.",
+        "changes": "{added} line(s) added, {removed} removed, {ratio:.0%} of the text changed",
+        "started": "Started",
+        "attempt": "attempt {n}",
+        "finished": "Step {id}: {status}",
+        "limit": "Limit reached",
+        "failed": "Run failed",
+        "limits": "Limits reached",
         "no_limits": "No limit was reached.",
-        "final": "Final answer", "no_final": "No final answer.", "why": "Why it ended", "metrics": "Metrics by role",
-        "calls": "Calls", "prompt": "Prompt tokens", "completion": "Completion tokens", "total": "Total tokens",
-        "latency": "Latency (ms)", "mean": "Mean (ms)", "all": "all", "no_calls": "No LLM call was made.",
+        "final": "Final answer",
+        "no_final": "No final answer.",
+        "why": "Why it ended",
+        "metrics": "Metrics by role",
+        "calls": "Calls",
+        "prompt": "Prompt tokens",
+        "completion": "Completion tokens",
+        "total": "Total tokens",
+        "latency": "Latency (ms)",
+        "mean": "Mean (ms)",
+        "all": "all",
+        "no_calls": "No LLM call was made.",
         "estimated": "Token counts marked * are estimates: the server sent no usage.",
         "summary": "{calls} LLM call(s) of at most {bound} · {tokens} tokens · {seconds:.2f} s",
         "summary_unbound": "{calls} LLM call(s) · {tokens} tokens · {seconds:.2f} s",
-        "more_chars": "… ({n} more characters)", "more_lines": "… ({n} more lines)",
-        "done": "done", "failed_status": "failed", "retried": "retried", "skipped": "skipped", "not_run": "not run",
-        "replanned": "re-planned", "running": "running",
-        "round": "Round {n}", "iteration": "Iteration {n}", "iteration0": "First draft", "step": "Step {n}",
-        ":": ":", "(": " (", ")": ")",
-        "answer": "The model gave its final answer.", "pass": "The reviewer passed the answer.",
+        "more_chars": "… ({n} more characters)",
+        "more_lines": "… ({n} more lines)",
+        "done": "done",
+        "failed_status": "failed",
+        "retried": "retried",
+        "skipped": "skipped",
+        "not_run": "not run",
+        "replanned": "re-planned",
+        "running": "running",
+        "round": "Round {n}",
+        "iteration": "Iteration {n}",
+        "iteration0": "First draft",
+        "step": "Step {n}",
+        ":": ":",
+        "(": " (",
+        ")": ")",
+        "answer": "The model gave its final answer.",
+        "pass": "The reviewer passed the answer.",
         "cap": "A round limit was reached; the best answer so far was returned.",
         "budget": "The run-wide budget was spent; the best answer so far was returned.",
-        "stop": "The run was stopped before it finished.", "error": "The run failed.",
+        "stop": "The run was stopped before it finished.",
+        "error": "The run failed.",
         "partial": "The trace has no closing event: the run was interrupted or is still running.",
     },
     "zh": {
-        "report": "运行报告", "config": "配置", "setting": "设置", "value": "取值",
-        "pattern": "模式", "lang": "语言", "scenario": "场景", "tools": "工具", "none": "无",
-        "on": "开", "off": "关", "model_default": "模型默认", "models": "模型", "role": "角色",
-        "model": "模型", "prompts": "修改过的提示词",
-        "task": "任务", "narrative": "逐步过程", "plan": "计划", "replan": "重新规划（第 {n} 版）",
-        "step_col": "步骤", "tool_col": "工具", "critical": "关键", "status": "状态", "yes": "是",
-        "thought": "思考", "tool_call": "工具调用", "result": "结果", "result_error": "结果（出错）",
-        "verdict": "评审结论", "feedback": "反馈", "analysis": "分析", "suggestion": "建议",
+        "report": "运行报告",
+        "config": "配置",
+        "setting": "设置",
+        "value": "取值",
+        "pattern": "模式",
+        "lang": "语言",
+        "scenario": "场景",
+        "tools": "工具",
+        "none": "无",
+        "on": "开",
+        "off": "关",
+        "model_default": "模型默认",
+        "models": "模型",
+        "role": "角色",
+        "model": "模型",
+        "prompts": "修改过的提示词",
+        "task": "任务",
+        "narrative": "逐步过程",
+        "plan": "计划",
+        "replan": "重新规划（第 {n} 版）",
+        "step_col": "步骤",
+        "tool_col": "工具",
+        "critical": "关键",
+        "status": "状态",
+        "yes": "是",
+        "thought": "思考",
+        "tool_call": "工具调用",
+        "result": "结果",
+        "result_error": "结果（出错）",
+        "verdict": "评审结论",
+        "feedback": "反馈",
+        "analysis": "分析",
+        "suggestion": "建议",
         "fallback": "回复无法解析，此为兜底结论。",
-        "draft": "第 {v} 版草稿", "same": "与第 {v} 版相同。", "changes": "新增 {added} 行，删除 {removed} 行，"
-        "改动 {ratio:.0%}",
-        "started": "开始", "attempt": "第 {n} 次尝试", "finished": "步骤 {id}：{status}",
-        "limit": "达到上限", "failed": "运行失败", "limits": "触发的上限", "no_limits": "没有触发任何上限。",
-        "final": "最终答案", "no_final": "没有最终答案。", "why": "结束原因", "metrics": "按角色统计",
-        "calls": "调用次数", "prompt": "输入 tokens", "completion": "输出 tokens", "total": "合计 tokens",
-        "latency": "耗时（毫秒）", "mean": "平均（毫秒）", "all": "合计", "no_calls": "没有调用 LLM。",
+        "draft": "第 {v} 版草稿",
+        "same": "与第 {v} 版相同。",
+        "changes": "新增 {added} 行，删除 {removed} 行，改动 {ratio:.0%}",
+        "started": "开始",
+        "attempt": "第 {n} 次尝试",
+        "finished": "步骤 {id}：{status}",
+        "limit": "达到上限",
+        "failed": "运行失败",
+        "limits": "触发的上限",
+        "no_limits": "没有触发任何上限。",
+        "final": "最终答案",
+        "no_final": "没有最终答案。",
+        "why": "结束原因",
+        "metrics": "按角色统计",
+        "calls": "调用次数",
+        "prompt": "输入 tokens",
+        "completion": "输出 tokens",
+        "total": "合计 tokens",
+        "latency": "耗时（毫秒）",
+        "mean": "平均（毫秒）",
+        "all": "合计",
+        "no_calls": "没有调用 LLM。",
         "estimated": "标 * 的 token 数为估算值：服务端未返回用量。",
         "summary": "LLM 调用 {calls} 次（上限 {bound}）· {tokens} tokens · {seconds:.2f} 秒",
         "summary_unbound": "LLM 调用 {calls} 次 · {tokens} tokens · {seconds:.2f} 秒",
-        "more_chars": "…（另有 {n} 个字符）", "more_lines": "…（另有 {n} 行）",
-        "done": "完成", "failed_status": "失败", "retried": "重试", "skipped": "跳过", "not_run": "未执行",
-        "replanned": "已重新规划", "running": "进行中",
-        "round": "第 {n} 轮", "iteration": "第 {n} 次迭代", "iteration0": "初稿", "step": "步骤 {n}",
-        ":": "：", "(": "（", ")": "）",
-        "answer": "模型给出了最终答案。", "pass": "评审判定通过。",
-        "cap": "达到轮次上限，返回当前最佳答案。", "budget": "全局预算耗尽，返回当前最佳答案。",
-        "stop": "运行在结束前被停止。", "error": "运行失败。",
+        "more_chars": "…（另有 {n} 个字符）",
+        "more_lines": "…（另有 {n} 行）",
+        "done": "完成",
+        "failed_status": "失败",
+        "retried": "重试",
+        "skipped": "跳过",
+        "not_run": "未执行",
+        "replanned": "已重新规划",
+        "running": "进行中",
+        "round": "第 {n} 轮",
+        "iteration": "第 {n} 次迭代",
+        "iteration0": "初稿",
+        "step": "步骤 {n}",
+        ":": "：",
+        "(": "（",
+        ")": "）",
+        "answer": "模型给出了最终答案。",
+        "pass": "评审判定通过。",
+        "cap": "达到轮次上限，返回当前最佳答案。",
+        "budget": "全局预算耗尽，返回当前最佳答案。",
+        "stop": "运行在结束前被停止。",
+        "error": "运行失败。",
         "partial": "记录中没有结束事件：运行被中断或仍在进行。",
     },
 }
+
+
 def _pattern_title(pattern: str) -> str:
     """The pattern's label from its spec; an unknown name (an old or foreign trace) as it is."""
     from .patterns import registry
@@ -111,8 +219,18 @@ def _step_word(pattern: str) -> str:
 
     spec = registry.specs().get(pattern)
     return spec.step_word.en if spec is not None else "step"
-_STATUS_KEYS = {"done": "done", "failed": "failed_status", "retried": "retried", "skipped": "skipped",
-                "replanned": "replanned", "running": "running", "pending": "not_run", "": "not_run"}
+
+
+_STATUS_KEYS = {
+    "done": "done",
+    "failed": "failed_status",
+    "retried": "retried",
+    "skipped": "skipped",
+    "replanned": "replanned",
+    "running": "running",
+    "pending": "not_run",
+    "": "not_run",
+}
 #: Config entries rendered in their own place, or never (a key must not reach a handout).
 _SPECIAL = {"pattern", "lang", "scenario", "tools", "prompts", "models", "task"}
 _SECRET_NAME = re.compile(r"api_?key|secret|password|credential", re.IGNORECASE)
@@ -122,8 +240,12 @@ PROSE_CHARS = 3000
 DRAFT_CHARS, DIFF_LINES = 8000, 200
 
 
-def markdown_report(config: Mapping[str, Any] | RunConfig, events: Iterable[ev.Event],
-                    models: Mapping[str, str] | None = None, secrets: Iterable[str] = ()) -> str:
+def markdown_report(
+    config: Mapping[str, Any] | RunConfig,
+    events: Iterable[ev.Event],
+    models: Mapping[str, str] | None = None,
+    secrets: Iterable[str] = (),
+) -> str:
     """A Markdown report of a (possibly partial) run, in the run's language; `secrets` are redacted."""
     keys = sorted({s for s in secrets if s and len(s) >= MIN_SECRET_LEN}, key=len, reverse=True)
     flat: dict[str, Any] = _redact(dict(config) if isinstance(config, Mapping) else config.to_dict(), keys)
@@ -241,6 +363,7 @@ def _clip(text: str, chars: int, lines: int | None, t: dict[str, str]) -> str:
 
 # --- redaction ------------------------------------------------------------------------------------
 
+
 def _redact(value: Any, keys: list[str]) -> Any:
     if not keys:
         return value
@@ -256,12 +379,16 @@ def _redact(value: Any, keys: list[str]) -> Any:
 def _redact_event(event: ev.Event, keys: list[str]) -> ev.Event:
     if not keys:
         return event
-    changes = {f.name: _redact(getattr(event, f.name), keys) for f in dataclasses.fields(event)
-               if isinstance(getattr(event, f.name), (str, dict, list, tuple))}
+    changes = {
+        f.name: _redact(getattr(event, f.name), keys)
+        for f in dataclasses.fields(event)
+        if isinstance(getattr(event, f.name), (str, dict, list, tuple))
+    }
     return dataclasses.replace(event, **changes)
 
 
 # --- sections -------------------------------------------------------------------------------------
+
 
 def _first(events: list[ev.Event], cls: type[ev.Event]) -> Any:
     return next((e for e in events if isinstance(e, cls)), None)
@@ -289,7 +416,8 @@ def _title(config: Mapping[str, Any], events: list[ev.Event], t: dict[str, str])
         subject = task if len(task) <= 80 else task[:79] + "…"
     s = summary(events)
     line = t["summary" if s.max_llm_calls else "summary_unbound"].format(
-        calls=s.llm_calls, bound=s.max_llm_calls, tokens=f"{s.total_tokens:,}", seconds=s.elapsed_s)
+        calls=s.llm_calls, bound=s.max_llm_calls, tokens=f"{s.total_tokens:,}", seconds=s.elapsed_s
+    )
     return f"# {escape(name)} — {cell(subject) if subject else t['report']}\n\n_{line}_"
 
 
@@ -299,9 +427,15 @@ def _configuration(config: Mapping[str, Any], models: Mapping[str, str], t: dict
     pattern = str(config.get("pattern", ""))
     scenario = config.get("scenario")
     tools = config.get("tools") or []
-    rows = [(cell(label), cell(value)) for label, value in (
-        (t["pattern"], _pattern_title(pattern)), (t["lang"], config.get("lang", "en")),
-        (t["scenario"], scenario or t["none"]), (t["tools"], ", ".join(map(str, tools)) or t["none"]))]
+    rows = [
+        (cell(label), cell(value))
+        for label, value in (
+            (t["pattern"], _pattern_title(pattern)),
+            (t["lang"], config.get("lang", "en")),
+            (t["scenario"], scenario or t["none"]),
+            (t["tools"], ", ".join(map(str, tools)) or t["none"]),
+        )
+    ]
     texts = set(_spec_of(config).fields)  # the free-text options have sections of their own
     shown = [k for k in config if k not in _SPECIAL and k not in texts and not _SECRET_NAME.search(k)]
     # limits first, in LIMITS order, then toggles and the rest as the config lists them
@@ -438,7 +572,7 @@ def _draft_block(e: ev.Draft, previous: ev.Draft | None, lang: str, t: dict[str,
         return f"{head} — {t['same'].format(v=previous.version)}"
     stats = diff_stats(previous.text, e.text)
     changes = t["changes"].format(added=stats.added_lines, removed=stats.removed_lines, ratio=stats.changed_ratio)
-    diff = _clip(line_diff(previous.text, e.text, previous.version), 10 ** 9, DIFF_LINES, t)
+    diff = _clip(line_diff(previous.text, e.text, previous.version), 10**9, DIFF_LINES, t)
     return f"{head} — {changes}\n\n{fence(diff, 'diff')}"
 
 
@@ -501,14 +635,21 @@ def _metrics(events: list[ev.Event], t: dict[str, str]) -> str:
     if not usage:
         return f"## {t['metrics']}\n\n{t['no_calls']}"
     star = lambda u: "*" if u.estimated else ""  # noqa: E731
-    rows = [f"| {t['role']} | {t['model']} | {t['calls']} | {t['prompt']} | {t['completion']} | {t['total']} | "
-            f"{t['latency']} | {t['mean']} |", "|---|---|--:|--:|--:|--:|--:|--:|"]
+    rows = [
+        f"| {t['role']} | {t['model']} | {t['calls']} | {t['prompt']} | {t['completion']} | {t['total']} | "
+        f"{t['latency']} | {t['mean']} |",
+        "|---|---|--:|--:|--:|--:|--:|--:|",
+    ]
     for u in usage:
-        rows.append(f"| {cell(u.role)} | {code(u.model, table=True)} | {u.calls} | {u.prompt_tokens:,}{star(u)} | "
-                    f"{u.completion_tokens:,}{star(u)} | {u.total_tokens:,}{star(u)} | {u.latency_ms_total:,.1f} | "
-                    f"{u.latency_ms_mean:,.1f} |")
+        rows.append(
+            f"| {cell(u.role)} | {code(u.model, table=True)} | {u.calls} | {u.prompt_tokens:,}{star(u)} | "
+            f"{u.completion_tokens:,}{star(u)} | {u.total_tokens:,}{star(u)} | {u.latency_ms_total:,.1f} | "
+            f"{u.latency_ms_mean:,.1f} |"
+        )
     s = summary(events)
-    rows.append(f"| **{t['all']}** | | **{s.llm_calls}** | **{s.prompt_tokens:,}** | **{s.completion_tokens:,}** | "
-                f"**{s.total_tokens:,}** | **{s.latency_ms:,.1f}** | |")
+    rows.append(
+        f"| **{t['all']}** | | **{s.llm_calls}** | **{s.prompt_tokens:,}** | **{s.completion_tokens:,}** | "
+        f"**{s.total_tokens:,}** | **{s.latency_ms:,.1f}** | |"
+    )
     note = f"\n\n_{t['estimated']}_" if any(u.estimated for u in usage) else ""
     return f"## {t['metrics']}\n\n" + "\n".join(rows) + note

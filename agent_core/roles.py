@@ -58,6 +58,7 @@ class Role:
 
 # --- reply shapes, by their JSON --------------------------------------------------------------------
 
+
 def passed_feedback_answer(verdict: str, reason: str) -> str:
     """`{"passed": …, "feedback": …}` from a person's PASS / REVISE."""
     return json.dumps({"passed": verdict == "PASS", "feedback": reason}, ensure_ascii=False)
@@ -80,11 +81,20 @@ def read_passed_feedback(text: str, tools: Collection[str] = ()) -> Reading:
 
 def read_verdict_analysis(text: str, tools: Collection[str] = ()) -> Reading:
     v = parse_step_verdict(text)
-    return (v.verdict, None) if v else ("", 'not a verdict: write {"verdict": "PASS" | "RETRY" | "REPLAN", '
-                                            '"analysis": "...", "suggestion": "..."}')
+    return (
+        (v.verdict, None)
+        if v
+        else (
+            "",
+            'not a verdict: write {"verdict": "PASS" | "RETRY" | "REPLAN", "analysis": "...", "suggestion": "..."}',
+        )
+    )
 
 
 def read_verdict_feedback(text: str, tools: Collection[str] = ()) -> Reading:
     v = parse_critique(text)
-    return (v.verdict, None) if v.parsed else ("", 'not a critique: write {"verdict": "PASS" or "REVISE", '
-                                                   '"feedback": "..."} or plain feedback')
+    return (
+        (v.verdict, None)
+        if v.parsed
+        else ("", 'not a critique: write {"verdict": "PASS" or "REVISE", "feedback": "..."} or plain feedback')
+    )

@@ -24,8 +24,9 @@ def default_tools(config: RunConfig) -> ToolRegistry:
     return mock_tools.registry(list(config.tools), config.lang)
 
 
-def stream(task: str, config: RunConfig, models: ModelRouter | ChatModel,
-           tools: ToolRegistry | None = None) -> Iterator[ev.Event]:
+def stream(
+    task: str, config: RunConfig, models: ModelRouter | ChatModel, tools: ToolRegistry | None = None
+) -> Iterator[ev.Event]:
     """Run `config.pattern` on `task`, yielding events as they happen.
 
     The config is validated first (registry.validate: templates, the pattern's own checks); a broken one

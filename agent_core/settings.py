@@ -41,8 +41,9 @@ class Settings:
 
     def __repr__(self) -> str:
         key = None if self.api_key is None else REDACTED
-        return (f"Settings(base_url={self.base_url!r}, model={self.model!r}, api_key={key!r}, "
-                f"provider={self.provider!r})")
+        return (
+            f"Settings(base_url={self.base_url!r}, model={self.model!r}, api_key={key!r}, provider={self.provider!r})"
+        )
 
 
 def load_settings(secrets: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None) -> Settings:
@@ -60,8 +61,7 @@ def load_settings(secrets: Mapping[str, Any] | None = None, environ: Mapping[str
         key_names.append("OPENAI_API_KEY")
         model_names.append("OPENAI_MODEL")
     api_key = _get(sec, "api_key", *key_names) or _get(env, *key_names)
-    model = (_get(sec, "model", *model_names) or _get(env, *model_names)
-             or (preset.default_model if preset else ""))
+    model = _get(sec, "model", *model_names) or _get(env, *model_names) or (preset.default_model if preset else "")
     return Settings(base_url=base_url, model=model, api_key=api_key or None, provider=provider)
 
 
@@ -133,9 +133,11 @@ def otlp_endpoint(secrets: Mapping[str, Any] | None = None, environ: Mapping[str
         table = {}
     sec = {k: v for k, v in raw.items() if not isinstance(v, Mapping)}
     env = os.environ if environ is None else environ
-    return (_get(table, "traces_endpoint", "endpoint") or _get(sec, OTLP_TRACES_ENDPOINT_ENV, OTLP_ENDPOINT_ENV,
-                                                                "otel_exporter_otlp_endpoint")
-            or _get(env, OTLP_TRACES_ENDPOINT_ENV, OTLP_ENDPOINT_ENV))
+    return (
+        _get(table, "traces_endpoint", "endpoint")
+        or _get(sec, OTLP_TRACES_ENDPOINT_ENV, OTLP_ENDPOINT_ENV, "otel_exporter_otlp_endpoint")
+        or _get(env, OTLP_TRACES_ENDPOINT_ENV, OTLP_ENDPOINT_ENV)
+    )
 
 
 def provider_for_url(base_url: str) -> str:

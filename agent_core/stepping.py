@@ -106,10 +106,16 @@ class RunHandle:
     `answer()`, `stop()`.
     """
 
-    def __init__(self, start: Callable[[RunHandle], Iterator[ev.Event]], breakpoints: Breakpoints = Breakpoints(),
-                 *, idle_timeout_s: float | None = None,
-                 on_event: Callable[[ev.Event], None] | None = None,
-                 owner_alive: Callable[[], bool] | None = None, roles: Mapping[str, Role] | None = None) -> None:
+    def __init__(
+        self,
+        start: Callable[[RunHandle], Iterator[ev.Event]],
+        breakpoints: Breakpoints = Breakpoints(),
+        *,
+        idle_timeout_s: float | None = None,
+        on_event: Callable[[ev.Event], None] | None = None,
+        owner_alive: Callable[[], bool] | None = None,
+        roles: Mapping[str, Role] | None = None,
+    ) -> None:
 
         # None: the server's setting (AGENT_PLAYGROUND_STEP_IDLE_S), else IDLE_TIMEOUT_S
         self._start, self.breakpoints = start, breakpoints
@@ -136,8 +142,9 @@ class RunHandle:
         self._clock_base: float | None = None
         # the creator's context goes with the run: whom its judged runs count against, and when their
         # wait for a judge slot ends (agent_core.sandbox.admission)
-        self._thread = threading.Thread(target=contextvars.copy_context().run, args=(self._work,),
-                                        name="run-handle", daemon=True)
+        self._thread = threading.Thread(
+            target=contextvars.copy_context().run, args=(self._work,), name="run-handle", daemon=True
+        )
 
     @classmethod
     def for_run(cls, task: str, config: Any, models: Any, tools: Any = None, **kwargs: Any) -> RunHandle:
@@ -184,14 +191,20 @@ class RunHandle:
         """Go on until the next model call is about to be made, or the next verdict."""
         self._decide(_Decision("step"))
 
-    def send(self, messages: tuple[Message, ...] | list[Message] | None = None,
-             template: tuple[str, str] | None = None) -> None:
+    def send(
+        self, messages: tuple[Message, ...] | list[Message] | None = None, template: tuple[str, str] | None = None
+    ) -> None:
         """Send the pending call — as it is, with edited `messages`, and/or with a prompt template
         (key, text) replaced from here on (validated first: TemplateError names the problem)."""
         if template is not None and self.pending is not None and self.pending.prompts is not None:
             self.pending.prompts.replace(*template)
-        self._decide(_Decision("edit" if messages is not None or template else "send",
-                               tuple(messages) if messages is not None else None, template=template))
+        self._decide(
+            _Decision(
+                "edit" if messages is not None or template else "send",
+                tuple(messages) if messages is not None else None,
+                template=template,
+            )
+        )
 
     def answer(self, reply: Reply | str) -> None:
         """Skip the model: the pending call gets this reply, parsed as a model's would be."""
@@ -221,27 +234,50 @@ class RunHandle:
         human = role in self.breakpoints.people
         if not (human or self._pause_next or self.breakpoints.before_call(role)):
             return Outcome(request)
-        decision = self._wait(Pending("call", role, call, request, human=human, prompts=prompts,
-                                     grammar=self.roles.get(role)))
+        decision = self._wait(
+            Pending("call", role, call, request, human=human, prompts=prompts, grammar=self.roles.get(role))
+        )
         out = Outcome(request)
         if decision.action == "answer" and decision.reply is not None:
             out.reply = decision.reply
-            out.events.append((ev.HumanReply, {"role": role, "call": call, "text": decision.reply.text,
-                                               "tool_calls": tuple({"name": c.name, "arguments": c.arguments}
-                                                                   for c in decision.reply.tool_calls)}))
+            out.events.append(
+                (
+                    ev.HumanReply,
+                    {
+                        "role": role,
+                        "call": call,
+                        "text": decision.reply.text,
+                        "tool_calls": tuple(
+                            {"name": c.name, "arguments": c.arguments} for c in decision.reply.tool_calls
+                        ),
+                    },
+                )
+            )
         elif decision.action == "edit":
             if decision.messages is not None:
                 out.request = request._replace(messages=decision.messages)
             what = "messages" if decision.messages is not None else "template"
-            out.events.append((ev.Edited, {"role": role, "call": call, "what": what,
-                                           "template": decision.template[0] if decision.template else None}))
+            out.events.append(
+                (
+                    ev.Edited,
+                    {
+                        "role": role,
+                        "call": call,
+                        "what": what,
+                        "template": decision.template[0] if decision.template else None,
+                    },
+                )
+            )
         return out
 
     def _wait(self, pending: Pending) -> _Decision:
         """Pause: record it, block (no CPU) until a decision, a stop or the idle timeout."""
         self._pause_next = False
-        self._emit(ev.Paused(at=pending.at, role=pending.role, call=pending.call,
-                             reason="person" if pending.human else "breakpoint"))
+        self._emit(
+            ev.Paused(
+                at=pending.at, role=pending.role, call=pending.call, reason="person" if pending.human else "breakpoint"
+            )
+        )
         with self._cond:
             self.pending, self._decision = pending, None
             self.changed.set()
@@ -279,8 +315,7 @@ class RunHandle:
         try:
             # a run's stream is a pattern's generator, typed as the Iterator it is read as: closing it
             # ends the run's HTTP stream
-            with (cancelled_when(lambda: self._stop or self._owner_gone()),
-                  closing(self._start(self)) as stream):  # type: ignore[type-var]
+            with cancelled_when(lambda: self._stop or self._owner_gone()), closing(self._start(self)) as stream:  # type: ignore[type-var]
                 for event in stream:
                     self._emit(event)
                     if isinstance(event, ev.LlmCall):
@@ -320,8 +355,13 @@ class RunHandle:
 
     def _closing(self, reason: ev.EndReason, counts: dict[str, int]) -> ev.RunFinished:
         now = self._now()
-        return ev.RunFinished(t=now, reason=reason, llm_calls=counts["calls"], total_tokens=counts["tokens"],
-                              elapsed_ms=round(now * 1000, 1))
+        return ev.RunFinished(
+            t=now,
+            reason=reason,
+            llm_calls=counts["calls"],
+            total_tokens=counts["tokens"],
+            elapsed_ms=round(now * 1000, 1),
+        )
 
     def _now(self) -> float:
         return round(time.perf_counter() - self._clock_base, 4) if self._clock_base is not None else 0.0
@@ -343,8 +383,9 @@ class RunHandle:
         self.changed.set()
 
 
-def drive(handle: RunHandle, on_pause: Callable[[RunHandle, Pending], None], *,
-          poll_s: float = 0.05) -> Generator[ev.Event, None, None]:
+def drive(
+    handle: RunHandle, on_pause: Callable[[RunHandle, Pending], None], *, poll_s: float = 0.05
+) -> Generator[ev.Event, None, None]:
     """Start `handle` and yield its events as they come; whenever it waits for a person, call
     `on_pause(handle, pending)`, which must answer, send, resume or stop it. Closing the generator
     stops the run (so Ctrl-C in the CLI ends it with reason stop)."""

@@ -29,8 +29,15 @@ def _isatty(stream: TextIO) -> bool:
 class LiveView:
     """Follows `token` events of the current call; `end_call()` closes its display before the next line."""
 
-    def __init__(self, out: TextIO, err: TextIO, *, show_text: bool | None = None, interval: float = INTERVAL_S,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        out: TextIO,
+        err: TextIO,
+        *,
+        show_text: bool | None = None,
+        interval: float = INTERVAL_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.out, self.err = out, err
         self.dim = _isatty(out)
         #: the text itself (on a terminal, or when asked), else the counter

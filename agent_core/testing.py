@@ -59,8 +59,10 @@ class ScriptedModel:
         if self._forever is not None:
             reply: Reply = self._forever(request)
         elif self._position >= len(self.replies):
-            raise UnexpectedCall(f"unexpected call #{len(self.requests)} (role {request.role!r}): "
-                                 f"the script has only {len(self.replies)} replies")
+            raise UnexpectedCall(
+                f"unexpected call #{len(self.requests)} (role {request.role!r}): "
+                f"the script has only {len(self.replies)} replies"
+            )
         else:
             reply = self.replies[self._position]
             self._position += 1
@@ -69,13 +71,19 @@ class ScriptedModel:
         if isinstance(reply, str):
             reply = Say(reply)
         if reply.role is not None and reply.role != request.role:
-            raise UnexpectedCall(f"call #{len(self.requests)} came from role {request.role!r}, "
-                                 f"the script expected {reply.role!r}")
+            raise UnexpectedCall(
+                f"call #{len(self.requests)} came from role {request.role!r}, the script expected {reply.role!r}"
+            )
         if reply.text:
             yield reply.text
-        calls = tuple(ToolCall(f"call_{len(self.requests)}_{i}", name,
-                               args if isinstance(args, str) else json.dumps(args, ensure_ascii=False))
-                      for i, (name, args) in enumerate(reply.tool_calls))
+        calls = tuple(
+            ToolCall(
+                f"call_{len(self.requests)}_{i}",
+                name,
+                args if isinstance(args, str) else json.dumps(args, ensure_ascii=False),
+            )
+            for i, (name, args) in enumerate(reply.tool_calls)
+        )
         usage = Usage(estimate_prompt_tokens(request.messages), estimate_tokens(reply.text), estimated=True)
         yield Completion(reply.text, calls, usage, self.name, 0.0, "tool_calls" if calls else "stop")
 

@@ -34,8 +34,10 @@ class Tool:
     def schema(self, lang: str = "en") -> dict[str, Any]:
         """The OpenAI `tools` entry for this tool."""
         desc = self.description_zh if lang == "zh" and self.description_zh else self.description
-        return {"type": "function",
-                "function": {"name": self.name, "description": desc, "parameters": dict(self.parameters)}}
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": desc, "parameters": dict(self.parameters)},
+        }
 
 
 class Observation(NamedTuple):

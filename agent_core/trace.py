@@ -36,8 +36,15 @@ class Trace:
     fork: dict[str, Any] | None = None
 
     @classmethod
-    def of(cls, config: Mapping[str, Any], events: Iterable[ev.Event], models: Mapping[str, str] | None = None,
-           keep_tokens: bool = False, run_id: str | None = None, fork: Mapping[str, Any] | None = None) -> Trace:
+    def of(
+        cls,
+        config: Mapping[str, Any],
+        events: Iterable[ev.Event],
+        models: Mapping[str, str] | None = None,
+        keep_tokens: bool = False,
+        run_id: str | None = None,
+        fork: Mapping[str, Any] | None = None,
+    ) -> Trace:
         """A trace of a (possibly partial) run; `token` events are dropped unless `keep_tokens`."""
         from .runner import result_of
 
@@ -47,14 +54,27 @@ class Trace:
         if models is not None:
             cfg["models"] = dict(models)
         kept = events if keep_tokens else [e for e in events if not isinstance(e, ev.Token)]
-        return cls(cfg, kept, {"final_answer": result.final_answer, "reason": result.reason,
-                               "llm_calls": result.llm_calls,
-                               "error": result.failed.message if result.failed else None},
-                   run_id=run_id or uuid.uuid4().hex[:12], fork=dict(fork) if fork else None)
+        return cls(
+            cfg,
+            kept,
+            {
+                "final_answer": result.final_answer,
+                "reason": result.reason,
+                "llm_calls": result.llm_calls,
+                "error": result.failed.message if result.failed else None,
+            },
+            run_id=run_id or uuid.uuid4().hex[:12],
+            fork=dict(fork) if fork else None,
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        out = {"version": self.version, "run_id": self.run_id, "config": self.config,
-               "events": [e.to_dict() for e in self.events], "result": self.result}
+        out = {
+            "version": self.version,
+            "run_id": self.run_id,
+            "config": self.config,
+            "events": [e.to_dict() for e in self.events],
+            "result": self.result,
+        }
         if self.fork:
             out["fork"] = self.fork
         return out
@@ -104,7 +124,7 @@ def _depth(value: Any, limit: int) -> int:
 _SURROGATE = re.compile("[\ud800-\udfff]")
 #: The largest whole number an event may hold: beyond it a float is no longer exact, and a time or a
 #: latency of 10⁴⁰⁰ made a page's arithmetic raise OverflowError.
-MAX_INT = 2 ** 53
+MAX_INT = 2**53
 #: The most message ids one call record may name (a 200-round run sends some 400): the ranges are
 #: compressed, so a small file could otherwise name a billion and the page expand them.
 MAX_CALL_MESSAGES = 20_000
@@ -114,12 +134,19 @@ MAX_CALL_MESSAGES = 20_000
 PLAN_STEP_STATUSES = ("pending", "running", "done", "failed", "retried", "replanned", "skipped")
 #: A plan step's fields as the core writes them (PlanStep.to_dict): name -> (allowed types, as said).
 _STEP_FIELDS: dict[str, tuple[tuple[type, ...], str]] = {
-    "id": ((int, str), "an int or a str"), "description": ((str,), "str"), "tool": ((str, type(None)), "str or null"),
-    "critical": ((bool,), "bool"), "synthesis": ((bool,), "bool"), "status": ((str,), "str"), "reason": ((str,), "str"),
+    "id": ((int, str), "an int or a str"),
+    "description": ((str,), "str"),
+    "tool": ((str, type(None)), "str or null"),
+    "critical": ((bool,), "bool"),
+    "synthesis": ((bool,), "bool"),
+    "status": ((str,), "str"),
+    "reason": ((str,), "str"),
 }
 #: A field a pattern adds to its plan's steps (the orchestrator's `fallback`): any JSON scalar, never a nest.
-_OTHER_STEP_FIELD: tuple[tuple[type, ...], str] = ((str, int, float, bool, type(None)),
-                                                   "a string, a number, true, false or null")
+_OTHER_STEP_FIELD: tuple[tuple[type, ...], str] = (
+    (str, int, float, bool, type(None)),
+    "a string, a number, true, false or null",
+)
 
 
 def _check_nested(item: Any) -> None:
@@ -134,8 +161,9 @@ def _check_nested(item: Any) -> None:
         if isinstance(value, float) and not math.isfinite(value):
             raise ev.EventFormatError(f"{kind}.{name} should be a finite number, got {value!r}")
         if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INT:
-            raise ev.EventFormatError(f"{kind}.{name} should be a number of at most 2**53, got one of "
-                                      f"{len(str(abs(value)))} digits")
+            raise ev.EventFormatError(
+                f"{kind}.{name} should be a number of at most 2**53, got one of {len(str(abs(value)))} digits"
+            )
     if kind == "llm_call":
         _check_record(item)
     elif kind == "human_reply":
@@ -154,8 +182,9 @@ def _check_nested(item: Any) -> None:
             if not isinstance(value, allowed) or (isinstance(value, bool) and bool not in allowed):
                 raise ev.EventFormatError(f"{where}.{name} should be {said}, got {type(value).__name__}")
         if step.get("status", "pending") not in PLAN_STEP_STATUSES:
-            raise ev.EventFormatError(f"{where}.status should be one of {', '.join(PLAN_STEP_STATUSES)}, "
-                                      f"got {step['status'][:40]!r}")
+            raise ev.EventFormatError(
+                f"{where}.status should be one of {', '.join(PLAN_STEP_STATUSES)}, got {step['status'][:40]!r}"
+            )
 
 
 def _objects(value: Any, where: str) -> list[dict[str, Any]]:
@@ -166,9 +195,14 @@ def _objects(value: Any, where: str) -> list[dict[str, Any]]:
 
 #: A recorded message's fields the views and Fork read: name -> (allowed types, as said).
 _MESSAGE_FIELDS: dict[str, tuple[tuple[type, ...], str]] = {
-    "role": ((str,), "str"), "content": ((str, type(None)), "str or null"), "tool_call_id": ((str, type(None)), "str or null"),
-    "name": ((str, type(None)), "str or null"), "template": ((str, type(None)), "str or null"),
-    "edited": ((bool,), "bool"), "fills": ((list,), "a list"), "tool_calls": ((list,), "a list"),
+    "role": ((str,), "str"),
+    "content": ((str, type(None)), "str or null"),
+    "tool_call_id": ((str, type(None)), "str or null"),
+    "name": ((str, type(None)), "str or null"),
+    "template": ((str, type(None)), "str or null"),
+    "edited": ((bool,), "bool"),
+    "fills": ((list,), "a list"),
+    "tool_calls": ((list,), "a list"),
 }
 
 
@@ -178,13 +212,18 @@ def _check_record(item: dict[str, Any]) -> None:
     if not isinstance(pairs, list):
         raise ev.EventFormatError("llm_call.messages should be a list of [first, last] id ranges")
     for n, pair in enumerate(pairs):
-        if not (isinstance(pair, list) and len(pair) == 2 and all(type(v) is int for v in pair)
-                and 0 <= pair[0] <= pair[1] <= MAX_INT):
+        if not (
+            isinstance(pair, list)
+            and len(pair) == 2
+            and all(type(v) is int for v in pair)
+            and 0 <= pair[0] <= pair[1] <= MAX_INT
+        ):
             raise ev.EventFormatError(f"llm_call.messages[{n}] should be a range [first, last] of message ids")
         total += pair[1] - pair[0] + 1
     if total > MAX_CALL_MESSAGES:
-        raise ev.EventFormatError(f"llm_call.messages names {total:,} messages; a call record holds at most "
-                                  f"{MAX_CALL_MESSAGES:,}")
+        raise ev.EventFormatError(
+            f"llm_call.messages names {total:,} messages; a call record holds at most {MAX_CALL_MESSAGES:,}"
+        )
     tools = item.get("tools", [])
     if not isinstance(tools, list) or not all(isinstance(t, str) for t in tools):
         raise ev.EventFormatError("llm_call.tools should be a list of tool names")
@@ -193,8 +232,9 @@ def _check_record(item: dict[str, Any]) -> None:
         if type(message.get("id")) is not int or not 0 <= message["id"] <= MAX_INT:
             raise ev.EventFormatError(f"{where}.id should be a message id (a whole number from 0)")
         for name, (allowed, said) in _MESSAGE_FIELDS.items():
-            if name in message and (not isinstance(message[name], allowed)
-                                    or (isinstance(message[name], bool) and bool not in allowed)):
+            if name in message and (
+                not isinstance(message[name], allowed) or (isinstance(message[name], bool) and bool not in allowed)
+            ):
                 raise ev.EventFormatError(f"{where}.{name} should be {said}, got {type(message[name]).__name__}")
         for call in _objects(message.get("tool_calls", []), f"{where}.tool_calls"):
             if not all(isinstance(call.get(k, ""), str) for k in ("id", "name", "arguments")):
@@ -211,8 +251,9 @@ def _check_prompts(config: dict[str, Any]) -> None:
     if prompts is None:
         return
     if not isinstance(prompts, dict) or not all(isinstance(v, str) for v in prompts.values()):
-        raise TraceFormatError("the run configuration's prompts must map prompt names to template text",
-                               reason="config")
+        raise TraceFormatError(
+            "the run configuration's prompts must map prompt names to template text", reason="config"
+        )
     for key, template in prompts.items():
         try:
             placeholders(template, key)
@@ -224,8 +265,9 @@ def loads(data: str | bytes) -> Trace:
     """Parse and validate a trace; raises TraceFormatError with a message a user can act on."""
     size = len(data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data)
     if size > MAX_BYTES:
-        raise TraceFormatError(f"the file is {size / 1e6:.1f} MB; traces are limited to {MAX_BYTES // 1024 // 1024} MB",
-                               reason="too_large")
+        raise TraceFormatError(
+            f"the file is {size / 1e6:.1f} MB; traces are limited to {MAX_BYTES // 1024 // 1024} MB", reason="too_large"
+        )
     try:
         raw = json.loads(data)
     except RecursionError:
@@ -246,14 +288,20 @@ def from_json(raw: Any) -> Trace:
     if missing:
         raise TraceFormatError(f"not a trace: missing field(s) {', '.join(missing)}", reason="not_trace")
     if raw["version"] not in SUPPORTED_VERSIONS or isinstance(raw["version"], bool):
-        raise TraceFormatError(f"trace version {ev.quoted(raw['version'])} is not supported (this app reads versions "
-                               f"{', '.join(map(str, SUPPORTED_VERSIONS))})", reason="version")
+        raise TraceFormatError(
+            f"trace version {ev.quoted(raw['version'])} is not supported (this app reads versions "
+            f"{', '.join(map(str, SUPPORTED_VERSIONS))})",
+            reason="version",
+        )
     run_id = raw.get("run_id", "")
     fork = raw.get("fork")
-    if not isinstance(run_id, str) or (fork is not None and not (
-            isinstance(fork, dict) and isinstance(fork.get("run_id"), str) and isinstance(fork.get("at"), int))):
-        raise TraceFormatError("not a trace: run_id must be a string and fork an object with run_id and at",
-                               reason="not_trace")
+    if not isinstance(run_id, str) or (
+        fork is not None
+        and not (isinstance(fork, dict) and isinstance(fork.get("run_id"), str) and isinstance(fork.get("at"), int))
+    ):
+        raise TraceFormatError(
+            "not a trace: run_id must be a string and fork an object with run_id and at", reason="not_trace"
+        )
     if not isinstance(raw["config"], dict) or not isinstance(raw["events"], list):
         raise TraceFormatError("not a trace: config must be an object and events a list", reason="not_trace")
     result = raw.get("result") or {}

@@ -48,9 +48,9 @@ def code_blocks(text: str) -> list[tuple[str, str]]:
         tag = text[tag_start:i]
         close = text.find(_FENCE, newline + 1)
         if close < 0:
-            blocks.append((tag, text[newline + 1:]))
+            blocks.append((tag, text[newline + 1 :]))
             return blocks
-        blocks.append((tag, text[newline + 1:close]))
+        blocks.append((tag, text[newline + 1 : close]))
         at = close + 3
         if at >= end:
             return blocks
@@ -67,7 +67,7 @@ def defines(code: str, name: str) -> bool:
         if not rest.startswith("def") or not rest[3:4].isspace():
             continue
         rest = rest[3:].lstrip()
-        if rest.startswith(name) and rest[len(name):].lstrip().startswith("("):
+        if rest.startswith(name) and rest[len(name) :].lstrip().startswith("("):
             return True
     return False
 

@@ -51,7 +51,7 @@ def extract_json(text: str) -> dict[str, Any] | None:
     if start < 0:
         return None
     end = body.rfind("}")
-    candidate = body[start:end + 1] if end > start else body[start:]
+    candidate = body[start : end + 1] if end > start else body[start:]
     try:
         value = untrusted.loads(candidate)
     except untrusted.JSONTooDeep:
@@ -89,7 +89,7 @@ def json_items(text: str, keys: tuple[str, ...]) -> list[Any] | None:
     body = strip_think(text)
     bracket, brace = body.find("["), body.find("{")
     if bracket >= 0 and (brace < 0 or bracket < brace):
-        data = _bare_list(body[bracket:body.rfind("]") + 1])
+        data = _bare_list(body[bracket : body.rfind("]") + 1])
     if data is None:
         data = extract_json(text)
     if isinstance(data, dict):
@@ -98,8 +98,10 @@ def json_items(text: str, keys: tuple[str, ...]) -> list[Any] | None:
             deeper = next((inner[k] for k in keys if isinstance(inner.get(k), (list, dict))), None)
             inner = deeper if deeper is not None else inner
         if isinstance(inner, dict):
-            order = sorted(enumerate(inner.items()),
-                           key=lambda ikv: (0, int(ikv[1][0])) if str(ikv[1][0]).strip().isdigit() else (1, ikv[0]))
+            order = sorted(
+                enumerate(inner.items()),
+                key=lambda ikv: (0, int(ikv[1][0])) if str(ikv[1][0]).strip().isdigit() else (1, ikv[0]),
+            )
             return [value for _, (_key, value) in order]
         return inner if isinstance(inner, list) else None
     return data if isinstance(data, list) else None
@@ -171,8 +173,12 @@ def parse_step_verdict(text: str) -> Verdict | None:
     verdict = raw.strip().upper() if isinstance(raw, str) else ""
     if verdict not in ("PASS", "RETRY", "REPLAN"):
         return None
-    return Verdict(verdict, analysis=_text(data.get("analysis")), suggestion=_text(data.get("suggestion")),
-                   feedback=_text(data.get("suggestion")) or _text(data.get("analysis")))
+    return Verdict(
+        verdict,
+        analysis=_text(data.get("analysis")),
+        suggestion=_text(data.get("suggestion")),
+        feedback=_text(data.get("suggestion")) or _text(data.get("analysis")),
+    )
 
 
 def parse_critique(text: str) -> Verdict:

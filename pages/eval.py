@@ -61,11 +61,11 @@ LABELS, STATUSES = words("eval.patterns", lang), words("eval.status", lang)
 def _label(pattern: str) -> str:
     return LABELS.get(pattern, pattern)
 
+
 st.title(t("eval.title"))
 st.caption(t("eval.intro"))
 if sandbox.unsafe_local_enabled():
     st.warning(t("eval.unsafe"), icon=":material/warning:")
-
 
 
 def _uploaded() -> None:
@@ -99,14 +99,30 @@ def _sample(name: str) -> tasksets.TaskSet:
 
 def _source_changed() -> None:
     chosen = state[f"{P}_source"]
-    _run_all(bundled_tasks() if chosen == "bundled" else list(_sample(chosen).tasks) if chosen in samples.SAMPLES
-             else state.get(f"{P}_upload_tasks") or [])
+    _run_all(
+        bundled_tasks()
+        if chosen == "bundled"
+        else list(_sample(chosen).tasks)
+        if chosen in samples.SAMPLES
+        else state.get(f"{P}_upload_tasks") or []
+    )
 
 
-SOURCES = {"bundled": WORDS["bundled"],
-           **{s.id: s.title[lang] for s in samples.SAMPLES.values() if s.id != "bundled"}, "upload": WORDS["upload"]}
-source = st.radio(WORDS["task_set"], list(SOURCES), horizontal=True, key=f"{P}_source", format_func=SOURCES.__getitem__,
-                  disabled=state[f"{P}_job"] is not None, persist_state="session", on_change=_source_changed)
+SOURCES = {
+    "bundled": WORDS["bundled"],
+    **{s.id: s.title[lang] for s in samples.SAMPLES.values() if s.id != "bundled"},
+    "upload": WORDS["upload"],
+}
+source = st.radio(
+    WORDS["task_set"],
+    list(SOURCES),
+    horizontal=True,
+    key=f"{P}_source",
+    format_func=SOURCES.__getitem__,
+    disabled=state[f"{P}_job"] is not None,
+    persist_state="session",
+    on_change=_source_changed,
+)
 tasks, problem = [], None
 task_set = None
 if source == "bundled":
@@ -116,8 +132,14 @@ elif source in samples.SAMPLES:
     tasks = list(task_set.tasks)
 else:
     # max_upload_size: 5 MB, the most load_tasks reads; the uploader refuses a bigger file before sending it
-    st.file_uploader(WORDS["uploader"], type=["jsonl", "gz", "json", "csv"], key=f"{P}_upload",
-                     on_change=_uploaded, help=WORDS["uploader_help"], max_upload_size=5)
+    st.file_uploader(
+        WORDS["uploader"],
+        type=["jsonl", "gz", "json", "csv"],
+        key=f"{P}_upload",
+        on_change=_uploaded,
+        help=WORDS["uploader_help"],
+        max_upload_size=5,
+    )
     tasks, problem = state.get(f"{P}_upload_tasks") or [], state.get(f"{P}_upload_error")
     task_set = state.get(f"{P}_upload_set") if tasks else None
     if problem:
@@ -128,40 +150,86 @@ else:
 questions = task_set is not None and not task_set.is_code
 STATS = words("eval_stats", lang)
 if questions:
-    st.caption(STATS["questions"].format(n=len(tasks), format=task_set.format, scorer=", ".join(
-        dict.fromkeys(t.scorer for t in tasks))))
+    st.caption(
+        STATS["questions"].format(
+            n=len(tasks), format=task_set.format, scorer=", ".join(dict.fromkeys(t.scorer for t in tasks))
+        )
+    )
 if tasks:
-    st.caption(WORDS["tasks"].format(n=len(tasks)) + ", ".join(text.code_span(task.task_id) for task in tasks[:12])
-               + (" …" if len(tasks) > 12 else ""))
+    st.caption(
+        WORDS["tasks"].format(n=len(tasks))
+        + ", ".join(text.code_span(task.task_id) for task in tasks[:12])
+        + (" …" if len(tasks) > 12 else "")
+    )
 
 offered = [p for p in EVAL_PATTERNS if not (questions and p in SEES_TESTS)]  # a question has no unit tests
 state[f"{P}_patterns"] = [p for p in state[f"{P}_patterns"] if p in offered]
 left, middle, right, far = st.columns([3, 1, 1, 1])
-patterns = left.multiselect(WORDS["pattern_pick"], offered, key=f"{P}_patterns", format_func=_label,
-                            disabled=state[f"{P}_job"] is not None, persist_state="session",
-                            placeholder=t("choose.patterns", lang),
-                            help="\n\n".join(f"**{_label(p)}** — {PATTERN_HELP[p][lang]}" for p in EVAL_PATTERNS))
+patterns = left.multiselect(
+    WORDS["pattern_pick"],
+    offered,
+    key=f"{P}_patterns",
+    format_func=_label,
+    disabled=state[f"{P}_job"] is not None,
+    persist_state="session",
+    placeholder=t("choose.patterns", lang),
+    help="\n\n".join(f"**{_label(p)}** — {PATTERN_HELP[p][lang]}" for p in EVAL_PATTERNS),
+)
 state.setdefault(f"{P}_limit", max(1, len(tasks)))
 state[f"{P}_limit"] = min(state[f"{P}_limit"], max(1, len(tasks)))
-limit = middle.number_input(WORDS["limit"], min_value=1, max_value=max(1, len(tasks)), key=f"{P}_limit",
-                            disabled=state[f"{P}_job"] is not None, persist_state="session")
-concurrency = right.number_input(WORDS["concurrency"], min_value=1, max_value=MAX_CONCURRENCY, step=1,
-                                 key=f"{P}_concurrency", help=WORDS["concurrency_help"],
-                                 disabled=state[f"{P}_job"] is not None, persist_state="session")
-repeats = far.number_input(STATS["repeats"], min_value=1, max_value=backends.MAX_REPEATS, step=1, key=f"{P}_repeats",
-                           help=STATS["repeats_help"], disabled=state[f"{P}_job"] is not None, persist_state="session")
+limit = middle.number_input(
+    WORDS["limit"],
+    min_value=1,
+    max_value=max(1, len(tasks)),
+    key=f"{P}_limit",
+    disabled=state[f"{P}_job"] is not None,
+    persist_state="session",
+)
+concurrency = right.number_input(
+    WORDS["concurrency"],
+    min_value=1,
+    max_value=MAX_CONCURRENCY,
+    step=1,
+    key=f"{P}_concurrency",
+    help=WORDS["concurrency_help"],
+    disabled=state[f"{P}_job"] is not None,
+    persist_state="session",
+)
+repeats = far.number_input(
+    STATS["repeats"],
+    min_value=1,
+    max_value=backends.MAX_REPEATS,
+    step=1,
+    key=f"{P}_repeats",
+    help=STATS["repeats_help"],
+    disabled=state[f"{P}_job"] is not None,
+    persist_state="session",
+)
 scorer = None
 if questions:
-    picked = st.selectbox(STATS["scorer"], ["", *SCORERS], key=f"{P}_scorer", help=STATS["scorer_help"],
-                          format_func=lambda s: s or STATS["scorer_default"], disabled=state[f"{P}_job"] is not None,
-                          persist_state="session")
+    picked = st.selectbox(
+        STATS["scorer"],
+        ["", *SCORERS],
+        key=f"{P}_scorer",
+        help=STATS["scorer_help"],
+        format_func=lambda s: s or STATS["scorer_default"],
+        disabled=state[f"{P}_job"] is not None,
+        persist_state="session",
+    )
     scorer = picked or None
 #: where the runs go, the CLI's --backend choice: offered only where Ray's optional extra is installed
 RAY = words("eval_backend", lang)
 if backend_choice.ray_installed():
-    backend = st.radio(RAY["label"], backend_choice.BACKENDS, horizontal=True, key=f"{P}_backend",
-                       format_func=lambda b: RAY[b], help=RAY["help"], disabled=state[f"{P}_job"] is not None,
-                       persist_state="session")
+    backend = st.radio(
+        RAY["label"],
+        backend_choice.BACKENDS,
+        horizontal=True,
+        key=f"{P}_backend",
+        format_func=lambda b: RAY[b],
+        help=RAY["help"],
+        disabled=state[f"{P}_job"] is not None,
+        persist_state="session",
+    )
     if backend == "ray":
         st.caption(RAY["ray_note"])
 else:
@@ -198,10 +266,17 @@ def _kept(row: EvalRow | ResultRow) -> dict:  # stored as a dict with its kind
 
 blocked = not tasks or not patterns or bool(problem) or runs.any_active()
 buttons = st.container(horizontal=True)
-buttons.button(WORDS["run"], key=f"{P}_run", type="primary", icon=":material/play_arrow:", on_click=_start,
-               disabled=blocked or state[f"{P}_job"] is not None)
-buttons.button(WORDS["stop"], key=f"{P}_stop", icon=":material/stop_circle:", on_click=_stop,
-               disabled=state[f"{P}_job"] is None)
+buttons.button(
+    WORDS["run"],
+    key=f"{P}_run",
+    type="primary",
+    icon=":material/play_arrow:",
+    on_click=_start,
+    disabled=blocked or state[f"{P}_job"] is not None,
+)
+buttons.button(
+    WORDS["stop"], key=f"{P}_stop", icon=":material/stop_circle:", on_click=_stop, disabled=state[f"{P}_job"] is None
+)
 worst = None
 if tasks and patterns and not problem and not questions:
     # worked out once per task set (its content digest), patterns, count and language, not on every rerun
@@ -217,8 +292,9 @@ if tasks and patterns and not problem and not questions:
     if kept[2] is not None:
         st.error(text.escape(kept[2]), icon=":material/error:")
     else:
-        buttons.caption(WORDS["bound"].format(calls=worst.calls,
-                                              worst=costs.worst_case_text(worst, sidebar.model_router(), lang)))
+        buttons.caption(
+            WORDS["bound"].format(calls=worst.calls, worst=costs.worst_case_text(worst, sidebar.model_router(), lang))
+        )
 
 progress = st.empty()
 in_line = st.empty()
@@ -228,11 +304,21 @@ table = st.empty()
 
 def _frame(rows: list[dict]) -> pd.DataFrame:
     if rows and rows[0].get("_kind") == "result":
-        frame = pd.DataFrame(rows, columns=["task_id", "pattern", "repeat", "passed", "status", "calls", "tokens",
-                                            "cost", "detail"])
+        frame = pd.DataFrame(
+            rows, columns=["task_id", "pattern", "repeat", "passed", "status", "calls", "tokens", "cost", "detail"]
+        )
         return frame.rename(columns={"calls": "llm_calls", "cost": "cost_usd", "detail": "summary"})
-    columns = ["task_id", "pattern", "passed", "status", "llm_calls", "prompt_tokens", "completion_tokens", "cost_usd",
-               "summary"]
+    columns = [
+        "task_id",
+        "pattern",
+        "passed",
+        "status",
+        "llm_calls",
+        "prompt_tokens",
+        "completion_tokens",
+        "cost_usd",
+        "summary",
+    ]
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -242,11 +328,22 @@ def _table(rows: list[dict]) -> None:
     frame["status"] = [STATUSES.get(s, s) for s in frame["status"]]
     frame["summary"] = [eval_details.said(s, lang) for s in frame["summary"]]
     cols = words("eval.col", lang)
-    table.dataframe(frame, hide_index=True, width="stretch", column_config={
-        **{name: st.column_config.Column(cols[name]) for name in frame.columns if name in cols},
-        **{name: st.column_config.Column(STATS[f"col_{name}"]) for name in ("repeat", "tokens") if name in frame.columns},
-        "cost_usd": st.column_config.NumberColumn(costs.words(lang)["cost"], format="$%.4f",
-                                                  help=costs.words(lang)["cost_help"])})
+    table.dataframe(
+        frame,
+        hide_index=True,
+        width="stretch",
+        column_config={
+            **{name: st.column_config.Column(cols[name]) for name in frame.columns if name in cols},
+            **{
+                name: st.column_config.Column(STATS[f"col_{name}"])
+                for name in ("repeat", "tokens")
+                if name in frame.columns
+            },
+            "cost_usd": st.column_config.NumberColumn(
+                costs.words(lang)["cost"], format="$%.4f", help=costs.words(lang)["cost_help"]
+            ),
+        },
+    )
 
 
 def _gauge(rows: list[dict]) -> None:
@@ -260,8 +357,10 @@ def _gauge(rows: list[dict]) -> None:
     if spent is None:
         gauge.caption(words["spend_unknown"].format(models=", ".join(dict.fromkeys(router.names().values()))))
     else:
-        gauge.progress(min(1.0, spent / ceiling) if ceiling else 0.0,
-                       text=words["spend"].format(spent=costs.money(spent, lang), worst=costs.money(ceiling, lang)))
+        gauge.progress(
+            min(1.0, spent / ceiling) if ceiling else 0.0,
+            text=words["spend"].format(spent=costs.money(spent, lang), worst=costs.money(ceiling, lang)),
+        )
 
 
 def _in_line(line: admission.QueueState) -> None:
@@ -271,8 +370,9 @@ def _in_line(line: admission.QueueState) -> None:
         return
     queue = words("eval.queue", lang)
     n = line.position
-    place = queue.get(f"place_{n % 10}" if n % 10 in (1, 2, 3) and n % 100 not in (11, 12, 13) else "place",
-                      queue["place"]).format(n=n)
+    place = queue.get(
+        f"place_{n % 10}" if n % 10 in (1, 2, 3) and n % 100 not in (11, 12, 13) else "place", queue["place"]
+    ).format(n=n)
     in_line.caption(queue["waiting"].format(place=place, running=line.running))
 
 
@@ -288,11 +388,23 @@ if job is not None:
                 chosen = (task_set or tasksets.TaskSet("humaneval", tuple(tasks))).with_scorer(scorer)
                 plan = backends.plan(chosen, patterns, repeats=int(repeats), limit=int(limit), lang=lang)
                 with st.spinner(RAY["starting"]) if backend == "ray" else contextlib.nullcontext():
-                    pool = backend_choice.start(plan, sidebar.model_router(), backend=backend,
-                                                concurrency=int(concurrency), prices=costs.price_table()[0])
+                    pool = backend_choice.start(
+                        plan,
+                        sidebar.model_router(),
+                        backend=backend,
+                        concurrency=int(concurrency),
+                        prices=costs.price_table()[0],
+                    )
             else:
-                pool = evaluate(tasks, patterns, sidebar.model_router(), limit=int(limit), lang=lang,
-                                concurrency=int(concurrency), prices=costs.price_table()[0])
+                pool = evaluate(
+                    tasks,
+                    patterns,
+                    sidebar.model_router(),
+                    limit=int(limit),
+                    lang=lang,
+                    concurrency=int(concurrency),
+                    prices=costs.price_table()[0],
+                )
         state[f"{P}_pool"] = (job, pool)  # for Stop's callback, which runs in another script run
         latest: EvalProgress | ResultRow | None = None
         with closing(pool):  # a page switch or the toolbar's Stop ends every run under way
@@ -313,15 +425,26 @@ if job is not None:
                 if latest is not None:  # counted from the pool: rows may finish ahead of the table
                     done = len(pool.finished_rows())
                     eta = eval_stats.eta_text(done, pool.total, time.monotonic() - state[f"{P}_started"], lang)
-                    progress.progress(done / pool.total, text=WORDS["progress"].format(
-                        done=done, total=pool.total, running=max(0, pool.in_flight), pattern=_label(latest.pattern),
-                        task=latest.task_id) + (f" · {eta}" if eta else ""))
+                    progress.progress(
+                        done / pool.total,
+                        text=WORDS["progress"].format(
+                            done=done,
+                            total=pool.total,
+                            running=max(0, pool.in_flight),
+                            pattern=_label(latest.pattern),
+                            task=latest.task_id,
+                        )
+                        + (f" · {eta}" if eta else ""),
+                    )
         if pool.gate.refusals:
             state[f"{P}_note"] = ("warning", WORDS["waited"].format(n=pool.gate.refusals, s=pool.gate.waited_s))
     except AgentError as exc:
-        state[f"{P}_note"] = ("error", exc.message(lang) if isinstance(exc, (sandbox.SandboxUnavailable,
-                                                                             admission.QueueFull))
-                              else WORDS["failed"].format(detail=exc))
+        state[f"{P}_note"] = (
+            "error",
+            exc.message(lang)
+            if isinstance(exc, (sandbox.SandboxUnavailable, admission.QueueFull))
+            else WORDS["failed"].format(detail=exc),
+        )
     finally:
         if state.get(f"{P}_job") == job:
             if pool is not None:  # ended here (finished, page switch): every finished row, in order
@@ -335,6 +458,7 @@ note = state.get(f"{P}_note")
 if note:
     kind, message = note
     {"error": st.error, "warning": st.warning}.get(kind, st.info)(text.escape(message))
+
 
 def _row(kept: dict) -> EvalRow | ResultRow:
     fields = {k: tuple(v) if isinstance(v, list) else v for k, v in kept.items() if k != "_kind"}
@@ -360,15 +484,34 @@ if rows:
     st.subheader(WORDS["scores"])
     st.plotly_chart(eval_rounds.relabel(scores_figure(scores, lang), lang), key=f"{P}_chart")
     head = words("eval.score", lang)
-    st.dataframe(pd.DataFrame([{
-        head["pattern"]: _label(s.pattern), head["tasks"]: s.tasks, head["passed"]: s.passed,
-        head["rate"]: f"{s.pass_rate:.0%}", head["calls"]: round(s.calls_per_task, 2),
-        head["tokens"]: round(s.tokens_per_task), head["seconds"]: round(s.seconds_per_task, 2),
-        head["cost"].format(cost=costs.words(lang)["cost"]): _cost_per_task(s.pattern),
-        head["saw_tests"]: s.sees_tests} for s in scores]),
-        hide_index=True, width="stretch")
-    st.download_button(WORDS["download"], rows_to_csv(rows), file_name="eval-results.csv", mime="text/csv",
-                       key=f"{P}_csv", icon=":material/download:")
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {
+                    head["pattern"]: _label(s.pattern),
+                    head["tasks"]: s.tasks,
+                    head["passed"]: s.passed,
+                    head["rate"]: f"{s.pass_rate:.0%}",
+                    head["calls"]: round(s.calls_per_task, 2),
+                    head["tokens"]: round(s.tokens_per_task),
+                    head["seconds"]: round(s.seconds_per_task, 2),
+                    head["cost"].format(cost=costs.words(lang)["cost"]): _cost_per_task(s.pattern),
+                    head["saw_tests"]: s.sees_tests,
+                }
+                for s in scores
+            ]
+        ),
+        hide_index=True,
+        width="stretch",
+    )
+    st.download_button(
+        WORDS["download"],
+        rows_to_csv(rows),
+        file_name="eval-results.csv",
+        mime="text/csv",
+        key=f"{P}_csv",
+        icon=":material/download:",
+    )
     eval_stats.show(eval_stats.from_eval_rows(rows), lang, P, LABELS)
     eval_rounds.show(rows, lang, P)
 
@@ -382,12 +525,22 @@ def _preset(finding: samples.Finding, offline: bool) -> None:
 st.subheader(STATS["presets"])
 offline = all(name == MODEL_NAME for name in sidebar.model_router().names().values())
 for finding in samples.FINDINGS:
-    st.button(STATS["preset_run"].format(claim=finding.claim[lang]), key=f"{P}_preset_{finding.id}",
-              on_click=_preset, args=(finding, offline), disabled=state[f"{P}_job"] is not None,
-              icon=":material/science:")
+    st.button(
+        STATS["preset_run"].format(claim=finding.claim[lang]),
+        key=f"{P}_preset_{finding.id}",
+        on_click=_preset,
+        args=(finding, offline),
+        disabled=state[f"{P}_job"] is not None,
+        icon=":material/science:",
+    )
     sample = samples.SAMPLES[finding.sample_for(offline)]
-    st.caption(STATS["preset_source"].format(source=text.escape(finding.source), url=finding.url,
-                                             sample=text.escape(f"{sample.title[lang]} — {sample.source[lang]}")))
+    st.caption(
+        STATS["preset_source"].format(
+            source=text.escape(finding.source),
+            url=finding.url,
+            sample=text.escape(f"{sample.title[lang]} — {sample.source[lang]}"),
+        )
+    )
 if offline:
     st.info(STATS["preset_offline"], icon=":material/smart_toy:")
 
@@ -395,8 +548,17 @@ st.subheader(WORDS["references"])
 #: the reference points' names, benchmarks and baselines in the page's language (the core holds them in English)
 NAMED = words("eval.reference", lang)
 for point in REFERENCE_POINTS:
-    score = WORDS["ref_score"].format(score=f"{point.score:.0%}", base=f"{point.baseline_score:.0%}",
-                                      baseline=NAMED.get(point.baseline, point.baseline)) if point.score else ""
-    st.markdown(f"**{text.escape(NAMED.get(point.method, point.method))}** · "
-                f"{text.escape(NAMED.get(point.benchmark, point.benchmark))}{text.escape(score)}  \n"
-                f"{text.escape(point.claim[lang])}  \n_[{text.escape(point.source)}]({point.url})_")
+    score = (
+        WORDS["ref_score"].format(
+            score=f"{point.score:.0%}",
+            base=f"{point.baseline_score:.0%}",
+            baseline=NAMED.get(point.baseline, point.baseline),
+        )
+        if point.score
+        else ""
+    )
+    st.markdown(
+        f"**{text.escape(NAMED.get(point.method, point.method))}** · "
+        f"{text.escape(NAMED.get(point.benchmark, point.benchmark))}{text.escape(score)}  \n"
+        f"{text.escape(point.claim[lang])}  \n_[{text.escape(point.source)}]({point.url})_"
+    )

@@ -23,8 +23,10 @@ for column, spec in zip(columns, SPECS, strict=False):
     scenarios = [s.title(lang) for s in SCENARIOS.values() if s.pattern == spec.name]
     with column.container(border=True, height="stretch"):
         st.subheader(spec.label(lang))
-        st.graphviz_chart(graphs.dot({"pattern": spec.name, **variant.forced, **variant.floors}, lang=lang,
-                                     vertical=True), width="content")
+        st.graphviz_chart(
+            graphs.dot({"pattern": spec.name, **variant.forced, **variant.floors}, lang=lang, vertical=True),
+            width="content",
+        )
         st.markdown(variant.blurb(lang))
         if scenarios:
             st.caption(t("home.scenarios", names=t("home.list_sep").join(scenarios)))

@@ -33,14 +33,20 @@ for tab, lesson in zip(st.tabs([lesson.title(lang) for lesson in LESSONS]), LESS
             avoid.markdown(t("learn.avoid_for") + "\n\n" + "\n".join(f"- {item(lang)}" for item in lesson.avoid_when))
             st.markdown(t("learn.cost", cost=lesson.cost(lang)))
             scenario = SCENARIOS[lesson.scenario]
-            st.markdown(t("learn.bound", scenario=text.escape(scenario.title(lang)),
-                          bound=ac.call_bound(config)))
+            st.markdown(t("learn.bound", scenario=text.escape(scenario.title(lang)), bound=ac.call_bound(config)))
         with right:
             st.graphviz_chart(graphs.dot(config.to_dict(), lang=lang, vertical=True), width="content")
             # a short label that fits the column at 1280×720, and the scenario on its own line below
-            st.button(t("fits.open_playground"), key=f"learn_open_{lesson.variant}", type="primary",
-                      icon=":material/play_circle:", width="stretch", disabled=busy,
-                      on_click=handoff.load_into_playground, args=(config.to_dict(),))
+            st.button(
+                t("fits.open_playground"),
+                key=f"learn_open_{lesson.variant}",
+                type="primary",
+                icon=":material/play_circle:",
+                width="stretch",
+                disabled=busy,
+                on_click=handoff.load_into_playground,
+                args=(config.to_dict(),),
+            )
             st.caption(t("fits.open_scenario", scenario=text.escape(scenario.title(lang))))
 
 st.divider()
@@ -50,17 +56,25 @@ for column, (title, story, scenario_id) in zip(st.columns(3), failures(lang), st
         st.markdown(f"**{text.escape(title)}**")
         st.markdown(story)
         config, _task = ac.for_scenario(scenario_id, lang)
-        st.button(t("learn.watch", scenario=SCENARIOS[scenario_id].title(lang)),
-                  key=f"learn_fail_{scenario_id}",
-                  icon=":material/play_arrow:", disabled=busy, on_click=handoff.load_into_playground,
-                  args=(config.to_dict(),))
+        st.button(
+            t("learn.watch", scenario=SCENARIOS[scenario_id].title(lang)),
+            key=f"learn_fail_{scenario_id}",
+            icon=":material/play_arrow:",
+            disabled=busy,
+            on_click=handoff.load_into_playground,
+            args=(config.to_dict(),),
+        )
 
 st.subheader(t("learn.cannot_catch"))
 st.warning(limits_of_reflection(lang), icon=":material/report:")
 
 st.subheader(t("learn.costs"))
 #: seed 03's cost table: the catalogue key of each way to run, and its call count
-COST_ROWS = (("cost_plain", "1 + N"), ("cost_pass", "1 + 2N"), ("cost_retry", "1 + 2N + 2"),
-             ("cost_replan", "1 + 2N + 1 + M"))
+COST_ROWS = (
+    ("cost_plain", "1 + N"),
+    ("cost_pass", "1 + 2N"),
+    ("cost_retry", "1 + 2N + 2"),
+    ("cost_replan", "1 + 2N + 1 + M"),
+)
 st.table([{t("learn.cost_run"): t(f"learn.{key}"), t("learn.cost_calls"): cost} for key, cost in COST_ROWS])
 st.caption(t("learn.cost_note"))

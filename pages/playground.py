@@ -43,8 +43,9 @@ st.title(t("playground.title"))
 setup_col, run_col = st.columns([4, 8], gap="large")
 # the prompt editor gets the wide column, beside the run, so a template and its diff are not cut off
 # keyed (a tab click reruns the page) so that Run can bring the run's tab forward (live._start)
-run_tab, prompts_tab = run_col.tabs([t("fits.run_tab"), t("playground.prompts_tab")], key=live.tabs_key(P),
-                                    on_change="rerun")
+run_tab, prompts_tab = run_col.tabs(
+    [t("fits.run_tab"), t("playground.prompts_tab")], key=live.tabs_key(P), on_change="rerun"
+)
 
 with setup_col:
     # Run and Stop first: below the pattern, the scenario and its task box they fell under the fold of
@@ -75,25 +76,45 @@ with run_tab, st.container(key=f"{P}_run_area"):
         preview = setup.config.to_dict() if setup.config else {"pattern": setup.variant.pattern}
         st.graphviz_chart(graphs.dot(preview, vertical=graphs.vertical_in_run(preview)), width="content")
     else:
-        head.caption(t("playground.head", run=text.code_span(record.run_id, 20),
-                       variant=VARIANTS[setup_state.variant_of(record.config)].label_in(lang),
-                       models=", ".join(f"{call_views.role_name(role, lang)}: {text.code_span(name)}"
-                                        for role, name in record.models.items())))
+        head.caption(
+            t(
+                "playground.head",
+                run=text.code_span(record.run_id, 20),
+                variant=VARIANTS[setup_state.variant_of(record.config)].label_in(lang),
+                models=", ".join(
+                    f"{call_views.role_name(role, lang)}: {text.code_span(name)}"
+                    for role, name in record.models.items()
+                ),
+            )
+        )
         with head:
             fork_view.banner(record, lang)
         tools_view.fork_note(record, lang)  # a fork's MCP servers that are not connected here
         if placeholder(record.config.get("scenario"), record.config.get("pattern", ""), record.models.values()):
             st.caption(t("fits.placeholder_run"))  # offline, no script covers it: its verdicts mean nothing
         if sum(1 for e in record.events if isinstance(e, ev.Draft)) > 1:  # there are diffs to lay out
-            head.segmented_control(t("playground.diffs"), list(LAYOUTS), key=f"{P}_diff_layout",
-                                   format_func=lambda layout: t(f"playground.layout.{layout}"), required=True,
-                                   disabled=running, label_visibility="collapsed", persist_state="session")
+            head.segmented_control(
+                t("playground.diffs"),
+                list(LAYOUTS),
+                key=f"{P}_diff_layout",
+                format_func=lambda layout: t(f"playground.layout.{layout}"),
+                required=True,
+                disabled=running,
+                label_visibility="collapsed",
+                persist_state="session",
+            )
         layout = st.session_state[f"{P}_diff_layout"]
         driven = claimed if claimed is not None else record if record.active and record.handle is not None else None
         if driven is not None:
             # the run lives in its handle's thread; this script run follows it until it pauses or ends
-            view = RunView(driven.config, bound=driven.bound, key=f"{P}_view", task=driven.task, diff_layout=layout,
-                           recorded=fork_view.prefix_calls(driven))
+            view = RunView(
+                driven.config,
+                bound=driven.bound,
+                key=f"{P}_view",
+                task=driven.task,
+                diff_layout=layout,
+                recorded=fork_view.prefix_calls(driven),
+            )
             view.catch_up(driven.typed_events())
             if live.drive(driven, view, sidebar.model_router()):
                 view.point_at(step_view.about_to_run(driven))
@@ -104,8 +125,16 @@ with run_tab, st.container(key=f"{P}_run_area"):
             st.rerun()  # the run is over: unlock the inputs and add the costs and downloads
         events = record.typed_events()
         actions = fork_view.run_actions(record, events, lang, key=f"{P}_view", home=P)
-        draw_run(record.config, events, bound=record.bound, key=f"{P}_view", task=record.task, diff_layout=layout,
-                 recorded=fork_view.prefix_calls(record), call_actions=actions)
+        draw_run(
+            record.config,
+            events,
+            bound=record.bound,
+            key=f"{P}_view",
+            task=record.task,
+            diff_layout=layout,
+            recorded=fork_view.prefix_calls(record),
+            call_actions=actions,
+        )
         live.spent(record, events, sidebar.model_router())  # where the live run's gauge was
         fork_view.compare_button(record, lang, key=f"{P}_fork_compare")
         st.divider()

@@ -20,9 +20,16 @@ with source_col:
     if loaded is not None:
         player.trace_card(loaded)
         busy = runs.any_active()
-        st.button(t("replay.fork"), key="rp_fork", icon=":material/call_split:", width="stretch",
-                  on_click=handoff.load_into_playground, args=(dict(loaded.config), loaded.task), disabled=busy,
-                  help=t("replay.fork_busy") if busy else t("replay.fork_help"))
+        st.button(
+            t("replay.fork"),
+            key="rp_fork",
+            icon=":material/call_split:",
+            width="stretch",
+            on_click=handoff.load_into_playground,
+            args=(dict(loaded.config), loaded.task),
+            disabled=busy,
+            help=t("replay.fork_busy") if busy else t("replay.fork_help"),
+        )
 
 with run_col:
     if loaded is None:

@@ -336,8 +336,7 @@ class _Handler(BaseHTTPRequestHandler):
         headers = list(fail.headers)
         if fail.retry_after is not None:
             # Sub-second waits only exist as retry-after-ms; keep both so either parser works.
-            headers += [("retry-after-ms", str(int(fail.retry_after * 1000))),
-                        ("retry-after", f"{fail.retry_after:g}")]
+            headers += [("retry-after-ms", str(int(fail.retry_after * 1000))), ("retry-after", f"{fail.retry_after:g}")]
         body = fail.body if fail.body is not None else json.dumps(_error_body(fail.message, fail.status)).encode()
         self._send_bytes(fail.status, body, "application/json", headers)
 
@@ -356,8 +355,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _send_json(self, status: int, payload: Any) -> None:
         self._send_bytes(status, json.dumps(payload).encode(), "application/json")
 
-    def _send_bytes(self, status: int, body: bytes, content_type: str,
-                    headers: Sequence[tuple[str, str]] = ()) -> None:
+    def _send_bytes(self, status: int, body: bytes, content_type: str, headers: Sequence[tuple[str, str]] = ()) -> None:
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
@@ -389,11 +387,21 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def _error_body(message: str, status: int) -> dict[str, Any]:
-    kinds = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
-             404: "not_found_error", 429: "rate_limit_error"}
+    kinds = {
+        400: "invalid_request_error",
+        401: "authentication_error",
+        403: "permission_error",
+        404: "not_found_error",
+        429: "rate_limit_error",
+    }
     default = {401: "Incorrect API key provided.", 429: "Rate limit reached.", 404: "Not found."}
-    return {"error": {"message": message or default.get(status, f"HTTP {status}"),
-                      "type": kinds.get(status, "server_error"), "code": None}}
+    return {
+        "error": {
+            "message": message or default.get(status, f"HTTP {status}"),
+            "type": kinds.get(status, "server_error"),
+            "code": None,
+        }
+    }
 
 
 def _usage(reply: Reply, request: dict[str, Any]) -> dict[str, int] | None:
@@ -443,8 +451,13 @@ def _sse_chunks(reply: Reply, model: str, usage: dict[str, int] | None) -> Itera
     created = int(time.time())
 
     def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
-        return {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": created, "model": model,
-                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+        return {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion.chunk",
+            "created": created,
+            "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
 
     yield chunk({"role": "assistant", "content": ""})
     for piece in _split(reply.text, reply.chunks):
@@ -454,21 +467,40 @@ def _sse_chunks(reply: Reply, model: str, usage: dict[str, int] | None) -> Itera
     if not reply.no_finish:
         yield chunk({}, reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop"))
     if usage is not None:
-        yield {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": created, "model": model,
-               "choices": [], "usage": usage}
+        yield {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion.chunk",
+            "created": created,
+            "model": model,
+            "choices": [],
+            "usage": usage,
+        }
 
 
 def _whole_completion(reply: Reply, model: str, usage: dict[str, int] | None) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": reply.text}
     if reply.tool_calls:
         message["tool_calls"] = [
-            {"id": call_id or f"call_fake_{i}", "type": "function",
-             "function": {"name": c.name, "arguments": c.arguments}}
+            {
+                "id": call_id or f"call_fake_{i}",
+                "type": "function",
+                "function": {"name": c.name, "arguments": c.arguments},
+            }
             for i, (c, call_id) in enumerate(zip(reply.tool_calls, _call_ids(reply), strict=True))
         ]
-    out = {"id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()), "model": model,
-           "choices": [{"index": 0, "message": message,
-                        "finish_reason": reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop")}]}
+    out = {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "finish_reason": reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop"),
+            }
+        ],
+    }
     if usage is not None:
         out["usage"] = usage
     return out

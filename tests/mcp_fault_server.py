@@ -23,10 +23,17 @@ def build():
     from mcp.server.lowlevel import Server
 
     obj = {"type": "object", "properties": {"text": {"type": "string"}}}
-    tools = [types.Tool(name=n, description=f"{n} tool", input_schema=obj)
-             for n in ("echo", "hang", "die", "big", "fail", "raise", "spawn")]
-    tools.append(types.Tool(name="bad_schema", description="invalid schema",
-                            input_schema={"type": "object", "properties": {"x": {"type": "nonsense"}}}))
+    tools = [
+        types.Tool(name=n, description=f"{n} tool", input_schema=obj)
+        for n in ("echo", "hang", "die", "big", "fail", "raise", "spawn")
+    ]
+    tools.append(
+        types.Tool(
+            name="bad_schema",
+            description="invalid schema",
+            input_schema={"type": "object", "properties": {"x": {"type": "nonsense"}}},
+        )
+    )
     tools.append(types.Tool(name="bad name!", description="invalid name", input_schema=obj))
 
     async def list_tools(_ctx, _params):

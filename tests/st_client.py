@@ -29,8 +29,14 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 FINISHED = {ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY}
 #: element types whose body is text a reader sees
-_TEXT_FIELDS = {"markdown": "body", "text": "body", "code": "code_text", "heading": "body", "alert": "body",
-                "caption": "body"}
+_TEXT_FIELDS = {
+    "markdown": "body",
+    "text": "body",
+    "code": "code_text",
+    "heading": "body",
+    "alert": "body",
+    "caption": "body",
+}
 
 
 class Session:
@@ -54,8 +60,9 @@ class Session:
         self._changed = asyncio.Event()
 
     async def __aenter__(self) -> Session:
-        self._ws = await websockets.connect(self.url, subprotocols=["streamlit"], max_size=None,
-                                            ping_interval=None, open_timeout=300, close_timeout=1)
+        self._ws = await websockets.connect(
+            self.url, subprotocols=["streamlit"], max_size=None, ping_interval=None, open_timeout=300, close_timeout=1
+        )
         self._reader = asyncio.create_task(self._read())
         return self
 
@@ -204,13 +211,27 @@ def _put_file(ws_url: str, session_id: str, file_id: str, name: str, data: bytes
         cookies = [h.partition("=") for h in response.headers.get_all("Set-Cookie") or []]
         xsrf = next((rest.split(";", 1)[0] for k, _s, rest in cookies if k.strip() == "_streamlit_xsrf"), "")
     boundary = uuid.uuid4().hex
-    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"; filename=\"{name}\"\r\n"
-            "Content-Type: application/octet-stream\r\n\r\n").encode() + data + f"\r\n--{boundary}--\r\n".encode()
+    body = (
+        (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"; filename="{name}"\r\n'
+            "Content-Type: application/octet-stream\r\n\r\n"
+        ).encode()
+        + data
+        + f"\r\n--{boundary}--\r\n".encode()
+    )
     conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=120)
     try:
-        conn.request("PUT", f"/_stcore/upload_file/{session_id}/{file_id}", body=body,
-                     headers={"Content-Type": f"multipart/form-data; boundary={boundary}", "X-Xsrftoken": xsrf,
-                              "Cookie": f"_streamlit_xsrf={xsrf}", "Origin": base})
+        conn.request(
+            "PUT",
+            f"/_stcore/upload_file/{session_id}/{file_id}",
+            body=body,
+            headers={
+                "Content-Type": f"multipart/form-data; boundary={boundary}",
+                "X-Xsrftoken": xsrf,
+                "Cookie": f"_streamlit_xsrf={xsrf}",
+                "Origin": base,
+            },
+        )
         response = conn.getresponse()
         response.read()
         return response.status
@@ -219,6 +240,7 @@ def _put_file(ws_url: str, session_id: str, file_id: str, name: str, data: bytes
 
 
 # --- moves in this app -----------------------------------------------------------------------------
+
 
 async def to_primes(session: Session) -> None:
     """Learn's one click into the Playground on the primes scenario (Reflection with unit tests)."""

@@ -25,6 +25,7 @@ def on_primes() -> AppTest:
 
 # --- (b) switches that belong to a scenario ----------------------------------------------------------
 
+
 def test_leaving_primes_for_a_free_task_turns_the_code_switch_off():
     at = on_primes()
     at.selectbox(key=f"{P}_scenario").set_value(FREE).run()
@@ -106,6 +107,7 @@ def test_placeholder_lanes_are_never_called_passed():
 
 # --- the call bound reads as a worst case -------------------------------------------------------------
 
+
 def test_the_call_count_is_the_figure_and_the_bound_its_worst_case_in_both_languages():
     from pages.ui import i18n
 
@@ -143,6 +145,7 @@ def test_a_free_task_run_offline_says_its_verdicts_judge_placeholder_text():
 
 def test_a_model_name_with_markup_stays_text_in_the_cost_table():
     """The cost table is an HTML table (it wraps at 1280×720), and st.table draws Markdown."""
+
     def page():  # noqa: ANN202 - an AppTest script
         import agent_core as ac
         from agent_core.testing import ScriptedModel, say

@@ -60,6 +60,7 @@ def table(at: AppTest):
 
 # --- every pattern and the baseline on order 99999 ------------------------------------------------
 
+
 def set_lanes(at: AppTest, scenario: str, variants: list[str]) -> None:
     """Lanes set up by hand, as a person does where no one-click comparison is offered."""
     at.selectbox(key="cmp_scenario").set_value(scenario).run()
@@ -80,7 +81,11 @@ def test_every_pattern_and_the_baseline_on_order_99999_run_to_the_end_and_are_co
     react, plan, reflection, direct = lanes(at)
     assert [r.status for r in (react, plan, reflection, direct)] == ["finished"] * 4
     assert [r.config["pattern"] for r in (react, plan, reflection, direct)] == [
-        "react", "plan-execute", "reflection", "direct"]
+        "react",
+        "plan-execute",
+        "reflection",
+        "direct",
+    ]
     # the baseline: one tool turn on the task's tool, then one call with tools off
     assert calls(direct) == 2 and direct.config["tools"] == ["query_order"]
     # the scenario's own pattern plays seed 03's run; the others get the task and its tool, off-script
@@ -92,13 +97,21 @@ def test_every_pattern_and_the_baseline_on_order_99999_run_to_the_end_and_are_co
     assert {r.task for r in (react, plan, reflection)} == {SCENARIOS["order-99999"].task.en}
 
     shown = table(at)
-    assert list(shown["lane"]) == ["A · ReAct + reflection advisor", "B · Plan-and-Execute + Reflector",
-                                   "C · Reflection", "D · Direct — one call (baseline)"]
+    assert list(shown["lane"]) == [
+        "A · ReAct + reflection advisor",
+        "B · Plan-and-Execute + Reflector",
+        "C · Reflection",
+        "D · Direct — one call (baseline)",
+    ]
     assert list(shown["llm_calls"]) == [calls(r) for r in (react, plan, reflection, direct)]
     # offline, only Plan-and-Execute has a script for order 99999: the others play placeholder text that
     # their judges pass, and the table does not call that passed
-    assert list(shown["ended"]) == ["placeholder (no script)", "passed", "placeholder (no script)",
-                                    "placeholder (no script)"]
+    assert list(shown["ended"]) == [
+        "placeholder (no script)",
+        "passed",
+        "placeholder (no script)",
+        "placeholder (no script)",
+    ]
     assert shown["by_role"][1] == "planner 2, executor 2, reflector 3, synthesizer 2"
     assert shown["verdict_counts"][1] == "REPLAN 1 · RETRY 1 · PASS 1"
 
@@ -141,6 +154,7 @@ def test_the_export_holds_every_lane_and_replay_opens_each_one():
 
 
 # --- the other comparisons ------------------------------------------------------------------------
+
 
 def test_the_goal_blind_executor_is_sent_back_where_the_goal_aware_one_is_not():
     at = open_compare()
@@ -229,6 +243,7 @@ def test_each_lane_can_ask_its_own_model_on_the_sidebars_endpoint():
 
 
 # --- stopping -------------------------------------------------------------------------------------
+
 
 def _run_then_stop() -> None:
     import threading

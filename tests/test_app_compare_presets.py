@@ -74,7 +74,7 @@ def test_an_offered_comparison_ends_differently_in_each_lane(preset, scenario, l
     assert {r.config.get("scenario") for r in records} == {scenario}
     seen = [signature(r) for r in records]
     for i, one in enumerate(seen):
-        for j, other in enumerate(seen[i + 1:], start=i + 1):
+        for j, other in enumerate(seen[i + 1 :], start=i + 1):
             assert one != other, f"{preset} on {scenario}: lanes {i} and {j} play alike offline: {one[:2]}"
 
 

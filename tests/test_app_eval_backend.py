@@ -23,8 +23,22 @@ SETUP = {"ev_source": "gsm8k-style", "ev_patterns": ["direct", "reflection"], "e
 
 def _same(kept: list[dict]) -> list[tuple]:
     """What a row says, its clock readings aside, in the order of a sequential run."""
-    return sorted((r["task_id"], r["pattern"], r["repeat"], r["passed"], r["status"], r["score"], r["calls"],
-                   r["tokens"], r["answer"], tuple(r["rounds"]), tuple(r["round_calls"])) for r in kept)
+    return sorted(
+        (
+            r["task_id"],
+            r["pattern"],
+            r["repeat"],
+            r["passed"],
+            r["status"],
+            r["score"],
+            r["calls"],
+            r["tokens"],
+            r["answer"],
+            tuple(r["rounds"]),
+            tuple(r["round_calls"]),
+        )
+        for r in kept
+    )
 
 
 def _notes(at) -> str:  # noqa: ANN001
@@ -45,23 +59,33 @@ def local_ray():
 
     ray = ray_backend._ray()
     if not ray.is_initialized():
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-                 runtime_env={"env_vars": {"PYTHONPATH": ray_backend._ROOT}})
+        ray.init(
+            num_cpus=2,
+            include_dashboard=False,
+            log_to_driver=False,
+            runtime_env={"env_vars": {"PYTHONPATH": ray_backend._ROOT}},
+        )
     yield ray
     ray.shutdown()
 
 
 @pytest.mark.skipif(not HAS_RAY, reason="the Ray backend is an optional extra: pip install -r requirements-ray.txt")
-@pytest.mark.parametrize(("lang", "label", "local", "ray"), [
-    ("en", "Where the runs go", "This server (a pool of threads)", "Ray (every run a Ray task)"),
-    ("zh", "在哪里运行", "本服务器（线程池）", "Ray（每次运行都是一个 Ray 任务）")])
+@pytest.mark.parametrize(
+    ("lang", "label", "local", "ray"),
+    [
+        ("en", "Where the runs go", "This server (a pool of threads)", "Ray (every run a Ray task)"),
+        ("zh", "在哪里运行", "本服务器（线程池）", "Ray（每次运行都是一个 Ray 任务）"),
+    ],
+)
 def test_with_ray_installed_the_page_offers_the_clis_two_backends(lang: str, label: str, local: str, ray: str) -> None:
     at = open_page("pages/eval.py", sb_lang=lang)
     choice = at.radio(key="ev_backend")
     assert (choice.label, choice.options, choice.value) == (label, [local, ray], "local")
     assert "requirements-ray.txt" not in _notes(at)
     choice.set_value("ray").run()
-    assert ("RAY_ADDRESS" in _notes(at)) and (("Ray task" in _notes(at)) if lang == "en" else ("Ray 任务" in _notes(at)))
+    assert ("RAY_ADDRESS" in _notes(at)) and (
+        ("Ray task" in _notes(at)) if lang == "en" else ("Ray 任务" in _notes(at))
+    )
 
 
 @pytest.mark.skipif(not HAS_RAY, reason="the Ray backend is an optional extra: pip install -r requirements-ray.txt")
@@ -87,8 +111,9 @@ def test_the_preset_on_ray_gives_the_rows_of_the_pool(local_ray, monkeypatch: py
     on_ray = at.session_state["ev_rows"]
     assert _same(on_ray) == _same(on_pool)
     # rows come back as they finish on Ray; the page keeps them in the order of a sequential run
-    assert [(r["task_id"], r["pattern"], r["repeat"]) for r in on_ray] == \
-        [(r["task_id"], r["pattern"], r["repeat"]) for r in on_pool]
+    assert [(r["task_id"], r["pattern"], r["repeat"]) for r in on_ray] == [
+        (r["task_id"], r["pattern"], r["repeat"]) for r in on_pool
+    ]
     assert any(s.value == "Pass rate with 95% intervals" for s in at.subheader)
     assert at.session_state["ev_job"] is None and at.session_state["ev_pool"] is None
     assert started == ["Evaluation", "RayEvaluation"]

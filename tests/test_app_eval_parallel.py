@@ -73,8 +73,14 @@ def test_every_eval_pattern_has_help_in_both_languages():
 
 # --- cost before and during a run -----------------------------------------------------------------
 
-@pytest.mark.parametrize("lang, bound, free", [("en", "LLM calls in all", "$0 (offline: no model is called)"),
-                                               ("zh", "次大模型调用", "$0（离线：不调用任何模型）")])
+
+@pytest.mark.parametrize(
+    "lang, bound, free",
+    [
+        ("en", "LLM calls in all", "$0 (offline: no model is called)"),
+        ("zh", "次大模型调用", "$0（离线：不调用任何模型）"),
+    ],
+)
 def test_the_eval_shows_its_worst_case_beside_the_call_bound_and_a_cost_column(lang, bound, free):
     at = open_page("pages/eval.py", sb_lang=lang)
     caption = next(c.value for c in at.caption if bound in c.value)

@@ -14,8 +14,13 @@ def _texts(at) -> str:
     return "\n".join([*(m.value for m in at.markdown), *(c.value for c in at.caption), *(i.value for i in at.info)])
 
 
-@pytest.mark.parametrize(("lang", "title", "same"), [("en", "Pass rate with 95% intervals", "not distinguishable at this n"),
-                                                      ("zh", "通过率及 95% 置信区间", "在当前样本量下无法区分")])
+@pytest.mark.parametrize(
+    ("lang", "title", "same"),
+    [
+        ("en", "Pass rate with 95% intervals", "not distinguishable at this n"),
+        ("zh", "通过率及 95% 置信区间", "在当前样本量下无法区分"),
+    ],
+)
 def test_the_self_critique_preset_runs_offline_and_says_what_it_measured(lang: str, title: str, same: str) -> None:
     at = open_page("pages/eval.py", sb_lang=lang)
     finding = next(f for f in samples.FINDINGS if f.sample == "gsm8k-style")
@@ -103,7 +108,9 @@ def test_the_paired_sentence_says_more_less_or_not_distinguishable(lang: str) ->
     said = [eval_stats.sentence(p, {"a": "A", "b": "B", "a2": "A2"}, lang) for p in (higher, lower, close)]
     assert all(said) and len(set(said)) == 3
     assert ("not distinguishable at this n" in said[2]) if lang == "en" else ("无法区分" in said[2])
-    assert ("more than" in said[0] and "less than" in said[1]) if lang == "en" else ("高" in said[0] and "低" in said[1])
+    assert (
+        ("more than" in said[0] and "less than" in said[1]) if lang == "en" else ("高" in said[0] and "低" in said[1])
+    )
 
 
 def test_the_eta_reads_the_pace_so_far() -> None:

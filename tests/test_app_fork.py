@@ -45,6 +45,7 @@ def popovers(at: AppTest) -> list[str]:
             found.append(proto.popover.label)
         for child in getattr(node, "children", {}).values():
             walk(child)
+
     walk(at._tree)
     return found
 

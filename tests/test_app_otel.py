@@ -18,9 +18,16 @@ def test_the_otlp_download_reopens_in_replay_as_the_same_run():
     config, task = ac.for_scenario("order-99999")
     events = list(ac.stream(task, config, ac.OfflineModel()))
     original = trace.Trace.of(config.to_dict(), events)
-    record = RunRecord(run_id=original.run_id, task=task, config=config.to_dict(), models={"default": "offline-scripted"},
-                       bound=ac.call_bound(config), events=list(original.events), status="done",
-                       started=time.time())
+    record = RunRecord(
+        run_id=original.run_id,
+        task=task,
+        config=config.to_dict(),
+        models={"default": "offline-scripted"},
+        bound=ac.call_bound(config),
+        events=list(original.events),
+        status="done",
+        started=time.time(),
+    )
     payload = summary.otlp_json(record)  # what the Playground's "Download OTLP/JSON" button serves
     root = next(s for s in json.loads(payload)["resourceSpans"][0]["scopeSpans"][0]["spans"] if "parentSpanId" not in s)
     assert abs(int(root["startTimeUnixNano"]) / 1e9 - record.started) < 1  # placed at the run's real start

@@ -74,13 +74,15 @@ def kinds(at: AppTest) -> list[str]:
 
 # --- controls -------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_every_control_of_every_pattern_is_there(variant):
     at = open_playground()
     choose(at, variant)
     v = VARIANTS[variant]
-    assert at.selectbox(key=f"{P}_scenario").options == [short_title(s, "en") for s in setup_state.scenarios_of(v)] \
-        + ["Free task — type your own"]
+    assert at.selectbox(key=f"{P}_scenario").options == [short_title(s, "en") for s in setup_state.scenarios_of(v)] + [
+        "Free task — type your own"
+    ]
     for name in setup_state.limits_of(v):
         box = at.number_input(key=f"{P}_limit_{name}")
         assert box.min >= LIMITS[name].low and box.max == LIMITS[name].high
@@ -91,9 +93,13 @@ def test_every_control_of_every_pattern_is_there(variant):
     assert not at.button(key=f"{P}_run").disabled and at.button(key=f"{P}_stop").disabled
     bound = next(m for m in at.metric if m.label == i18n.t("fits.bound_label", "en"))
     config, _task = ac.for_scenario(setup_state.default_scenario(v))
-    config = config.replace(**{**{n: at.number_input(key=f"{P}_limit_{n}").value for n in setup_state.limits_of(v)},
-                               **{n: at.toggle(key=f"{P}_opt_{n}").value for n in setup_state.switches_of(v)},
-                               **v.forced})
+    config = config.replace(
+        **{
+            **{n: at.number_input(key=f"{P}_limit_{n}").value for n in setup_state.limits_of(v)},
+            **{n: at.toggle(key=f"{P}_opt_{n}").value for n in setup_state.switches_of(v)},
+            **v.forced,
+        }
+    )
     assert int(bound.value) == ac.call_bound(config)
 
 
@@ -155,6 +161,7 @@ def test_a_paid_provider_without_a_key_blocks_run_and_says_why(monkeypatch):
 
 # --- prompts --------------------------------------------------------------------------------------
 
+
 def test_a_broken_template_blocks_run_and_names_the_placeholder():
     at = open_playground()
     choose(at, "react-advisor")
@@ -187,6 +194,7 @@ def test_unedited_prompts_follow_the_language():
 
 # --- full offline runs, as the seeds tell them ----------------------------------------------------
 
+
 def test_react_books_the_dentist_over_the_text_protocol():
     at = open_playground()
     choose(at, "react", SCENARIOS["dentist-booking"].title.en)
@@ -208,7 +216,9 @@ def test_react_with_the_advisor_is_sent_back_twice_then_capped():
     assert any("Limit reached · Max judge rounds = 2" in w.value for w in at.warning)  # the limit by its label
     assert ("orange", "Ended · limit reached") in badges(at)
     assert [label for label in labels(at) if label.startswith("Judge")] == [
-        "Judge · the answer of round 2 — REVISE", "Judge · the answer of round 4 — REVISE"]
+        "Judge · the answer of round 2 — REVISE",
+        "Judge · the answer of round 4 — REVISE",
+    ]
     _assert_finished_page(at)
 
 
@@ -320,10 +330,13 @@ def _assert_finished_page(at: AppTest) -> None:
 
 # --- ends that are not answers ----------------------------------------------------------------------
 
+
 def test_an_endpoint_failing_mid_run_keeps_the_partial_run():
     with FakeOpenAIServer() as server:
-        server.push(Reply("Let me check the weather.", tool_calls=(FakeCall("weather", '{"city": "Beijing"}'),)),
-                    Fail(400, "the model is overloaded"))
+        server.push(
+            Reply("Let me check the weather.", tool_calls=(FakeCall("weather", '{"city": "Beijing"}'),)),
+            Fail(400, "the model is overloaded"),
+        )
         at = open_playground()
         connect(at, server.url)
         choose(at, "react", "Free task — type your own")
@@ -331,7 +344,10 @@ def test_an_endpoint_failing_mid_run_keeps_the_partial_run():
         at.multiselect(key=f"{P}_tools").set_value(["weather"]).run()
         run(at)
     assert kinds(at) == ["run_started", "llm_call", "thought", "tool_call", "tool_result", "run_failed", "run_finished"]
-    assert blocks(at) == [("Round 1 — calls `weather`", ":material/check:"), ("Model call — failed", ":material/error:")]
+    assert blocks(at) == [
+        ("Round 1 — calls `weather`", ":material/check:"),
+        ("Model call — failed", ":material/error:"),
+    ]
     # the kind of failure named in words, the endpoint's own message kept
     assert any("the model is overloaded" in e.value and "**Bad request**" in e.value for e in at.error)
     assert ("red", "Ended · failed") in badges(at)
@@ -407,6 +423,7 @@ def test_stop_keeps_what_was_recorded_and_refuses_the_old_runs_late_events():
 
 # --- blocks: what each box of the run view is called ---------------------------------------------
 
+
 def test_order_99999_is_told_as_plan_replan_retry_pass():
     config, task = ac.for_scenario("order-99999", "zh")
     looks = final_looks(config.to_dict(), ac.stream(task, config, ac.OfflineModel()))
@@ -424,8 +441,13 @@ def test_a_react_round_is_named_by_the_tools_it_called_or_its_answer():
     config, task = ac.for_scenario("weather-report")
     looks = final_looks(config.to_dict(), ac.stream(task, config, ac.OfflineModel()))
     assert [label for label, _state in looks] == [
-        "Round 1 — calls `weather`, `search`", "Round 2 — final answer", "Judge · the answer of round 2 — REVISE",
-        "Round 3 — calls `search`", "Round 4 — final answer", "Judge · the answer of round 4 — REVISE"]
+        "Round 1 — calls `weather`, `search`",
+        "Round 2 — final answer",
+        "Judge · the answer of round 2 — REVISE",
+        "Round 3 — calls `search`",
+        "Round 4 — final answer",
+        "Judge · the answer of round 4 — REVISE",
+    ]
 
 
 def test_a_stopped_run_names_the_block_it_was_cut_in():
@@ -438,6 +460,7 @@ def test_a_stopped_run_names_the_block_it_was_cut_in():
 
 
 # --- one renderer -----------------------------------------------------------------------------------
+
 
 def _draw(events_json: str, live: bool, code: bool) -> None:
     import json
@@ -460,10 +483,15 @@ def _draw(events_json: str, live: bool, code: bool) -> None:
 
 
 def _tree(at: AppTest) -> dict[str, list]:
-    return {"blocks": blocks(at, "v-flow"), "markdown": [m.value for m in at.markdown],
-            "code": [(c.language, c.value) for c in at.code], "caption": [c.value for c in at.caption],
-            "error": [e.value for e in at.error], "warning": [w.value for w in at.warning],
-            "metric": [(m.label, m.value) for m in at.metric]}
+    return {
+        "blocks": blocks(at, "v-flow"),
+        "markdown": [m.value for m in at.markdown],
+        "code": [(c.language, c.value) for c in at.code],
+        "caption": [c.value for c in at.caption],
+        "error": [e.value for e in at.error],
+        "warning": [w.value for w in at.warning],
+        "metric": [(m.label, m.value) for m in at.metric],
+    }
 
 
 def test_a_stored_run_redraws_exactly_like_the_live_one():
@@ -479,28 +507,37 @@ def test_a_stored_run_redraws_exactly_like_the_live_one():
     assert len(stored) < len(live_events)
     trees = []
     for events, live in ((live_events, True), (stored, False)):
-        at = AppTest.from_function(_draw, args=(json.dumps([e.to_dict() if isinstance(e, ev.Event) else e
-                                                            for e in events]), live, True), default_timeout=30)
+        at = AppTest.from_function(
+            _draw,
+            args=(json.dumps([e.to_dict() if isinstance(e, ev.Event) else e for e in events]), live, True),
+            default_timeout=30,
+        )
         at.run()
         assert not at.exception and at.session_state["done"]
         trees.append(_tree(at))
     assert trees[0] == trees[1]
-    assert [label for label, _icon in trees[0]["blocks"]] == ["Draft 0 · first attempt", "Critique 1 — REVISE",
-                                                               "Refine · draft 1", "Critique 2 — PASS"]
+    assert [label for label, _icon in trees[0]["blocks"]] == [
+        "Draft 0 · first attempt",
+        "Critique 1 — REVISE",
+        "Refine · draft 1",
+        "Critique 2 — PASS",
+    ]
 
 
 def test_model_text_is_shown_as_text_never_as_markup():
     hostile = "<script>alert(1)</script> ![pixel](http://evil.example/p.png) $x$ :red[boom] **bold**"
-    events = [ev.RunStarted(pattern="react", task=hostile, max_llm_calls=3),
-              ev.Token(step=1, role="actor", text=hostile),
-              ev.LlmCall(step=1, role="actor", model="m"),
-              ev.Thought(step=1, text=hostile),
-              ev.ToolCallEvent(step=1, name="search", arguments={"query": hostile}, call_id="c1"),
-              ev.ToolResult(step=1, name="search", output=hostile, is_error=True, call_id="c1"),
-              ev.VerdictEvent(step=1, role="judge", verdict="REVISE", feedback=hostile, parsed=False),
-              ev.FinalAnswer(text=hostile), ev.RunFinished(reason="answer")]
-    at = AppTest.from_function(_draw, args=(json.dumps([e.to_dict() for e in events]), True, False),
-                               default_timeout=30)
+    events = [
+        ev.RunStarted(pattern="react", task=hostile, max_llm_calls=3),
+        ev.Token(step=1, role="actor", text=hostile),
+        ev.LlmCall(step=1, role="actor", model="m"),
+        ev.Thought(step=1, text=hostile),
+        ev.ToolCallEvent(step=1, name="search", arguments={"query": hostile}, call_id="c1"),
+        ev.ToolResult(step=1, name="search", output=hostile, is_error=True, call_id="c1"),
+        ev.VerdictEvent(step=1, role="judge", verdict="REVISE", feedback=hostile, parsed=False),
+        ev.FinalAnswer(text=hostile),
+        ev.RunFinished(reason="answer"),
+    ]
+    at = AppTest.from_function(_draw, args=(json.dumps([e.to_dict() for e in events]), True, False), default_timeout=30)
     at.run()
     assert not at.exception
     rendered = [m for m in (*at.markdown, *at.error) if "script" in m.value]

@@ -101,8 +101,8 @@ def test_a_replan_is_amber_at_the_head_and_in_its_step_not_an_error():
     trail = _trail(at)
     assert [v for v in ("REPLAN", "RETRY", "PASS") if f'data-verdict="{v}"' in trail] == ["REPLAN", "RETRY", "PASS"]
     amber, _bg, _glyph = headline.LOOKS["REPLAN"]
-    replan = trail[trail.index('data-verdict="REPLAN"'):]
-    assert f"color: {amber}" in replan[:replan.index("</span>")] and "#b91c1c" not in trail.lower()
+    replan = trail[trail.index('data-verdict="REPLAN"') :]
+    assert f"color: {amber}" in replan[: replan.index("</span>")] and "#b91c1c" not in trail.lower()
     assert not at.error, [e.value for e in at.error]  # red is kept for real errors
     assert any("Step 1 failed" in w.value for w in at.warning)
     texts = [m.value for m in at.markdown]

@@ -49,6 +49,7 @@ def upload(at: AppTest, name: str, data: bytes) -> None:
 
 # --- a bundled example ----------------------------------------------------------------------------
 
+
 def test_a_bundled_trace_opens_whole_and_the_slider_steps_through_it():
     at = open_replay()
     shown = examples.load("order-99999", "en")
@@ -113,6 +114,7 @@ def test_replay_needs_no_model_whatever_the_sidebar_says(monkeypatch):
 
 # --- files ----------------------------------------------------------------------------------------
 
+
 def _trace_json(**changes: object) -> bytes:
     data = json.loads(examples.path_of("weather-report", "en").read_text(encoding="utf-8"))
     data.update(changes)
@@ -169,6 +171,7 @@ def test_a_compare_export_opens_lane_by_lane():
 
 # --- fork -----------------------------------------------------------------------------------------
 
+
 def test_fork_puts_the_bundled_run_into_the_playground():
     at = open_replay()
     at.selectbox(key="rp_example").select("vacuum-cats.zh").run()
@@ -181,8 +184,12 @@ def test_fork_puts_the_bundled_run_into_the_playground():
 
 
 def test_fork_carries_a_free_task_its_limits_and_its_edited_prompt():
-    config = ac.configure(pattern="reflection", max_iterations=5, use_trajectory=True,
-                          prompts={"critic": "Review {task} and {draft} harshly; reply with JSON verdict."})
+    config = ac.configure(
+        pattern="reflection",
+        max_iterations=5,
+        use_trajectory=True,
+        prompts={"critic": "Review {task} and {draft} harshly; reply with JSON verdict."},
+    )
     task = "Write a haiku about queues."
     events = list(ac.stream(task, config, ac.OfflineModel()))
     at = open_replay()

@@ -33,6 +33,7 @@ def paused_primes(lang: str, *breaks: str) -> AppTest:
 
 # --- a name shown as code is never escaped ----------------------------------------------------------
 
+
 @pytest.mark.parametrize(("lang", "label"), [("en", "template `initial_code`"), ("zh", "模板 `initial_code`")])
 def test_the_pause_names_the_pending_template_as_code_without_a_backslash(lang, label):
     at = paused_primes(lang)  # every call: the first pause is before the actor's draft
@@ -43,8 +44,10 @@ def test_the_pause_names_the_pending_template_as_code_without_a_backslash(lang, 
 
 # --- Eval's details and the boxes' placeholders in the page's language ------------------------------
 
-@pytest.mark.parametrize(("lang", "passed", "english"), [("en", "tests passed", None),
-                                                         ("zh", "项测试通过", "tests passed")])
+
+@pytest.mark.parametrize(
+    ("lang", "passed", "english"), [("en", "tests passed", None), ("zh", "项测试通过", "tests passed")]
+)
 def test_evals_details_column_says_how_the_tests_went_in_the_pages_language(lang, passed, english):
     at = open_page("pages/eval.py", sb_lang=lang)
     at.multiselect(key="ev_patterns").set_value(["direct"]).run()
@@ -61,7 +64,10 @@ def test_a_failing_summary_keeps_the_failing_tests_as_written():
     from pages.ui.eval_details import said
 
     summary = "2 of 6 tests failed: assert fizz(3) == 'Fizz' (AssertionError); assert fizz(0) == '0'"
-    assert said(summary, "zh") == "6 项测试中有 2 项未通过：assert fizz(3) == 'Fizz' (AssertionError); assert fizz(0) == '0'"
+    assert (
+        said(summary, "zh")
+        == "6 项测试中有 2 项未通过：assert fizz(3) == 'Fizz' (AssertionError); assert fizz(0) == '0'"
+    )
     assert said(summary, "en") == summary
     assert said("timed out after 5 s", "zh") == "timed out after 5 s"  # anything else: as the core wrote it
 
@@ -83,6 +89,7 @@ def test_every_multiselect_has_a_placeholder_in_the_pages_language(lang):
 
 
 # --- chart labels that do not sit on each other -----------------------------------------------------
+
 
 def test_evals_charts_keep_labels_of_points_and_baselines_that_coincide_apart():
     at = open_page("pages/eval.py")
@@ -107,6 +114,7 @@ def test_evals_charts_keep_labels_of_points_and_baselines_that_coincide_apart():
 
 # --- the call bound, said plainly -------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_run_row_says_the_bound_plainly_and_keeps_the_token_worst_case_for_the_tooltip(lang):
     from pages.ui.i18n import t
@@ -125,6 +133,7 @@ def test_the_run_row_says_the_bound_plainly_and_keeps_the_token_worst_case_for_t
 
 
 # --- the run's clock while paused and on a fork -----------------------------------------------------
+
 
 def elapsed(at: AppTest) -> float:
     shown = next(m.value for m in at.metric if m.label in ("Elapsed", "用时"))
@@ -156,10 +165,14 @@ def test_a_forks_elapsed_time_is_the_recorded_prefix_plus_its_own():
 
 # --- one count of calls -----------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("lang", "none", "unanswered"), [("en", "0 LLM calls", "1 call got no reply"),
-                                                          ("zh", "LLM 调用 0 次", "1 次调用没有得到回复")])
+
+@pytest.mark.parametrize(
+    ("lang", "none", "unanswered"),
+    [("en", "0 LLM calls", "1 call got no reply"), ("zh", "LLM 调用 0 次", "1 次调用没有得到回复")],
+)
 def test_a_dead_endpoint_counts_no_call_in_the_headline_or_the_metric_and_says_the_one_that_failed(
-        lang, none, unanswered):
+    lang, none, unanswered
+):
     at = open_page("pages/playground.py", sb_lang=lang)
     at.sidebar.selectbox(key="sb_provider").set_value("custom").run()
     at.sidebar.text_input(key="sb_base_url").input("http://127.0.0.1:9/v1").run()  # nothing listens there
@@ -179,6 +192,7 @@ def test_a_dead_endpoint_counts_no_call_in_the_headline_or_the_metric_and_says_t
 
 
 # --- Run within reach -------------------------------------------------------------------------------
+
 
 def widget_keys(node) -> list[str]:  # noqa: ANN001 - an AppTest block
     """The keys of the widgets under `node`, in the order the page draws them."""
@@ -201,9 +215,14 @@ def test_run_and_stop_come_before_the_pattern_and_its_task_box(lang):
 
 # --- one clear message for a broken upload ----------------------------------------------------------
 
-@pytest.mark.parametrize(("lang", "expected"), [
-    ("en", "the file is not JSON (Expecting value: line 1 column 1 (char 0))"),
-    ("zh", "文件不是 JSON 格式（技术细节：Expecting value: line 1 column 1 (char 0)）")])
+
+@pytest.mark.parametrize(
+    ("lang", "expected"),
+    [
+        ("en", "the file is not JSON (Expecting value: line 1 column 1 (char 0))"),
+        ("zh", "文件不是 JSON 格式（技术细节：Expecting value: line 1 column 1 (char 0)）"),
+    ],
+)
 def test_a_broken_trace_upload_says_what_is_wrong_once(lang, expected):
     at = open_page("pages/replay.py")
     at.segmented_control(key="rp_source").set_value("upload").run()
@@ -215,9 +234,10 @@ def test_a_broken_trace_upload_says_what_is_wrong_once(lang, expected):
     assert error.count("JSON") == 1, error
 
 
-@pytest.mark.parametrize(("lang", "expected"), [
-    ("en", "a line is not JSON (line 2: Expecting value)"),
-    ("zh", "有一行不是 JSON（line 2: Expecting value）")])
+@pytest.mark.parametrize(
+    ("lang", "expected"),
+    [("en", "a line is not JSON (line 2: Expecting value)"), ("zh", "有一行不是 JSON（line 2: Expecting value）")],
+)
 def test_a_broken_task_set_upload_says_what_is_wrong_once(lang, expected):
     at = open_page("pages/eval.py", sb_lang=lang)
     at.radio(key="ev_source").set_value("upload").run()

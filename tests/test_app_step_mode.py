@@ -127,7 +127,6 @@ def test_the_room_predicts_the_critic_and_sees_the_real_verdict():
     assert record(presenter).handle.pending.call == 4  # the breakpoint holds again before the next critique
 
 
-
 def test_the_sidebar_locks_while_an_evaluation_runs():
     # seen from another page: the Eval page itself clears its job when its script run ends
     at = open_page("pages/playground.py", ev_job="an-evaluation-under-way")

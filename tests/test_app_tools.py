@@ -167,9 +167,17 @@ def test_drawing_the_section_does_not_import_the_sdk():
     import subprocess
     import sys
 
-    code = ("import sys; from streamlit.testing.v1 import AppTest; "
-            "at = AppTest.from_file('app.py', default_timeout=60); at.run(); at.switch_page('pages/playground.py').run(); "
-            "assert not at.exception; print('mcp' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False,
-                         cwd=str(__import__("pathlib").Path(__file__).resolve().parents[1]))
+    code = (
+        "import sys; from streamlit.testing.v1 import AppTest; "
+        "at = AppTest.from_file('app.py', default_timeout=60); at.run(); at.switch_page('pages/playground.py').run(); "
+        "assert not at.exception; print('mcp' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=str(__import__("pathlib").Path(__file__).resolve().parents[1]),
+    )
     assert out.stdout.strip().splitlines()[-1] == "False", out.stderr[-500:]

@@ -27,14 +27,22 @@ def _primes_in(lang: str) -> AppTest:
 
 def _shown(at: AppTest) -> list[str]:
     """Every short label a person reads in the main area: blocks, badges, metrics, tabs, buttons."""
-    return [*labels(at), *(label for _c, label in badges(at)), *(m.label for m in at.metric),
-            *(tab.label for tab in at.tabs), *(b.label for b in at.main.button)]
+    return [
+        *labels(at),
+        *(label for _c, label in badges(at)),
+        *(m.label for m in at.metric),
+        *(tab.label for tab in at.tabs),
+        *(b.label for b in at.main.button),
+    ]
 
 
 def test_a_reflection_run_in_chinese_reads_chinese():
     at = _primes_in("zh")
     assert labels(at) == ["草稿 0 · 初稿", "反思 1 — REVISE", "优化 · 草稿 1", "反思 2 — PASS"]
-    assert [(c, label) for c, label in badges(at) if label.startswith("草稿")] == [("blue", "草稿 0"), ("blue", "草稿 1")]
+    assert [(c, label) for c, label in badges(at) if label.startswith("草稿")] == [
+        ("blue", "草稿 0"),
+        ("blue", "草稿 1"),
+    ]
     # the verdicts: the critic named in Chinese, its feedback and analysis under Chinese headings
     markdown = [m.value for m in at.markdown]
     assert markdown.count("**评审员**") == 2
@@ -47,8 +55,9 @@ def test_a_reflection_run_in_chinese_reads_chinese():
     assert "上限与开关" in {e.label for e in at.expander}  # the prompts moved to a wide tab
     assert [m.label for m in at.metric][1:] == ["LLM 调用", "Token 数（估算）", "用时"]
     # "token" stays as it is: Chinese materials on LLMs write it so (词元 is rare outside papers)
-    english = {label: words for label in _shown(at) if (words := [w for w in _latin_words(label)
-                                                                   if w.lower() != "token"])}
+    english = {
+        label: words for label in _shown(at) if (words := [w for w in _latin_words(label) if w.lower() != "token"])
+    }
     assert not english, english
 
 
@@ -77,11 +86,14 @@ def _limit_view(lang):  # AppTest runs this function's source alone: imports ins
     from pages.ui.render import draw_run
 
     st.session_state["sb_lang"] = lang
-    events = [ev.RunStarted(pattern="react", task="Weather?", max_llm_calls=9),
-              ev.LimitReached(t=1.0, limit="max_rounds", value=8,
-                              message="8 rounds used; forcing a final answer with tools disabled"),
-              ev.FinalAnswer(t=1.1, text="Sunny."),
-              ev.RunFinished(t=1.1, reason="cap", llm_calls=9, total_tokens=900, elapsed_ms=1100.0)]
+    events = [
+        ev.RunStarted(pattern="react", task="Weather?", max_llm_calls=9),
+        ev.LimitReached(
+            t=1.0, limit="max_rounds", value=8, message="8 rounds used; forcing a final answer with tools disabled"
+        ),
+        ev.FinalAnswer(t=1.1, text="Sunny."),
+        ev.RunFinished(t=1.1, reason="cap", llm_calls=9, total_tokens=900, elapsed_ms=1100.0),
+    ]
     draw_run({"pattern": "react", "lang": "en"}, events, bound=9, key="t")
 
 
@@ -92,8 +104,9 @@ def test_a_limit_says_why_in_the_pages_language():
         at = AppTest.from_function(_limit_view, args=(lang,), default_timeout=30).run()
         assert not at.exception, [e.message for e in at.exception]
         shown[lang] = [w.value for w in at.warning]
-    assert shown["en"] == ["**Limit reached · Max rounds = 8** · 8 rounds used; forcing a final answer with tools "
-                           "disabled"]
+    assert shown["en"] == [
+        "**Limit reached · Max rounds = 8** · 8 rounds used; forcing a final answer with tools disabled"
+    ]
     assert shown["zh"] == ["**达到上限 · 最大轮次 = 8** · 轮次已用完，禁用工具后强制给出最终答案。"]
 
 

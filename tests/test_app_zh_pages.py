@@ -60,8 +60,12 @@ def test_a_chinese_comparison_names_its_lanes_roles_endings_and_columns_in_chine
 def test_eval_speaks_chinese_before_a_run():
     at = open_page("pages/eval.py", sb_lang="zh")
     assert at.title[0].value == "评测"
-    assert at.radio(key="ev_source").options == ["内置题集（7 道题，离线）", "12 道 GSM8K 格式的小学应用题",
-                                                   "HumanEval 的前 10 道题", "上传 `JSONL` 文件"]
+    assert at.radio(key="ev_source").options == [
+        "内置题集（7 道题，离线）",
+        "12 道 GSM8K 格式的小学应用题",
+        "HumanEval 的前 10 道题",
+        "上传 `JSONL` 文件",
+    ]
     assert at.button(key="ev_run").label == "开始评测" and at.button(key="ev_stop").label == "停止"
     picked = at.multiselect(key="ev_patterns")
     assert "反思 + 测试" in picked.options and "标准答案" in picked.options

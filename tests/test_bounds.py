@@ -52,10 +52,20 @@ def kinds(events: list[ev.Event]) -> list[str]:
 
 
 def test_every_request_carries_the_output_cap_and_a_role_can_override_it():
-    model = ScriptedModel([say("", tool("weather", city="Beijing"), role="actor"), say("Sunny.", role="actor"),
-                           say('{"passed": true, "feedback": ""}', role="judge")])
-    config = ac.configure(pattern="react", tools=("weather",), max_reflection_rounds=1, max_output_tokens=300,
-                          max_output_tokens_by_role={"judge": 64})
+    model = ScriptedModel(
+        [
+            say("", tool("weather", city="Beijing"), role="actor"),
+            say("Sunny.", role="actor"),
+            say('{"passed": true, "feedback": ""}', role="judge"),
+        ]
+    )
+    config = ac.configure(
+        pattern="react",
+        tools=("weather",),
+        max_reflection_rounds=1,
+        max_output_tokens=300,
+        max_output_tokens_by_role={"judge": 64},
+    )
     result = ac.run("Weather in Beijing?", config, model)
     assert result.reason == "pass"
     assert [(r.role, r.max_tokens) for r in model.requests] == [("actor", 300), ("actor", 300), ("judge", 64)]
@@ -73,8 +83,9 @@ def test_bad_per_role_caps_are_refused_with_a_clear_message(caps):
 
 
 def test_the_caps_travel_in_the_trace_and_load_back():
-    config = ac.configure(pattern="reflection", max_output_tokens=200, max_output_tokens_by_role={"critic": 80},
-                          max_seconds=30)
+    config = ac.configure(
+        pattern="reflection", max_output_tokens=200, max_output_tokens_by_role={"critic": 80}, max_seconds=30
+    )
     events = list(ac.stream("Write a haiku.", config, OfflineModel()))
     loaded = trace.loads(trace.Trace.of(config.to_dict(), events).dumps())
     again = ac.config_from_dict(loaded.config)
@@ -87,8 +98,9 @@ def test_the_offline_model_honours_the_cap_and_reports_length():
     calls = [e for e in events if isinstance(e, ev.LlmCall)]
     assert calls and all(c.completion_tokens <= 40 for c in calls)
     assert any(c.finish_reason == "length" and c.cut_at_cap for c in calls)
-    uncapped = [e for e in ac.stream(task, config.replace(max_output_tokens=0), OfflineModel())
-                if isinstance(e, ev.LlmCall)]
+    uncapped = [
+        e for e in ac.stream(task, config.replace(max_output_tokens=0), OfflineModel()) if isinstance(e, ev.LlmCall)
+    ]
     assert max(c.completion_tokens for c in uncapped) > 40 and not any(c.cut_at_cap for c in uncapped)
 
 
@@ -101,8 +113,9 @@ def test_a_verdict_cut_at_the_cap_says_so_in_its_fallback_en_and_zh():
 
     for lang, phrase in (("en", "cut at max_output_tokens (6)"), ("zh", "在 max_output_tokens（6）处被截断")):
         model = type("M", (), {"name": "m", "stream": staticmethod(junk_judge)})()
-        config = ac.configure(pattern="react", lang=lang, max_reflection_rounds=1,
-                              max_output_tokens_by_role={"judge": 6})
+        config = ac.configure(
+            pattern="react", lang=lang, max_reflection_rounds=1, max_output_tokens_by_role={"judge": 6}
+        )
         events = list(ac.stream("Weather?", config, model))
         verdict = next(e for e in events if isinstance(e, ev.VerdictEvent))
         assert not verdict.parsed and phrase in verdict.analysis

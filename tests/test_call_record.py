@@ -26,7 +26,8 @@ def test_the_record_holds_exactly_what_each_call_was_sent_and_replied():
     assert table.complete and len(table.calls) == 2
     for request, call in zip(model.requests, table.calls, strict=True):
         assert [message_dict(m) for m in request.messages] == [
-            {k: v for k, v in m.items() if k not in ("id", "template", "edited", "fills")} for m in table.request(call)]
+            {k: v for k, v in m.items() if k not in ("id", "template", "edited", "fills")} for m in table.request(call)
+        ]
         assert call.tools == ("search",)
     assert table.reply(table.calls[0])["tool_calls"][0]["name"] == "search"
     assert table.reply(table.calls[1])["content"] == "Sunny, 25 °C."
@@ -35,8 +36,11 @@ def test_the_record_holds_exactly_what_each_call_was_sent_and_replied():
 
 def test_a_history_resent_on_every_call_is_stored_once_and_referenced_as_one_range():
     rounds = 30
-    model = ScriptedModel.forever(lambda r: say(f"round {len(r.messages)} thinking {len(r.messages) * 7}",
-                                                tool("search", query=str(len(r.messages)))))
+    model = ScriptedModel.forever(
+        lambda r: say(
+            f"round {len(r.messages)} thinking {len(r.messages) * 7}", tool("search", query=str(len(r.messages)))
+        )
+    )
     config = ac.configure(pattern="react", tools=("search",), max_rounds=rounds)
     events = list(ac.stream("Keep searching.", config, model))
     calls = llm_calls(events)
@@ -49,7 +53,7 @@ def test_a_history_resent_on_every_call_is_stored_once_and_referenced_as_one_ran
 
 
 def test_rendered_prompts_name_their_template_mark_edits_and_locate_filled_values():
-    strict = "Be strict. Review {draft} for {task}. Reply with JSON: {{\"verdict\": \"PASS\"}}"
+    strict = 'Be strict. Review {draft} for {task}. Reply with JSON: {{"verdict": "PASS"}}'
     config, task = ac.for_scenario("primes", "en", prompts={"critic": strict})
     events = list(ac.stream(task, config, OfflineModel()))
     table = MessageTable(events)

@@ -24,15 +24,34 @@ def test_scenarios_lists_every_id():
     from agent_core.scenarios import SCENARIOS
 
     assert code == 0 and ids == list(SCENARIOS)
-    assert {"weather-report", "dentist-booking", "order-99999", "logistics-sf0000000", "vacuum-cats",
-            "airx-watchfit-order", "primes", "code-review", "report-criteria", "umbrella-one-call"} <= set(ids)
+    assert {
+        "weather-report",
+        "dentist-booking",
+        "order-99999",
+        "logistics-sf0000000",
+        "vacuum-cats",
+        "airx-watchfit-order",
+        "primes",
+        "code-review",
+        "report-criteria",
+        "umbrella-one-call",
+    } <= set(ids)
 
 
 def test_weather_report_shows_seed01_run_and_writes_the_trace(tmp_path, monkeypatch):
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     path = tmp_path / "t.json"
-    code, out = cli("run", "--pattern", "react", "--scenario", "weather-report", "--reflection-rounds", "2",
-                    "--trace-out", str(path))
+    code, out = cli(
+        "run",
+        "--pattern",
+        "react",
+        "--scenario",
+        "weather-report",
+        "--reflection-rounds",
+        "2",
+        "--trace-out",
+        str(path),
+    )
     assert code == 0
     lines = out.splitlines()
     assert any("tool  weather(" in line for line in lines) and any("tool  search(" in line for line in lines)
@@ -48,7 +67,10 @@ def test_dentist_booking_runs_the_text_protocol(monkeypatch):
     code, out = cli("run", "--pattern", "react", "--scenario", "dentist-booking", "--lang", "zh")
     assert code == 0
     assert [line.split("(")[0].split()[-1] for line in out.splitlines() if line.startswith("  tool  ")] == [
-        "find_dentist", "book_appointment", "add_calendar_event"]
+        "find_dentist",
+        "book_appointment",
+        "add_calendar_event",
+    ]
     assert "BK-4821" in out
 
 
@@ -62,9 +84,25 @@ def test_unreachable_endpoint_fails_with_a_reason_and_keeps_the_trace(tmp_path, 
     pytest.importorskip("openai")
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     path = tmp_path / "t.json"
-    proc = subprocess.run([sys.executable, "-m", "agent_core", "run", "--task", "hi", "--base-url",
-                           "http://127.0.0.1:9/v1", "--model", "m", "--trace-out", str(path)],
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "agent_core",
+            "run",
+            "--task",
+            "hi",
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+            "--model",
+            "m",
+            "--trace-out",
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 1
     assert proc.stderr.startswith("error: ") and "127.0.0.1:9" in proc.stderr
     data = json.loads(path.read_text(encoding="utf-8"))

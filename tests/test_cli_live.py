@@ -25,9 +25,28 @@ SLOW = Reply("tick " * 400, chunks=400, chunk_delay=0.025)  # about 10 s of stre
 def cli_process(server: FakeOpenAIServer, *argv: str) -> subprocess.Popen:
     env = dict(os.environ, PYTHONPATH=str(REPO), PYTHONUNBUFFERED="1")
     env.pop("OPENAI_API_KEY", None)
-    return subprocess.Popen([sys.executable, "-m", "agent_core", "run", "--pattern", "reflection", "--task",
-                             "Write a poem.", "--base-url", server.url, "--model", "fake-model", *argv],
-                            cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "agent_core",
+            "run",
+            "--pattern",
+            "reflection",
+            "--task",
+            "Write a poem.",
+            "--base-url",
+            server.url,
+            "--model",
+            "fake-model",
+            *argv,
+        ],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def wait_for_line(stream, needle: str, timeout: float = 30.0) -> list[str]:
@@ -85,8 +104,11 @@ def test_the_counter_waits_a_second_then_shows_at_most_one_line_a_second():
         live.token("planner", "word ")
     lines = err.getvalue().splitlines()
     # "word " is ~2 tokens; at t = 1.0 s eleven deltas (t = 0.0 ... 1.0) have arrived
-    assert lines == ["  … planner streaming: ~22 tokens, 1 s", "  … planner streaming: ~42 tokens, 2 s",
-                     "  … planner streaming: ~62 tokens, 3 s"]
+    assert lines == [
+        "  … planner streaming: ~22 tokens, 1 s",
+        "  … planner streaming: ~42 tokens, 2 s",
+        "  … planner streaming: ~62 tokens, 3 s",
+    ]
 
 
 # -- signals -------------------------------------------------------------------------------------
@@ -133,24 +155,41 @@ def cli(*argv: str) -> tuple[int, str]:
 def test_output_caps_and_the_time_limit_from_the_command_line(tmp_path, monkeypatch):
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     path = tmp_path / "t.json"
-    code, out = cli("run", "--scenario", "primes", "--max-output-tokens", "30", "--role-output-tokens", "critic=20",
-                    "--max-seconds", "60", "--trace-out", str(path))
+    code, out = cli(
+        "run",
+        "--scenario",
+        "primes",
+        "--max-output-tokens",
+        "30",
+        "--role-output-tokens",
+        "critic=20",
+        "--max-seconds",
+        "60",
+        "--trace-out",
+        str(path),
+    )
     assert code == 0
     marked = [line for line in out.splitlines() if line.startswith("  llm ")]
     assert marked and all(line.endswith("[cut at max_output_tokens]") for line in marked)
     config = json.loads(path.read_text(encoding="utf-8"))["config"]
     assert (config["max_output_tokens"], config["max_output_tokens_by_role"], config["max_seconds"]) == (
-        30, {"critic": 20}, 60)
+        30,
+        {"critic": 20},
+        60,
+    )
     calls = [e for e in json.loads(path.read_text(encoding="utf-8"))["events"] if e["kind"] == "llm_call"]
     assert all(c["completion_tokens"] <= (20 if c["role"] == "critic" else 30) for c in calls)
 
 
-@pytest.mark.parametrize("argv,message", [
-    (("--role-output-tokens", "critic"), "--role-output-tokens takes ROLE=N, got 'critic'"),
-    (("--role-output-tokens", "boss=5"), "unknown role 'boss'"),
-    (("--max-seconds", "-1"), "max_seconds must be an integer from 0 to 86400, got -1"),
-    (("--max-output-tokens", "99999"), "max_output_tokens must be an integer from 0 to 32768, got 99999"),
-])
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (("--role-output-tokens", "critic"), "--role-output-tokens takes ROLE=N, got 'critic'"),
+        (("--role-output-tokens", "boss=5"), "unknown role 'boss'"),
+        (("--max-seconds", "-1"), "max_seconds must be an integer from 0 to 86400, got -1"),
+        (("--max-output-tokens", "99999"), "max_output_tokens must be an integer from 0 to 32768, got 99999"),
+    ],
+)
 def test_bad_bounds_are_one_clear_line_and_exit_2(argv, message, capsys):
     code, _ = cli("run", "--task", "x", *argv)
     assert code == 2 and message in capsys.readouterr().err

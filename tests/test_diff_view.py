@@ -63,8 +63,15 @@ def test_lines_wrap_and_code_keeps_its_font_and_indentation():
     assert olds == old
 
 
-HOSTILE = ['<script>alert(1)</script>', '<img src=x onerror="alert(2)">', '"><b>bold</b>',
-           "</del><ins>fake</ins>", "&lt;already escaped&gt;", "![x](http://example.com/p.png)", ":red[x] $x$"]
+HOSTILE = [
+    "<script>alert(1)</script>",
+    '<img src=x onerror="alert(2)">',
+    '"><b>bold</b>',
+    "</del><ins>fake</ins>",
+    "&lt;already escaped&gt;",
+    "![x](http://example.com/p.png)",
+    ":red[x] $x$",
+]
 
 
 @pytest.mark.parametrize("payload", HOSTILE)

@@ -59,14 +59,27 @@ def test_headers_follow_the_version_given():
 
 def test_latin_text_diffs_per_word():
     segments = word_diff("The quick brown fox jumps over the dog.", "The quick red fox jumps over the lazy dog.")
-    assert segments == [("equal", "The quick "), ("delete", "brown "), ("insert", "red "),
-                        ("equal", "fox jumps over the "), ("insert", "lazy "), ("equal", "dog.")]
+    assert segments == [
+        ("equal", "The quick "),
+        ("delete", "brown "),
+        ("insert", "red "),
+        ("equal", "fox jumps over the "),
+        ("insert", "lazy "),
+        ("equal", "dog."),
+    ]
 
 
 def test_chinese_text_diffs_per_character():
     segments = word_diff("北京今天晴，风力较大。", "北京今天多云，风力五到六级。")
-    assert segments == [("equal", "北京今天"), ("delete", "晴"), ("insert", "多云"), ("equal", "，风力"),
-                        ("delete", "较大"), ("insert", "五到六级"), ("equal", "。")]
+    assert segments == [
+        ("equal", "北京今天"),
+        ("delete", "晴"),
+        ("insert", "多云"),
+        ("equal", "，风力"),
+        ("delete", "较大"),
+        ("insert", "五到六级"),
+        ("equal", "。"),
+    ]
     assert tokens("AQI 68，良") == ["AQI ", "68", "，", "良"]
 
 
@@ -94,8 +107,7 @@ def test_a_five_thousand_line_draft_with_scattered_edits():
         after[i] = after[i].replace("says", "claims")
     del after[4321]
     a, b = "\n".join(before), "\n".join(after)
-    assert diff_stats(a, b) == DiffStats(added_lines=10, removed_lines=11,
-                                         changed_ratio=diff_stats(a, b).changed_ratio)
+    assert diff_stats(a, b) == DiffStats(added_lines=10, removed_lines=11, changed_ratio=diff_stats(a, b).changed_ratio)
     changed = [text for tag, text in word_diff(a, b) if tag == "insert"]
     assert changed == ["claims "] * 10
     rows = side_by_side(a, b)
@@ -105,8 +117,13 @@ def test_a_five_thousand_line_draft_with_scattered_edits():
 
 def test_side_by_side_pairs_changed_lines_and_pads_the_shorter_side():
     rows = side_by_side("title\nold one\nold two\nend", "title\nnew one\nend\nextra")
-    assert rows == [("title", "title", "equal"), ("old one", "new one", "replace"), ("old two", "", "delete"),
-                    ("end", "end", "equal"), ("", "extra", "insert")]
+    assert rows == [
+        ("title", "title", "equal"),
+        ("old one", "new one", "replace"),
+        ("old two", "", "delete"),
+        ("end", "end", "equal"),
+        ("", "extra", "insert"),
+    ]
 
 
 def test_changes_come_as_delete_then_insert():
@@ -141,6 +158,7 @@ def test_side_by_side_holds_every_line_of_both_drafts(a, b):
 
 # --- the cost bound -----------------------------------------------------------------------------------
 
+
 def test_a_diff_of_repeated_lines_stops_at_its_budget_and_still_spells_both_drafts():
     a, b = "x\n" * 1100, "x\ny\n" * 550  # difflib alone: tens of CPU seconds (cubic)
     budget = Budget()
@@ -158,7 +176,10 @@ def test_a_diff_of_repeated_lines_stops_at_its_budget_and_still_spells_both_draf
 def test_an_exhausted_budget_aligns_the_cheap_way_at_once():
     budget = Budget(0)
     assert opcodes(list("abcXdef"), list("abcYYdef"), budget) == [
-        ("equal", 0, 3, 0, 3), ("replace", 3, 4, 3, 5), ("equal", 4, 7, 5, 8)]
+        ("equal", 0, 3, 0, 3),
+        ("replace", 3, 4, 3, 5),
+        ("equal", 4, 7, 5, 8),
+    ]
     assert budget.exhausted
     assert diff_stats("same\ntext", "same\ntext", Budget(0)) == DiffStats(0, 0, 0.0, exact=True)
 

@@ -19,7 +19,7 @@ from agent_core.models import complete
 from agent_core.ratelimit import GatedModel, RateGate
 from tests.fake_openai_server import Fail, FakeOpenAIServer, Reply
 
-PROMPT = "def increment(x: int) -> int:\n    \"\"\"Return x + 1.\"\"\"\n"
+PROMPT = 'def increment(x: int) -> int:\n    """Return x + 1."""\n'
 TEST = "def check(candidate):\n    assert candidate(1) == 2\n"
 GOOD = "```python\ndef increment(x: int) -> int:\n    return x + 1\n```"
 
@@ -70,6 +70,7 @@ class Paced:
 
 # --- the pool -------------------------------------------------------------------------------------
 
+
 def test_parallel_rows_are_the_sequential_rows_in_the_same_order():
     patterns = ["reference", "react", "plan-execute", "reflection", "reflection+tests"]
     one = rows_of(evaluate(bundled_tasks()[:3], patterns, ac.OfflineModel(), concurrency=1))
@@ -101,6 +102,7 @@ def test_a_bad_concurrency_is_refused_before_anything_runs(bad):
 
 
 # --- Stop -----------------------------------------------------------------------------------------
+
 
 class Endless:
     """Streams forever on Demo/0's call, answers the others at once; records closed streams. (Which
@@ -159,6 +161,7 @@ def test_closing_the_iterator_stops_the_pool_and_closes_the_http_streams():
 
 # --- 429: one back-off for the whole pool ---------------------------------------------------------
 
+
 def test_a_429_makes_every_run_wait_as_long_as_the_server_asked_then_all_pass():
     arrivals = []
     lock = threading.Lock()
@@ -168,6 +171,7 @@ def test_a_429_makes_every_run_wait_as_long_as_the_server_asked_then_all_pass():
             with lock:
                 arrivals.append((time.monotonic(), type(behaviour).__name__))
             return behaviour
+
         return script
 
     with FakeOpenAIServer(stamp(Reply(GOOD, delay=0.1))) as server:
@@ -222,16 +226,35 @@ def test_the_adapter_reads_the_servers_wait_from_a_429():
 
 # --- the CLI --------------------------------------------------------------------------------------
 
+
 def test_the_cli_prints_the_same_results_at_any_concurrency(tmp_path):
     outputs = []
     for n in (1, 4):
         out = io.StringIO()
-        assert main(["eval", "--tasks", "bundled", "--pattern", "react", "--pattern", "reflection+tests",
-                     "--concurrency", str(n), "--out", str(tmp_path / f"{n}.csv")], out=out) == 0
+        assert (
+            main(
+                [
+                    "eval",
+                    "--tasks",
+                    "bundled",
+                    "--pattern",
+                    "react",
+                    "--pattern",
+                    "reflection+tests",
+                    "--concurrency",
+                    str(n),
+                    "--out",
+                    str(tmp_path / f"{n}.csv"),
+                ],
+                out=out,
+            )
+            == 0
+        )
         lines = out.getvalue().splitlines()
         assert lines[0].endswith(f"{n} at a time")
         outputs.append(lines[1:-1])  # between the header and the "wrote <file>" line
     assert outputs[0] == outputs[1]
-    strip = [[",".join(line.split(",")[:10]) for line in (tmp_path / f"{n}.csv").read_text().splitlines()]
-             for n in (1, 4)]
+    strip = [
+        [",".join(line.split(",")[:10]) for line in (tmp_path / f"{n}.csv").read_text().splitlines()] for n in (1, 4)
+    ]
     assert strip[0] == strip[1]

@@ -13,29 +13,41 @@ from agent_core.evaluation import backends, ray_backend, rows, samples
 from agent_core.offline.model import OfflineModel
 
 # Ray is imported only when these tests run, never at collection
-pytestmark = [pytest.mark.skipif(importlib.util.find_spec("ray") is None,
-                                 reason="the Ray backend is an optional extra: pip install -r requirements-ray.txt"),
-              # one worker starts one local Ray for the whole file (under xdist, two would race for its ports)
-              pytest.mark.xdist_group("ray")]
+pytestmark = [
+    pytest.mark.skipif(
+        importlib.util.find_spec("ray") is None,
+        reason="the Ray backend is an optional extra: pip install -r requirements-ray.txt",
+    ),
+    # one worker starts one local Ray for the whole file (under xdist, two would race for its ports)
+    pytest.mark.xdist_group("ray"),
+]
 
 
 @pytest.fixture(scope="module", autouse=True)
 def local_ray():
     ray = ray_backend._ray()
     if not ray.is_initialized():
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-                 runtime_env={"env_vars": {"PYTHONPATH": ray_backend._ROOT}})
+        ray.init(
+            num_cpus=2,
+            include_dashboard=False,
+            log_to_driver=False,
+            runtime_env={"env_vars": {"PYTHONPATH": ray_backend._ROOT}},
+        )
     yield
     ray.shutdown()
 
 
 def _same(found):
-    return sorted((r.key, r.passed, r.status, r.score, r.calls, r.tokens, r.cost, r.answer, r.rounds, r.round_calls,
-                   r.detail) for r in found)
+    return sorted(
+        (r.key, r.passed, r.status, r.score, r.calls, r.tokens, r.cost, r.answer, r.rounds, r.round_calls, r.detail)
+        for r in found
+    )
 
 
-@pytest.mark.parametrize(("sample", "patterns"), [("bundled", ["reference", "direct", "reflection+tests"]),
-                                                  ("gsm8k-style", ["direct", "reflection"])])
+@pytest.mark.parametrize(
+    ("sample", "patterns"),
+    [("bundled", ["reference", "direct", "reflection+tests"]), ("gsm8k-style", ["direct", "reflection"])],
+)
 def test_ray_gives_the_pools_rows(sample: str, patterns: list[str]) -> None:
     plan = backends.plan(samples.load_sample(sample), patterns, repeats=2, limit=3)
     local = [r for r in backends.local(plan, OfflineModel(), concurrency=4) if isinstance(r, rows.ResultRow)]
@@ -48,8 +60,19 @@ def test_ray_gives_the_pools_rows(sample: str, patterns: list[str]) -> None:
 
 def test_the_cli_on_ray_resumes_like_the_pool(tmp_path) -> None:
     out = tmp_path / "rows.csv"
-    args = ["eval", "--tasks", "gsm8k-style", "--limit", "2", "--pattern", "direct", "--backend", "ray",
-            "--out", str(out)]
+    args = [
+        "eval",
+        "--tasks",
+        "gsm8k-style",
+        "--limit",
+        "2",
+        "--pattern",
+        "direct",
+        "--backend",
+        "ray",
+        "--out",
+        str(out),
+    ]
     text = io.StringIO()
     assert main(args, out=text) == 0 and "on Ray" in text.getvalue()
     text = io.StringIO()

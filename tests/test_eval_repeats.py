@@ -31,13 +31,27 @@ def read(path) -> list[dict[str, str]]:
 
 def test_rows_one_per_task_pattern_and_repeat_with_the_columns(tmp_path) -> None:
     out = tmp_path / "rows.csv"
-    code, text = cli("eval", "--tasks", "gsm8k-style", "--limit", "4", "--pattern", "direct", "--pattern", "reflection",
-                     "--repeats", "3", "--out", str(out))
+    code, text = cli(
+        "eval",
+        "--tasks",
+        "gsm8k-style",
+        "--limit",
+        "4",
+        "--pattern",
+        "direct",
+        "--pattern",
+        "reflection",
+        "--repeats",
+        "3",
+        "--out",
+        str(out),
+    )
     assert code == 0 and "4 task(s) x 2 pattern(s) x 3 repeats" in text
     lines = read(out)
     assert len(lines) == 4 * 2 * 3
     assert {(r["task_id"], r["pattern"], r["repeat"]) for r in lines} == {
-        (f"gsm8k-style/{t}", p, str(r)) for t in range(1, 5) for p in ("direct", "reflection") for r in range(3)}
+        (f"gsm8k-style/{t}", p, str(r)) for t in range(1, 5) for p in ("direct", "reflection") for r in range(3)
+    }
     for column in ("task_id", "pattern", "repeat", "passed", "answer", "score", "calls", "tokens", "cost", "latency"):
         assert column in lines[0]
     assert all(r["scorer"] == "numeric" for r in lines)
@@ -48,14 +62,40 @@ def test_resume_runs_only_the_missing_rows(tmp_path) -> None:
     assert cli("eval", "--tasks", "gsm8k-style", "--limit", "3", "--pattern", "direct", "--out", str(out))[0] == 0
     first = out.read_text(encoding="utf-8")
     # a second pattern and a second repeat: only those rows run, the first three are kept as they were
-    code, text = cli("eval", "--tasks", "gsm8k-style", "--limit", "3", "--pattern", "direct", "--pattern", "reflection",
-                     "--repeats", "2", "--out", str(out))
+    code, text = cli(
+        "eval",
+        "--tasks",
+        "gsm8k-style",
+        "--limit",
+        "3",
+        "--pattern",
+        "direct",
+        "--pattern",
+        "reflection",
+        "--repeats",
+        "2",
+        "--out",
+        str(out),
+    )
     assert code == 0 and "3 of 12 rows are there, 9 to run" in text
     assert sum(line.startswith("[") for line in text.splitlines()) == 9
     assert out.read_text(encoding="utf-8").startswith(first)
     assert len(read(out)) == 12
-    code, text = cli("eval", "--tasks", "gsm8k-style", "--limit", "3", "--pattern", "direct", "--pattern", "reflection",
-                     "--repeats", "2", "--out", str(out))
+    code, text = cli(
+        "eval",
+        "--tasks",
+        "gsm8k-style",
+        "--limit",
+        "3",
+        "--pattern",
+        "direct",
+        "--pattern",
+        "reflection",
+        "--repeats",
+        "2",
+        "--out",
+        str(out),
+    )
     assert code == 0 and "12 of 12 rows are there, 0 to run" in text and len(read(out)) == 12
 
 
@@ -69,8 +109,17 @@ def test_resume_refuses_a_file_that_is_not_eval_rows(tmp_path, capsys) -> None:
 
 def test_summary_out_has_intervals_cost_per_solved_and_the_paired_comparison(tmp_path) -> None:
     summary = tmp_path / "summary.csv"
-    code, text = cli("eval", "--tasks", "gsm8k-style", "--pattern", "direct", "--pattern", "reflection",
-                     "--summary-out", str(summary))
+    code, text = cli(
+        "eval",
+        "--tasks",
+        "gsm8k-style",
+        "--pattern",
+        "direct",
+        "--pattern",
+        "reflection",
+        "--summary-out",
+        str(summary),
+    )
     assert code == 0
     lines = read(summary)
     by = {(r["kind"], r["pattern"]): r for r in lines}
@@ -86,8 +135,12 @@ def test_summary_out_has_intervals_cost_per_solved_and_the_paired_comparison(tmp
 
 def test_the_rounds_csv_has_the_baselines_round_zero(tmp_path) -> None:
     path = tmp_path / "rounds.csv"
-    assert cli("eval", "--tasks", "bundled", "--pattern", "direct", "--pattern", "reflection",
-               "--rounds-out", str(path))[0] == 0
+    assert (
+        cli("eval", "--tasks", "bundled", "--pattern", "direct", "--pattern", "reflection", "--rounds-out", str(path))[
+            0
+        ]
+        == 0
+    )
     lines = read(path)
     direct = [r for r in lines if r["pattern"] == "direct"]
     assert len(direct) == 7 and {r["round"] for r in direct} == {"0"}
@@ -99,7 +152,9 @@ def test_code_rows_with_repeats_are_the_same_at_any_concurrency() -> None:
     plan = backends.plan(task_set, ["reference", "direct", "reflection+tests"], repeats=2, limit=3)
 
     def keyed(concurrency: int):
-        got = [r for r in backends.local(plan, OfflineModel(), concurrency=concurrency) if isinstance(r, rows.ResultRow)]
+        got = [
+            r for r in backends.local(plan, OfflineModel(), concurrency=concurrency) if isinstance(r, rows.ResultRow)
+        ]
         return [(r.key, r.passed, r.calls, r.rounds, r.answer) for r in got]
 
     one = keyed(1)
@@ -118,8 +173,9 @@ def test_question_sets_refuse_the_entry_that_needs_unit_tests() -> None:
 
 def test_the_judge_scorer_runs_through_the_router_and_counts_its_call(tmp_path) -> None:
     out = tmp_path / "rows.csv"
-    code, _ = cli("eval", "--tasks", "gsm8k-style", "--limit", "3", "--pattern", "direct", "--scorer", "judge",
-                  "--out", str(out))
+    code, _ = cli(
+        "eval", "--tasks", "gsm8k-style", "--limit", "3", "--pattern", "direct", "--scorer", "judge", "--out", str(out)
+    )
     assert code == 0
     lines = read(out)
     assert [r["passed"] for r in lines] == ["True", "True", "True"]
@@ -138,8 +194,11 @@ def test_each_repeat_asks_for_its_own_stable_seed() -> None:
             yield from ()
 
     for repeat in (0, 1, 0):
-        list(backends.SeededModel(Endpoint(), backends.repeat_seed("t", "direct", repeat))
-             .stream(ChatRequest((user("hi"),))))
+        list(
+            backends.SeededModel(Endpoint(), backends.repeat_seed("t", "direct", repeat)).stream(
+                ChatRequest((user("hi"),))
+            )
+        )
     assert bodies[0] == bodies[2] != bodies[1] and set(bodies[0]) == {"seed"}
 
 

@@ -73,16 +73,20 @@ def test_the_rounds_csv_has_one_line_per_task_pattern_and_round(rows):
     assert list(lines[0]) == ["task_id", "pattern", "round", "passed", "changed_from_previous"]
     assert len(lines) == sum(len(r.rounds) for r in rows) == 7 + 2 + 7 + 3
     fizz = [line for line in lines if line["task_id"] == "bundled/fizzbuzz" and line["pattern"] == "reflection"]
-    assert [(f["round"], f["passed"], f["changed_from_previous"]) for f in fizz] == [("0", "False", ""),
-                                                                                     ("1", "True", "True")]
+    assert [(f["round"], f["passed"], f["changed_from_previous"]) for f in fizz] == [
+        ("0", "False", ""),
+        ("1", "True", "True"),
+    ]
 
 
 def test_the_cli_writes_the_rounds_and_prints_the_oracle_beside_the_self_stop(tmp_path, monkeypatch):
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     path = tmp_path / "rounds.csv"
     out = io.StringIO()
-    code = main(["eval", "--tasks", "bundled", "--pattern", "reflection", "--pattern", "direct",
-                 "--rounds-out", str(path)], out=out)
+    code = main(
+        ["eval", "--tasks", "bundled", "--pattern", "reflection", "--pattern", "direct", "--rounds-out", str(path)],
+        out=out,
+    )
     assert code == 0
     text = out.getvalue()
     # 9 rounds of reflection's drafts and the baseline's 7 one-call runs, round 0 each
@@ -93,9 +97,16 @@ def test_the_cli_writes_the_rounds_and_prints_the_oracle_beside_the_self_stop(tm
 
 
 def test_an_uploaded_humaneval_file_gets_the_rounds_section():
-    tasks = [{"task_id": f"demo/{i}", "prompt": "def add(a, b):\n    \"\"\"Add two numbers.\"\"\"\n",
-              "entry_point": "add", "canonical_solution": "    return a + b\n",
-              "test": "def check(candidate):\n    assert candidate(1, 2) == 3\n"} for i in range(2)]
+    tasks = [
+        {
+            "task_id": f"demo/{i}",
+            "prompt": 'def add(a, b):\n    """Add two numbers."""\n',
+            "entry_point": "add",
+            "canonical_solution": "    return a + b\n",
+            "test": "def check(candidate):\n    assert candidate(1, 2) == 3\n",
+        }
+        for i in range(2)
+    ]
     data = gzip.compress("\n".join(json.dumps(t) for t in tasks).encode())
     at = open_page("pages/eval.py", ev_patterns=["reflection", "direct"])
     at.radio(key="ev_source").set_value("upload").run()
@@ -119,8 +130,11 @@ def test_the_baseline_at_about_the_same_budget_votes_over_independent_answers():
     from agent_core.evaluation.harness import BASELINE_ENTRIES
 
     assert BASELINE_ENTRIES == ("direct", "self-consistency×3"), "the one call first, then the vote"
-    rows = [r for r in evaluate(bundled_tasks(), ["reflection", "self-consistency×3"], OfflineModel())
-            if isinstance(r, EvalRow)]
+    rows = [
+        r
+        for r in evaluate(bundled_tasks(), ["reflection", "self-consistency×3"], OfflineModel())
+        if isinstance(r, EvalRow)
+    ]
     stops = {s.pattern: s for s in stop_stats(rows, BASELINE_ENTRIES)}
     voted = stops["self-consistency×3"]
     # three calls a task, beside reflection's 2.57; the scripted model answers alike, so the vote is its draft

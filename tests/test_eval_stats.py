@@ -61,7 +61,7 @@ def test_wilson_refuses_impossible_counts_and_is_vacuous_at_zero_trials() -> Non
 
 def _mcnemar_by_hand(b: int, c: int) -> float:
     n = b + c
-    probs = [math.comb(n, i) / 2 ** n for i in range(n + 1)]
+    probs = [math.comb(n, i) / 2**n for i in range(n + 1)]
     observed = probs[b]
     # the two-sided exact test: every table at most as likely as the observed one (symmetric at 1/2)
     return min(1.0, sum(p for p in probs if p <= observed + 1e-15))
@@ -101,8 +101,13 @@ def test_paired_counts_discordant_pairs_and_says_when_not_distinguishable() -> N
 
 
 def test_paired_uses_only_shared_pairs_and_repeats() -> None:
-    verdicts = {("t1", "a", 0): False, ("t1", "b", 0): True, ("t1", "a", 1): False, ("t1", "b", 1): True,
-                ("t2", "a", 0): True}  # t2 has no b: not a pair
+    verdicts = {
+        ("t1", "a", 0): False,
+        ("t1", "b", 0): True,
+        ("t1", "a", 1): False,
+        ("t1", "b", 1): True,
+        ("t2", "a", 0): True,
+    }  # t2 has no b: not a pair
     result = stats.paired("a", "b", verdicts)
     assert result is not None and (result.tasks, result.pairs, result.b_only) == (1, 2, 1)  # one task, counted once
     assert stats.paired("a", "c", verdicts) is None
@@ -110,8 +115,11 @@ def test_paired_uses_only_shared_pairs_and_repeats() -> None:
 
 def test_paired_with_repeats_counts_a_task_once_by_its_mean() -> None:
     # t1: b passes 2 of 3, a 1 of 3 -> b better; t2: a passes 3 of 3, b 0 -> a better; t3: tie
-    runs = {"t1": ([True, False, False], [True, True, False]), "t2": ([True] * 3, [False] * 3),
-            "t3": ([True, False, True], [False, True, True])}
+    runs = {
+        "t1": ([True, False, False], [True, True, False]),
+        "t2": ([True] * 3, [False] * 3),
+        "t3": ([True, False, True], [False, True, True]),
+    }
     verdicts = {}
     for t, (a, b) in runs.items():
         for r in range(3):

@@ -19,10 +19,12 @@ def jsonl(*objects) -> bytes:
 
 
 def test_generic_jsonl_with_both_spellings_choices_and_per_task_scorers() -> None:
-    data = jsonl({"id": "q1", "question": "Capital of France?", "answer": "Paris"},
-                 {"task_id": "q2", "input": "Pick a pet", "expected": "dog", "choices": ["cat", "dog"]},
-                 {"id": "q3", "question": "Roughly pi?", "answer": "3.14", "scorer": "numeric", "tolerance": 0.01},
-                 {"id": "q4", "question": "Say yes", "answer": r"\byes\b", "scorer": "regex"})
+    data = jsonl(
+        {"id": "q1", "question": "Capital of France?", "answer": "Paris"},
+        {"task_id": "q2", "input": "Pick a pet", "expected": "dog", "choices": ["cat", "dog"]},
+        {"id": "q3", "question": "Roughly pi?", "answer": "3.14", "scorer": "numeric", "tolerance": 0.01},
+        {"id": "q4", "question": "Say yes", "answer": r"\byes\b", "scorer": "regex"},
+    )
     ts = tasksets.load_task_set(data, name="mine.jsonl")
     assert ts.format == "generic" and not ts.is_code
     q1, q2, q3, q4 = ts.tasks
@@ -32,7 +34,7 @@ def test_generic_jsonl_with_both_spellings_choices_and_per_task_scorers() -> Non
 
 
 def test_csv_with_pipe_separated_choices() -> None:
-    data = b"id,question,answer,choices,scorer\nq1,Which is a pet?,B,cat|dog,\nq2,\"2+2, in words?\",four,,\n"
+    data = b'id,question,answer,choices,scorer\nq1,Which is a pet?,B,cat|dog,\nq2,"2+2, in words?",four,,\n'
     ts = tasksets.load_task_set(data, name="set.csv")
     assert ts.format == "generic" and [t.task_id for t in ts.tasks] == ["q1", "q2"]
     assert ts.tasks[0].choices == ("cat", "dog") and ts.tasks[0].scorer == "choice"
@@ -50,10 +52,13 @@ def test_gsm8k_takes_the_number_after_the_hashes_and_scores_numerically() -> Non
 
 
 def test_mbpp_becomes_a_code_task_judged_by_its_tests() -> None:
-    line = {"task_id": 2, "text": "Write a function to find the shared elements of two lists.",
-            "code": "def similar_elements(a, b):\n    return tuple(set(a) & set(b))",
-            "test_list": ["assert set(similar_elements((3, 4, 5, 6), (5, 7, 4, 10))) == set((4, 5))"],
-            "test_setup_code": ""}
+    line = {
+        "task_id": 2,
+        "text": "Write a function to find the shared elements of two lists.",
+        "code": "def similar_elements(a, b):\n    return tuple(set(a) & set(b))",
+        "test_list": ["assert set(similar_elements((3, 4, 5, 6), (5, 7, 4, 10))) == set((4, 5))"],
+        "test_setup_code": "",
+    }
     ts = tasksets.load_task_set(jsonl(line))
     assert ts.format == "mbpp" and ts.is_code
     (task,) = ts.tasks
@@ -77,20 +82,23 @@ def test_the_bundled_samples_load() -> None:
     assert "NOT GSM8K" in samples.SAMPLES["gsm8k-style"].source["en"]
 
 
-@pytest.mark.parametrize(("data", "says"), [
-    (jsonl({"id": "q1", "question": "x"}), "missing the answer"),
-    (jsonl({"id": "q1", "question": "x", "answer": "y", "scorer": "vibes"}), "unknown scorer"),
-    (jsonl({"id": "q1", "question": "x", "answer": "(a+)+", "scorer": "regex"}), "nests a repeat"),
-    (jsonl({"id": "q1", "question": "x", "answer": "y", "scorer": "choice"}), "needs the task's choices"),
-    (jsonl({"id": "q1", "question": "x", "answer": "y", "choices": [["nested"]]}), "choices must be"),
-    (jsonl({"id": "q1", "question": "x", "answer": "y", "tolerance": "-1"}), "tolerance"),
-    (jsonl({"id": "q1", "question": "x", "answer": "y"}, {"id": "q1", "question": "z", "answer": "w"}), "twice"),
-    (jsonl({"id": "q1", "question": ["x"], "answer": "y"}), "must be a string"),
-    (b'{"id": "q1", "question": "x", "answer": "\\ud800"}\n', "surrogate"),
-    (b'{"id": "q1", "question": ' + b"[" * 100 + b"]" * 100 + b"}\n", "nested too deeply"),
-    (b"\xff\xfe garbage", "not UTF-8"),
-    (b"", "no tasks"),
-])
+@pytest.mark.parametrize(
+    ("data", "says"),
+    [
+        (jsonl({"id": "q1", "question": "x"}), "missing the answer"),
+        (jsonl({"id": "q1", "question": "x", "answer": "y", "scorer": "vibes"}), "unknown scorer"),
+        (jsonl({"id": "q1", "question": "x", "answer": "(a+)+", "scorer": "regex"}), "nests a repeat"),
+        (jsonl({"id": "q1", "question": "x", "answer": "y", "scorer": "choice"}), "needs the task's choices"),
+        (jsonl({"id": "q1", "question": "x", "answer": "y", "choices": [["nested"]]}), "choices must be"),
+        (jsonl({"id": "q1", "question": "x", "answer": "y", "tolerance": "-1"}), "tolerance"),
+        (jsonl({"id": "q1", "question": "x", "answer": "y"}, {"id": "q1", "question": "z", "answer": "w"}), "twice"),
+        (jsonl({"id": "q1", "question": ["x"], "answer": "y"}), "must be a string"),
+        (b'{"id": "q1", "question": "x", "answer": "\\ud800"}\n', "surrogate"),
+        (b'{"id": "q1", "question": ' + b"[" * 100 + b"]" * 100 + b"}\n", "nested too deeply"),
+        (b"\xff\xfe garbage", "not UTF-8"),
+        (b"", "no tasks"),
+    ],
+)
 def test_bad_files_are_refused_with_a_reason(data: bytes, says: str) -> None:
     with pytest.raises(TaskSetError, match=says):
         tasksets.load_task_set(data, name="bad.jsonl")
@@ -110,12 +118,15 @@ def test_bounds_are_todays() -> None:
         tasksets.load_task_set(bomb, name="bomb.jsonl.gz")
 
 
-@pytest.mark.parametrize("make", [
-    lambda: jsonl({"question": "q", "answer": "x" + " " * 200_000 + "\n#### 1"}),
-    lambda: jsonl({"question": "q", "answer": "####" * 60_000 + " 1"}),
-    lambda: jsonl({"task_id": 1, "text": "t", "code": "c", "test_list": ["assert" + " " * 200_000 + "f("]}),
-    lambda: ("id,question,answer\n" + "q," + '"' * 200_000 + ",y\n").encode(),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: jsonl({"question": "q", "answer": "x" + " " * 200_000 + "\n#### 1"}),
+        lambda: jsonl({"question": "q", "answer": "####" * 60_000 + " 1"}),
+        lambda: jsonl({"task_id": 1, "text": "t", "code": "c", "test_list": ["assert" + " " * 200_000 + "f("]}),
+        lambda: ("id,question,answer\n" + "q," + '"' * 200_000 + ",y\n").encode(),
+    ],
+)
 def test_adversarial_fields_load_or_fail_in_bounded_time(make) -> None:
     data = make()
     started = time.perf_counter()

@@ -15,10 +15,16 @@ from agent_core.evaluation import tasksets
 from tests.app_pages import open_page
 
 
-def _task(i: int, test: str = "def check(candidate):\n    assert candidate(1) == 2\n",
-          solution: str = "    return x + 1\n") -> dict:
-    return {"task_id": f"T/{i}", "prompt": f"def f{i}(x):\n    \"\"\"Add one.\"\"\"\n", "entry_point": f"f{i}",
-            "test": test, "canonical_solution": solution}
+def _task(
+    i: int, test: str = "def check(candidate):\n    assert candidate(1) == 2\n", solution: str = "    return x + 1\n"
+) -> dict:
+    return {
+        "task_id": f"T/{i}",
+        "prompt": f'def f{i}(x):\n    """Add one."""\n',
+        "entry_point": f"f{i}",
+        "test": test,
+        "canonical_solution": solution,
+    }
 
 
 def _file(tasks: list[dict]) -> bytes:

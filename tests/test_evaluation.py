@@ -40,7 +40,7 @@ BUGGY = {"bundled/fizzbuzz", "bundled/running_max", "bundled/primes_up_to"}
 
 INCREMENT = {
     "task_id": "Demo/0",
-    "prompt": "def increment(x: int) -> int:\n    \"\"\"Return x + 1.\n    >>> increment(1)\n    2\n    \"\"\"\n",
+    "prompt": 'def increment(x: int) -> int:\n    """Return x + 1.\n    >>> increment(1)\n    2\n    """\n',
     "entry_point": "increment",
     "canonical_solution": "    return x + 1\n",
     "test": "METADATA = {}\n\n\ndef check(candidate):\n    assert candidate(1) == 2\n    assert candidate(-1) == 0\n",
@@ -69,17 +69,25 @@ def outcome(rows):
 @pytest.fixture(scope="module")
 def offline_rows():
     """Every agent pattern on the bundled set, on the offline model (about 2 s of sandbox runs)."""
-    return rows_of(evaluate(bundled_tasks(), ["react", "plan-execute", "reflection", "reflection+tests"],
-                            ac.OfflineModel()))
+    return rows_of(
+        evaluate(bundled_tasks(), ["react", "plan-execute", "reflection", "reflection+tests"], ac.OfflineModel())
+    )
 
 
 # --- task sets ------------------------------------------------------------------------------------
 
+
 def test_the_bundled_set_is_seven_humaneval_tasks_with_check_functions():
     tasks = bundled_tasks()
-    assert [t.task_id for t in tasks] == ["bundled/is_palindrome", "bundled/fizzbuzz", "bundled/running_max",
-                                          "bundled/primes_up_to", "bundled/word_frequency",
-                                          "bundled/balanced_brackets", "bundled/to_roman"]
+    assert [t.task_id for t in tasks] == [
+        "bundled/is_palindrome",
+        "bundled/fizzbuzz",
+        "bundled/running_max",
+        "bundled/primes_up_to",
+        "bundled/word_frequency",
+        "bundled/balanced_brackets",
+        "bundled/to_roman",
+    ]
     for t in tasks:
         assert f"def {t.entry_point}(" in t.prompt and t.defines_check and t.canonical_solution.startswith("    ")
 
@@ -99,13 +107,17 @@ def test_a_humaneval_file_loads_and_the_reference_tells_right_from_wrong(tmp_pat
     path.write_bytes(gzip.compress(data) if packed else data)
     for source in (path, str(path), path.read_bytes()):
         tasks = load_tasks(source)
-        assert tasks == [EvalTask("Demo/0", INCREMENT["prompt"], "increment", INCREMENT["test"], "    return x + 1\n"),
-                         EvalTask("Demo/1", INCREMENT["prompt"], "increment", INCREMENT["test"], "    return x + 2\n")]
+        assert tasks == [
+            EvalTask("Demo/0", INCREMENT["prompt"], "increment", INCREMENT["test"], "    return x + 1\n"),
+            EvalTask("Demo/1", INCREMENT["prompt"], "increment", INCREMENT["test"], "    return x + 2\n"),
+        ]
     right, wrong = rows_of(evaluate(tasks, ["reference"], None))
     assert right.passed and right.summary == "all 2 tests passed"
     assert not wrong.passed and wrong.status == "failed"
-    assert wrong.summary == "2 of 2 tests failed: assert candidate(1) == 2 (got 3, expected 2); " \
-                            "assert candidate(-1) == 0 (got 1, expected 0)"
+    assert (
+        wrong.summary == "2 of 2 tests failed: assert candidate(1) == 2 (got 3, expected 2); "
+        "assert candidate(-1) == 0 (got 1, expected 0)"
+    )
 
 
 def test_extra_fields_a_missing_solution_and_blank_lines_are_accepted():
@@ -120,25 +132,52 @@ def _too_many() -> bytes:
     return jsonl(*({**INCREMENT, "task_id": f"T/{i}"} for i in range(MAX_TASKS + 1)))
 
 
-@pytest.mark.parametrize(("data", "message"), [
-    (jsonl(INCREMENT) + b"{not json\n", "line 2: not JSON (Expecting property name enclosed in double quotes); "
-                                        "expected one task object a line (HumanEval's JSONL format)"),
-    (b"[1, 2]\n", "line 1: expected a JSON object, got an array"),
-    (jsonl({k: v for k, v in INCREMENT.items() if k != "test"}),
-     "line 1: missing field(s) test; a task needs task_id, prompt, entry_point, test"),
-    (jsonl({**INCREMENT, "prompt": 42}), "line 1: field 'prompt' must be a string, got a number"),
-    (jsonl({**INCREMENT, "entry_point": "inc rement"}),
-     "line 1 (Demo/0): entry_point 'inc rement' is not a Python function name"),
-    (jsonl({**INCREMENT, "test": "def check(candidate:\n"}), "line 1 (Demo/0): the test does not parse (its line 1: "),
-    (jsonl(INCREMENT, INCREMENT), "line 2: task_id 'Demo/0' repeats line 1"),
-    (b"\n  \n", "no tasks: expected one JSON object a line (HumanEval's JSONL format)"),
-    (b"\x1f\x8b\x08\x00garbage", "the task file is not a valid gzip file"),
-    (gzip.compress(b" " * (MAX_BYTES + 1)), "the task file unpacks to more than 5 MB"),
-    (b" " * (MAX_BYTES + 1), "the task file is 5.2 MB; task sets are limited to 5 MB"),
-    (b'{"task_id": "caf\xe9"}\n', "the task file is not UTF-8 text (line 1, byte 16)"),
-    (_too_many(), f"more than {MAX_TASKS} tasks (line {MAX_TASKS + 1}); evaluate a smaller set"),
-], ids=["not-json", "array", "missing-field", "wrong-type", "bad-entry-point", "test-syntax", "duplicate", "empty",
-        "gzip-garbage", "gzip-bomb", "too-big", "not-utf8", "too-many"])
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (
+            jsonl(INCREMENT) + b"{not json\n",
+            "line 2: not JSON (Expecting property name enclosed in double quotes); "
+            "expected one task object a line (HumanEval's JSONL format)",
+        ),
+        (b"[1, 2]\n", "line 1: expected a JSON object, got an array"),
+        (
+            jsonl({k: v for k, v in INCREMENT.items() if k != "test"}),
+            "line 1: missing field(s) test; a task needs task_id, prompt, entry_point, test",
+        ),
+        (jsonl({**INCREMENT, "prompt": 42}), "line 1: field 'prompt' must be a string, got a number"),
+        (
+            jsonl({**INCREMENT, "entry_point": "inc rement"}),
+            "line 1 (Demo/0): entry_point 'inc rement' is not a Python function name",
+        ),
+        (
+            jsonl({**INCREMENT, "test": "def check(candidate:\n"}),
+            "line 1 (Demo/0): the test does not parse (its line 1: ",
+        ),
+        (jsonl(INCREMENT, INCREMENT), "line 2: task_id 'Demo/0' repeats line 1"),
+        (b"\n  \n", "no tasks: expected one JSON object a line (HumanEval's JSONL format)"),
+        (b"\x1f\x8b\x08\x00garbage", "the task file is not a valid gzip file"),
+        (gzip.compress(b" " * (MAX_BYTES + 1)), "the task file unpacks to more than 5 MB"),
+        (b" " * (MAX_BYTES + 1), "the task file is 5.2 MB; task sets are limited to 5 MB"),
+        (b'{"task_id": "caf\xe9"}\n', "the task file is not UTF-8 text (line 1, byte 16)"),
+        (_too_many(), f"more than {MAX_TASKS} tasks (line {MAX_TASKS + 1}); evaluate a smaller set"),
+    ],
+    ids=[
+        "not-json",
+        "array",
+        "missing-field",
+        "wrong-type",
+        "bad-entry-point",
+        "test-syntax",
+        "duplicate",
+        "empty",
+        "gzip-garbage",
+        "gzip-bomb",
+        "too-big",
+        "not-utf8",
+        "too-many",
+    ],
+)
 def test_a_bad_task_file_is_refused_with_a_message_naming_the_problem(data, message):
     with pytest.raises(TaskSetError) as info:
         load_tasks(data)
@@ -159,6 +198,7 @@ def test_errors_in_a_file_name_the_file_and_a_missing_file_is_a_task_set_error(t
 
 # --- judging --------------------------------------------------------------------------------------
 
+
 @pytest.fixture
 def task():
     (t,) = load_tasks(jsonl({**INCREMENT, "prompt": "from typing import List\n\n\n" + INCREMENT["prompt"]}))
@@ -166,16 +206,21 @@ def task():
 
 
 def test_a_fenced_function_is_taken_from_prose_and_follows_the_prompt(task):
-    answer = ("<think>easy</think>Here you go:\n```text\nnot this\n```\n```python\n"
-              "def increment(x: int) -> int:\n    return x + 1\n```\nDone.")
+    answer = (
+        "<think>easy</think>Here you go:\n```text\nnot this\n```\n```python\n"
+        "def increment(x: int) -> int:\n    return x + 1\n```\nDone."
+    )
     assert extract_code(answer, task) == f"{task.prompt}\n\ndef increment(x: int) -> int:\n    return x + 1\n"
 
 
 def test_the_prompts_helpers_stay_available_to_a_function_that_replaces_its_stub():
     helper = {**INCREMENT, "prompt": "def step() -> int:\n    return 1\n\n\n" + INCREMENT["prompt"]}
     (task,) = load_tasks(jsonl(helper))
-    (row,) = rows_of(evaluate([task], ["react"], ScriptedModel(
-        ["```python\ndef increment(x: int) -> int:\n    return x + step()\n```"])))
+    (row,) = rows_of(
+        evaluate(
+            [task], ["react"], ScriptedModel(["```python\ndef increment(x: int) -> int:\n    return x + step()\n```"])
+        )
+    )
     assert row.passed, row.summary
 
 
@@ -203,8 +248,11 @@ def test_a_scripted_model_answering_with_a_body_is_judged_through_the_whole_path
     model.assert_consumed()
     assert "```python\nfrom typing import List" in model.requests[0].messages[-1].content
     assert (good.passed, good.llm_calls, good.end_reason) == (True, 1, "answer")
-    assert (bad.passed, bad.summary) == (False, "2 of 2 tests failed: assert candidate(1) == 2 (got 1, expected 2); "
-                                                "assert candidate(-1) == 0 (got -1, expected 0)")
+    assert (bad.passed, bad.summary) == (
+        False,
+        "2 of 2 tests failed: assert candidate(1) == 2 (got 1, expected 2); "
+        "assert candidate(-1) == 0 (got -1, expected 0)",
+    )
 
 
 def test_a_failed_run_is_a_row_that_says_why_not_an_exception(task):
@@ -222,6 +270,7 @@ def test_a_failed_run_is_a_row_that_says_why_not_an_exception(task):
 
 # --- the offline story on the bundled set --------------------------------------------------------
 
+
 def test_each_pattern_fixes_only_the_bugs_its_feedback_can_see(offline_rows):
     assert outcome(offline_rows) == {
         "react": BUGGY,  # one shot: three plausible bugs go out as written
@@ -232,10 +281,21 @@ def test_each_pattern_fixes_only_the_bugs_its_feedback_can_see(offline_rows):
 
 
 def test_the_story_holds_in_chinese_and_in_graph_style():
-    rows = rows_of(evaluate(bundled_tasks()[1:3], ["react", "plan-execute", "reflection", "reflection+tests"],
-                            ac.OfflineModel(), lang="zh", config_overrides={"reflection": {"graph_style": True}}))
-    assert outcome(rows) == {"react": {"bundled/fizzbuzz", "bundled/running_max"}, "plan-execute": {"bundled/fizzbuzz"},
-                             "reflection": {"bundled/running_max"}, "reflection+tests": set()}
+    rows = rows_of(
+        evaluate(
+            bundled_tasks()[1:3],
+            ["react", "plan-execute", "reflection", "reflection+tests"],
+            ac.OfflineModel(),
+            lang="zh",
+            config_overrides={"reflection": {"graph_style": True}},
+        )
+    )
+    assert outcome(rows) == {
+        "react": {"bundled/fizzbuzz", "bundled/running_max"},
+        "plan-execute": {"bundled/fizzbuzz"},
+        "reflection": {"bundled/running_max"},
+        "reflection+tests": set(),
+    }
 
 
 def test_reflection_with_tests_beats_one_shot_react_and_costs_more_calls(offline_rows):
@@ -264,11 +324,19 @@ def test_primes_the_critic_alone_asks_for_speed_and_the_sieve_keeps_the_bound_bu
 
 def test_primes_with_tests_the_failure_leads_the_feedback_and_the_refiner_fixes_the_bound():
     primes = next(t for t in bundled_tasks() if t.entry_point == "primes_up_to")
-    config = ac.configure(pattern="reflection", code_task=True, test_evaluator=True, tests=runnable_tests(primes),
-                          scenario=f"eval/{primes.task_id}")
+    config = ac.configure(
+        pattern="reflection",
+        code_task=True,
+        test_evaluator=True,
+        tests=runnable_tests(primes),
+        scenario=f"eval/{primes.task_id}",
+    )
     result = ac.run(task_text(primes), config, ac.OfflineModel())
-    seen = [(e.kind, getattr(e, "is_error", None) if e.kind == "tool_result" else getattr(e, "verdict", None))
-            for e in result.events if e.kind in ("tool_result", "verdict")]
+    seen = [
+        (e.kind, getattr(e, "is_error", None) if e.kind == "tool_result" else getattr(e, "verdict", None))
+        for e in result.events
+        if e.kind in ("tool_result", "verdict")
+    ]
     assert seen == [("tool_result", True), ("verdict", "REVISE"), ("tool_result", False), ("verdict", "PASS")]
     revise = next(e for e in result.events if isinstance(e, ev.VerdictEvent))
     assert revise.feedback.startswith("The unit tests failed: 1 of 1 tests failed: check(primes_up_to)")
@@ -276,6 +344,7 @@ def test_primes_with_tests_the_failure_leads_the_feedback_and_the_refiner_fixes_
 
 
 # --- the generator, the table, the CSV ------------------------------------------------------------
+
 
 def test_evaluate_yields_progress_before_each_row_task_by_task():
     tasks = bundled_tasks()[:2]
@@ -289,34 +358,54 @@ def test_evaluate_yields_progress_before_each_row_task_by_task():
 
 
 def test_limit_and_a_shared_budget_shape_every_run():
-    rows = rows_of(evaluate(bundled_tasks(), ["reflection+tests"], ac.OfflineModel(), limit=3,
-                            config_overrides={"max_llm_calls": 3}))
+    rows = rows_of(
+        evaluate(
+            bundled_tasks(), ["reflection+tests"], ac.OfflineModel(), limit=3, config_overrides={"max_llm_calls": 3}
+        )
+    )
     assert [r.task_id for r in rows] == ["bundled/is_palindrome", "bundled/fizzbuzz", "bundled/running_max"]
     # a buggy draft's second critique would be call 4: the budget ends the run on the refined draft
-    assert [(r.passed, r.llm_calls, r.end_reason) for r in rows] == [(True, 2, "pass"), (True, 3, "budget"),
-                                                                     (True, 3, "budget")]
+    assert [(r.passed, r.llm_calls, r.end_reason) for r in rows] == [
+        (True, 2, "pass"),
+        (True, 3, "budget"),
+        (True, 3, "budget"),
+    ]
 
 
 def test_overrides_under_a_patterns_name_apply_to_that_pattern_only():
     fizzbuzz = bundled_tasks()[1:2]
-    rows = rows_of(evaluate(fizzbuzz, ["reflection", "reflection+tests"], ac.OfflineModel(),
-                            config_overrides={"reflection": {"max_iterations": 1}}))
-    assert [(r.pattern, r.llm_calls, r.end_reason) for r in rows] == [("reflection", 3, "cap"),
-                                                                      ("reflection+tests", 4, "pass")]
+    rows = rows_of(
+        evaluate(
+            fizzbuzz,
+            ["reflection", "reflection+tests"],
+            ac.OfflineModel(),
+            config_overrides={"reflection": {"max_iterations": 1}},
+        )
+    )
+    assert [(r.pattern, r.llm_calls, r.end_reason) for r in rows] == [
+        ("reflection", 3, "cap"),
+        ("reflection+tests", 4, "pass"),
+    ]
 
 
-@pytest.mark.parametrize(("kwargs", "message"), [
-    ({"patterns": ["reflexion"]}, "unknown eval pattern 'reflexion'"),
-    ({"patterns": []}, "choose at least one pattern"),
-    ({"config_overrides": {"max_rounds": 99}}, "max_rounds must be an integer from 1 to 30, got 99"),
-    ({"config_overrides": {"tests": "assert True"}}, "'tests' is set by the harness"),
-    ({"config_overrides": {"max_roundz": 2}}, "'max_roundz' is neither a run option nor an eval pattern"),
-    ({"config_overrides": {"react": {"scenario": "x"}}}, "config_overrides['react']: 'scenario' is set by the harness"),
-    ({"config_overrides": {"reflection": 2}}, "config_overrides['reflection'] must map run options to values"),
-    ({"config_overrides": {"react": {"prompts": {"actor_system": "{nope}"}}}}, "unknown placeholder {nope}"),
-    ({"limit": 0}, "limit must be at least 1"),
-    ({"models": None}, "a model is needed for every pattern but reference"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"patterns": ["reflexion"]}, "unknown eval pattern 'reflexion'"),
+        ({"patterns": []}, "choose at least one pattern"),
+        ({"config_overrides": {"max_rounds": 99}}, "max_rounds must be an integer from 1 to 30, got 99"),
+        ({"config_overrides": {"tests": "assert True"}}, "'tests' is set by the harness"),
+        ({"config_overrides": {"max_roundz": 2}}, "'max_roundz' is neither a run option nor an eval pattern"),
+        (
+            {"config_overrides": {"react": {"scenario": "x"}}},
+            "config_overrides['react']: 'scenario' is set by the harness",
+        ),
+        ({"config_overrides": {"reflection": 2}}, "config_overrides['reflection'] must map run options to values"),
+        ({"config_overrides": {"react": {"prompts": {"actor_system": "{nope}"}}}}, "unknown placeholder {nope}"),
+        ({"limit": 0}, "limit must be at least 1"),
+        ({"models": None}, "a model is needed for every pattern but reference"),
+    ],
+)
 def test_bad_settings_are_refused_before_anything_runs(kwargs, message):
     args = {"patterns": ["react"], "models": ac.OfflineModel(), **kwargs}
     with pytest.raises(ConfigError, match=re.escape(message)):
@@ -337,13 +426,18 @@ def test_the_csv_has_a_row_per_run_and_every_field(offline_rows):
 def test_the_scores_figure_puts_each_pattern_at_its_calls_and_pass_rate(offline_rows):
     fig = scores_figure(summarize(offline_rows))
     points = {t.name: (t.x[0], t.y[0]) for t in fig.data}
-    assert points == {"react": (1.0, 57.1), "plan-execute": (3.0, 71.4), "reflection": (2.57, 71.4),
-                      "reflection+tests*": (2.86, 100.0)}
+    assert points == {
+        "react": (1.0, 57.1),
+        "plan-execute": (3.0, 71.4),
+        "reflection": (2.57, 71.4),
+        "reflection+tests*": (2.86, 100.0),
+    }
     assert "the refiner saw the tasks' tests" in fig.layout.annotations[0].text
     assert scores_figure([], lang="zh").layout.annotations[0].text == "暂无结果"
 
 
 # --- the command line ------------------------------------------------------------------------------
+
 
 def cli(*argv):
     out = io.StringIO()
@@ -353,14 +447,29 @@ def cli(*argv):
 def test_cli_prints_each_run_and_the_pass_rates_and_writes_the_csv(tmp_path, monkeypatch):
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     path = tmp_path / "results.csv"
-    code, out = cli("eval", "--tasks", "bundled", "--pattern", "react", "--pattern", "reflection+tests",
-                    "--limit", "2", "--out", str(path))
+    code, out = cli(
+        "eval",
+        "--tasks",
+        "bundled",
+        "--pattern",
+        "react",
+        "--pattern",
+        "reflection+tests",
+        "--limit",
+        "2",
+        "--out",
+        str(path),
+    )
     assert code == 0
     lines = out.splitlines()
     assert lines[0] == "eval: 2 task(s) x 2 pattern(s) on offline-scripted, 4 at a time"
     runs = [line.split()[1:4] for line in lines if line.startswith("[")]
-    assert runs == [["bundled/is_palindrome", "react", "PASS"], ["bundled/is_palindrome", "reflection+tests", "PASS"],
-                    ["bundled/fizzbuzz", "react", "FAIL"], ["bundled/fizzbuzz", "reflection+tests", "PASS"]]
+    assert runs == [
+        ["bundled/is_palindrome", "react", "PASS"],
+        ["bundled/is_palindrome", "reflection+tests", "PASS"],
+        ["bundled/fizzbuzz", "react", "FAIL"],
+        ["bundled/fizzbuzz", "reflection+tests", "PASS"],
+    ]
     table = {line.split()[0]: line.split()[1:4] for line in lines if line.startswith(("react ", "reflection+tests*"))}
     assert table == {"react": ["50.0%", "1/2", "1.00"], "reflection+tests*": ["100.0%", "2/2", "3.00"]}
     assert "* reflection+tests gives the refiner the task's own tests" in out
@@ -374,8 +483,10 @@ def test_cli_bad_task_file_is_one_line_and_a_nonzero_exit(tmp_path, capsys):
     path.write_bytes(jsonl(INCREMENT) + b'{"task_id": "Demo/1"}\n')
     code, out = cli("eval", "--tasks", str(path), "--pattern", "reference")
     assert code == 2 and out == ""
-    assert capsys.readouterr().err == ("error: broken.jsonl: line 2: missing field(s) prompt, entry_point, test; "
-                                       "a task needs task_id, prompt, entry_point, test\n")
+    assert capsys.readouterr().err == (
+        "error: broken.jsonl: line 2: missing field(s) prompt, entry_point, test; "
+        "a task needs task_id, prompt, entry_point, test\n"
+    )
 
 
 def test_cli_runs_every_pattern_when_none_is_named(monkeypatch):
@@ -383,8 +494,13 @@ def test_cli_runs_every_pattern_when_none_is_named(monkeypatch):
     code, out = cli("eval", "--tasks", "bundled", "--limit", "1")
     assert code == 0
     assert [line.split()[2] for line in out.splitlines() if line.startswith("[")] == list(EVAL_PATTERNS)
-    table = {line.split()[0]: line.split()[1] for line in out.splitlines()
-             if line.split() and line.split()[0].rstrip("*") in EVAL_PATTERNS}
+    table = {
+        line.split()[0]: line.split()[1]
+        for line in out.splitlines()
+        if line.split() and line.split()[0].rstrip("*") in EVAL_PATTERNS
+    }
     # every entry of every registered pattern, by its id (a * marks the ones that saw the task's tests)
-    assert table == {("reference" if e == "reference" else e + "*" if eval_entries()[e][1].tests else e): "100.0%"
-                     for e in EVAL_PATTERNS}
+    assert table == {
+        ("reference" if e == "reference" else e + "*" if eval_entries()[e][1].tests else e): "100.0%"
+        for e in EVAL_PATTERNS
+    }

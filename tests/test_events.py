@@ -18,8 +18,9 @@ SAMPLES = [
     ev.Thought(t=0.2, step=1, text="I should look it up"),
     ev.ToolCallEvent(t=0.2, step=1, name="weather", arguments={"city": "北京"}, call_id="c1"),
     ev.ToolResult(t=0.3, step=1, name="weather", output='{"error": "x"}', is_error=True, call_id="c1"),
-    ev.PlanEvent(t=0.3, steps=({"id": 1, "description": "query", "tool": "query_order", "critical": False},),
-                 revision=1),
+    ev.PlanEvent(
+        t=0.3, steps=({"id": 1, "description": "query", "tool": "query_order", "critical": False},), revision=1
+    ),
     ev.StepStarted(t=0.3, step=1, step_id=1, description="query", attempt=1),
     ev.StepFinished(t=0.4, step=1, step_id=1, status="failed", result="syncing"),
     ev.VerdictEvent(t=0.4, role="reflector", verdict="REPLAN", analysis="a", suggestion="s", parsed=False),
@@ -31,10 +32,22 @@ SAMPLES = [
     ev.Paused(t=0.8, at="call", role="critic", call=2, reason="breakpoint"),
     ev.Resumed(t=0.9, action="step"),
     ev.Edited(t=0.9, role="critic", call=2, what="template", template="critic"),
-    ev.HumanReply(t=0.9, role="judge", call=3, text='{"passed": true}',
-                  tool_calls=({"name": "search", "arguments": "{}"},)),
-    ev.TreeNode(t=1.0, step=2, node=3, parent=1, depth=2, summary="floor(x + 0.5)", value=0.6, visits=1,
-                status="failed", uct=None, note="the float is below the half"),
+    ev.HumanReply(
+        t=0.9, role="judge", call=3, text='{"passed": true}', tool_calls=({"name": "search", "arguments": "{}"},)
+    ),
+    ev.TreeNode(
+        t=1.0,
+        step=2,
+        node=3,
+        parent=1,
+        depth=2,
+        summary="floor(x + 0.5)",
+        value=0.6,
+        visits=1,
+        status="failed",
+        uct=None,
+        note="the float is below the half",
+    ),
 ]
 
 
@@ -88,18 +101,29 @@ def test_dumps_redacts_a_secret_it_is_told_about():
     assert "sk-test-ABCDEFGHIJKLMNOP" not in text and "[redacted]" in text
 
 
-@pytest.mark.parametrize("payload, message", [
-    (b"not json", "not a JSON file"),
-    (b"[1, 2]", "JSON object"),
-    (json.dumps({"version": 1, "config": {}}).encode(), "missing field"),
-    (json.dumps({"version": 99, "config": {}, "events": []}).encode(), "version 99 is not supported"),
-    (json.dumps({"version": 1, "config": [], "events": []}).encode(), "config must be an object"),
-    (json.dumps({"version": 1, "config": {}, "events": [{"kind": "bogus"}]}).encode(), "event 0"),
-    (("[" * 50_000 + "]" * 50_000).encode(), "nested"),
-    (json.dumps({"version": 1, "config": {"a": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]},
-                 "events": []}).encode(), "nested more than"),
-    (b" " * (trace.MAX_BYTES + 1), "limited to 5 MB"),
-])
+@pytest.mark.parametrize(
+    "payload, message",
+    [
+        (b"not json", "not a JSON file"),
+        (b"[1, 2]", "JSON object"),
+        (json.dumps({"version": 1, "config": {}}).encode(), "missing field"),
+        (json.dumps({"version": 99, "config": {}, "events": []}).encode(), "version 99 is not supported"),
+        (json.dumps({"version": 1, "config": [], "events": []}).encode(), "config must be an object"),
+        (json.dumps({"version": 1, "config": {}, "events": [{"kind": "bogus"}]}).encode(), "event 0"),
+        (("[" * 50_000 + "]" * 50_000).encode(), "nested"),
+        (
+            json.dumps(
+                {
+                    "version": 1,
+                    "config": {"a": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]},
+                    "events": [],
+                }
+            ).encode(),
+            "nested more than",
+        ),
+        (b" " * (trace.MAX_BYTES + 1), "limited to 5 MB"),
+    ],
+)
 def test_bad_traces_are_refused_with_a_clear_message(payload, message):
     with pytest.raises(TraceFormatError, match=message):
         trace.loads(payload)
@@ -112,8 +136,7 @@ def test_fast_init_builds_what_the_dataclass_would(cls):
     assert [p for p in inspect.signature(cls.__init__).parameters][1:] == [f.name for f in fields]
     default = cls()
     assert all(getattr(default, f.name) == f.default for f in fields)
-    values = {f.name: (f"v-{f.name}" if isinstance(f.default, str) or f.default is None else f.default)
-              for f in fields}
+    values = {f.name: (f"v-{f.name}" if isinstance(f.default, str) or f.default is None else f.default) for f in fields}
     built = cls(**values)
     assert dataclasses.asdict(built) == values
     with pytest.raises(dataclasses.FrozenInstanceError):

@@ -9,13 +9,17 @@ MEANINGFUL = ("tool_call", "verdict", "draft", "plan", "limit_reached", "final_a
 
 
 def shape(events):
-    return [(e.kind, getattr(e, "verdict", None), getattr(e, "name", None), getattr(e, "text", None))
-            for e in events if e.kind in MEANINGFUL]
+    return [
+        (e.kind, getattr(e, "verdict", None), getattr(e, "name", None), getattr(e, "text", None))
+        for e in events
+        if e.kind in MEANINGFUL
+    ]
 
 
 def test_every_scenario_has_a_bundled_trace_in_both_languages():
     assert {(sid, lang) for sid, lang, _ in examples.available()} == {
-        (sid, lang) for sid in SCENARIOS for lang in ("en", "zh")}
+        (sid, lang) for sid in SCENARIOS for lang in ("en", "zh")
+    }
 
 
 @pytest.mark.parametrize("scenario, lang", [(sid, lang) for sid in SCENARIOS for lang in ("en", "zh")])

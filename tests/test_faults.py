@@ -31,9 +31,16 @@ def sensible(request: RecordedRequest) -> Reply:
         name = body["tools"][0]["function"]["name"]
         return Reply("Let me look that up.", (FakeCall(name, json.dumps({"order_id": "10001"})),))
     if '"steps"' in prompt:
-        return Reply(json.dumps({"steps": [
-            {"id": 1, "description": "Look up order 10001", "tool": "query_order", "critical": False},
-            {"id": 2, "description": "Write the final reply", "tool": None, "critical": False}]}))
+        return Reply(
+            json.dumps(
+                {
+                    "steps": [
+                        {"id": 1, "description": "Look up order 10001", "tool": "query_order", "critical": False},
+                        {"id": 2, "description": "Write the final reply", "tool": None, "critical": False},
+                    ]
+                }
+            )
+        )
     if '"passed"' in prompt:
         return Reply(json.dumps({"passed": True, "feedback": None}))
     if '"verdict"' in prompt:
@@ -54,8 +61,10 @@ FAULTS = {
     "stream cut mid-way": ([Reply("a long answer that breaks", chunks=6, cut_after=3)], "stream_cut"),
     "invalid JSON in a chunk": ([Reply("some text that breaks", chunks=5, bad_json_at=2)], "stream_cut"),
     # no transport error at all: the body just ends, with no finish reason and no [DONE]
-    "connection closed cleanly after two chunks": ([Reply(PARTIAL + " reaches its final word.", chunks=4,
-                                                          end_after=3)], "stream_cut"),
+    "connection closed cleanly after two chunks": (
+        [Reply(PARTIAL + " reaches its final word.", chunks=4, end_after=3)],
+        "stream_cut",
+    ),
     "empty body": ([Raw(b"", 200, "text/event-stream")] * 2, "any"),
     "unknown tool": ([Reply("", (FakeCall("teleport", "{}"),))], None),
     "invalid JSON arguments": ([Reply("", (FakeCall("query_order", "{order_id: 99"),))], None),
@@ -65,13 +74,27 @@ FAULTS = {
 
 
 def config_for(pattern: str) -> ac.RunConfig:
-    return ac.configure(pattern=pattern, tools=("query_order",), max_rounds=4, max_reflection_rounds=1,
-                        reflector=True, max_iterations=2, max_step_retries=1, max_replans=1)
+    return ac.configure(
+        pattern=pattern,
+        tools=("query_order",),
+        max_rounds=4,
+        max_reflection_rounds=1,
+        reflector=True,
+        max_iterations=2,
+        max_step_retries=1,
+        max_replans=1,
+    )
 
 
 def run_against(server: FakeOpenAIServer, pattern: str, **model_options) -> tuple[list[ev.Event], ac.RunConfig]:
-    model = OpenAICompatibleModel(server.url, "fake-model", api_key="sk-test-FAULTS0123456789",
-                                  timeout=model_options.pop("timeout", 1.0), max_retries=1, **model_options)
+    model = OpenAICompatibleModel(
+        server.url,
+        "fake-model",
+        api_key="sk-test-FAULTS0123456789",
+        timeout=model_options.pop("timeout", 1.0),
+        max_retries=1,
+        **model_options,
+    )
     config = config_for(pattern)
     return list(ac.stream("Has order 10001 arrived?", config, model)), config
 
@@ -82,7 +105,8 @@ def assert_well_formed(events: list[ev.Event], config: ac.RunConfig) -> None:
     assert sum(isinstance(e, ev.LlmCall) for e in events) <= ac.call_bound(config)
     assert events[-1].llm_calls <= ac.call_bound(config)
     exported = trace.Trace.of(config.to_dict(), events, {"default": "fake-model"}).dumps(
-        secrets=["sk-test-FAULTS0123456789"])
+        secrets=["sk-test-FAULTS0123456789"]
+    )
     assert "sk-test-FAULTS0123456789" not in exported
     assert trace.loads(exported).events == [e for e in events if e.kind != "token"]
 
@@ -138,12 +162,16 @@ def cut_answers(request: RecordedRequest) -> Reply:
     return Reply(PARTIAL + " reaches its final word.", chunks=4, end_after=3)
 
 
-@pytest.mark.parametrize("pattern,options", [
-    ("react", {"max_reflection_rounds": 0}),
-    ("react", {"max_reflection_rounds": 1}),  # ReAct + judge: the judge must never see the fragment
-    ("plan-execute", {}),
-    ("reflection", {}),
-], ids=["react", "react+judge", "plan-execute", "reflection"])
+@pytest.mark.parametrize(
+    "pattern,options",
+    [
+        ("react", {"max_reflection_rounds": 0}),
+        ("react", {"max_reflection_rounds": 1}),  # ReAct + judge: the judge must never see the fragment
+        ("plan-execute", {}),
+        ("reflection", {}),
+    ],
+    ids=["react", "react+judge", "plan-execute", "reflection"],
+)
 def test_an_answer_cut_cleanly_after_two_chunks_ends_the_run_with_stream_cut(pattern, options):
     with FakeOpenAIServer(default=cut_answers) as server:
         model = OpenAICompatibleModel(server.url, "fake-model", timeout=2.0, max_retries=0)

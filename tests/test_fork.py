@@ -137,7 +137,9 @@ def test_bad_forks_say_why():
     assert reply_problem(registry.role("judge"), "yes") is not None
     assert reply_problem(registry.role("judge"), PASS_JUDGE) is None
     assert reply_problem(registry.role("planner"), "just do it") is not None
-    assert recorded_reply(events, 1).text.startswith("def find_primes") or "find_primes" in recorded_reply(events, 1).text
+    assert (
+        recorded_reply(events, 1).text.startswith("def find_primes") or "find_primes" in recorded_reply(events, 1).text
+    )
 
 
 def examples_v1(events):
@@ -151,8 +153,21 @@ def test_cli_forks_a_trace_and_names_its_parent(tmp_path):
     reply.write_text(PASS_CRITIQUE, encoding="utf-8")
     base = [sys.executable, "-m", "agent_core", "run"]
     subprocess.run([*base, "--scenario", "primes", "--trace-out", str(parent_path)], check=True, capture_output=True)
-    proc = subprocess.run([*base, "--from-trace", str(parent_path), "--fork-at", "2", "--reply-file", str(reply),
-                           "--trace-out", str(out)], capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            *base,
+            "--from-trace",
+            str(parent_path),
+            "--fork-at",
+            "2",
+            "--reply-file",
+            str(reply),
+            "--trace-out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr
     forked, parent = trace.loads(out.read_bytes()), trace.loads(parent_path.read_bytes())
     assert forked.fork == {"run_id": parent.run_id, "at": 2, "edited": True}
@@ -160,7 +175,9 @@ def test_cli_forks_a_trace_and_names_its_parent(tmp_path):
 
     bad = tmp_path / "bad.txt"
     bad.write_text("   \n", encoding="utf-8")  # the critic accepts free text, but not nothing
-    for args, needle in ((["--fork-at", "99"], "no call 99"),
-                         (["--fork-at", "2", "--reply-file", str(bad)], "would not parse")):
+    for args, needle in (
+        (["--fork-at", "99"], "no call 99"),
+        (["--fork-at", "2", "--reply-file", str(bad)], "would not parse"),
+    ):
         proc = subprocess.run([*base, "--from-trace", str(parent_path), *args], capture_output=True, text=True)
         assert proc.returncode != 0 and needle in proc.stderr and len(proc.stderr.strip().splitlines()) == 1

@@ -21,25 +21,104 @@ SOURCES = sorted([ROOT / "app.py", *(ROOT / "pages").glob("*.py"), *(ROOT / "pag
 
 #: Streamlit calls whose text arguments a person reads (widgets, text, containers, column headers).
 DISPLAY = {
-    "button", "download_button", "link_button", "page_link", "form_submit_button", "checkbox", "toggle",
-    "radio", "selectbox", "multiselect", "select_slider", "slider", "text_input", "text_area",
-    "number_input", "date_input", "time_input", "file_uploader", "color_picker", "segmented_control",
-    "pills", "chat_input", "title", "header", "subheader", "caption", "markdown", "write", "text",
-    "success", "info", "warning", "error", "toast", "badge", "expander", "popover", "tabs", "metric",
-    "status", "spinner", "dialog", "Page", "progress", "update",
-    "Column", "TextColumn", "NumberColumn", "CheckboxColumn", "SelectboxColumn", "LinkColumn",
-    "ListColumn", "ProgressColumn", "LineChartColumn", "BarChartColumn", "DateColumn", "DatetimeColumn",
+    "button",
+    "download_button",
+    "link_button",
+    "page_link",
+    "form_submit_button",
+    "checkbox",
+    "toggle",
+    "radio",
+    "selectbox",
+    "multiselect",
+    "select_slider",
+    "slider",
+    "text_input",
+    "text_area",
+    "number_input",
+    "date_input",
+    "time_input",
+    "file_uploader",
+    "color_picker",
+    "segmented_control",
+    "pills",
+    "chat_input",
+    "title",
+    "header",
+    "subheader",
+    "caption",
+    "markdown",
+    "write",
+    "text",
+    "success",
+    "info",
+    "warning",
+    "error",
+    "toast",
+    "badge",
+    "expander",
+    "popover",
+    "tabs",
+    "metric",
+    "status",
+    "spinner",
+    "dialog",
+    "Page",
+    "progress",
+    "update",
+    "Column",
+    "TextColumn",
+    "NumberColumn",
+    "CheckboxColumn",
+    "SelectboxColumn",
+    "LinkColumn",
+    "ListColumn",
+    "ProgressColumn",
+    "LineChartColumn",
+    "BarChartColumn",
+    "DateColumn",
+    "DatetimeColumn",
 }
 #: keyword arguments that carry text a person reads
 TEXT_KEYWORDS = {"label", "help", "placeholder", "caption", "title", "body", "text", "format_func"}
 #: Latin words that are names or protocol tokens, the same in every language: verdicts the models
 #: emit, file formats, product and model names.
 NAMES = {
-    "PASS", "RETRY", "REPLAN", "REVISE", "FAIL", "JSON", "CSV", "API", "URL", "LLM", "ReAct", "OpenAI",
-    "OpenTelemetry", "OTLP", "Ollama", "llama", "cpp", "HumanEval", "Phoenix", "Jaeger", "Langfuse",
-    "DeepSeek", "Qwen", "DashScope", "vLLM", "GGUF", "Python", "Streamlit", "ok", "est",
+    "PASS",
+    "RETRY",
+    "REPLAN",
+    "REVISE",
+    "FAIL",
+    "JSON",
+    "CSV",
+    "API",
+    "URL",
+    "LLM",
+    "ReAct",
+    "OpenAI",
+    "OpenTelemetry",
+    "OTLP",
+    "Ollama",
+    "llama",
+    "cpp",
+    "HumanEval",
+    "Phoenix",
+    "Jaeger",
+    "Langfuse",
+    "DeepSeek",
+    "Qwen",
+    "DashScope",
+    "vLLM",
+    "GGUF",
+    "Python",
+    "Streamlit",
+    "ok",
+    "est",
     # the orchestrator's review verdicts, LATS and its selection rule: names in every language
-    "DONE", "REDISPATCH", "LATS", "UCT",
+    "DONE",
+    "REDISPATCH",
+    "LATS",
+    "UCT",
 }
 # markdown/Streamlit syntax that holds Latin letters but is not read as words
 _SYNTAX = re.compile(r":material/[a-z_]+:|:[a-z]+(?:-background|-badge)?\[|:[a-z_]+:|\{[^{}]*\}|https?://\S+")
@@ -120,8 +199,11 @@ def test_both_catalogues_hold_the_same_keys():
 
 def test_placeholders_agree_between_languages():
     en, zh = i18n.catalogue("en"), i18n.catalogue("zh")
-    differ = {k: (_placeholders(en[k]), _placeholders(zh[k])) for k in en.keys() & zh.keys()
-              if _placeholders(en[k]) != _placeholders(zh[k])}
+    differ = {
+        k: (_placeholders(en[k]), _placeholders(zh[k]))
+        for k in en.keys() & zh.keys()
+        if _placeholders(en[k]) != _placeholders(zh[k])
+    }
     assert not differ, differ
 
 
@@ -150,8 +232,10 @@ def test_no_page_passes_a_literal_label_to_streamlit():
 
 def test_the_literal_scan_can_fail():
     """The scanner finds the kinds of literal it is meant to find (so the test above can fail)."""
-    source = ('st.button("Run")\nst.caption(f"{n} calls")\nst.tabs(["Prompt", t("x")])\n'
-              'st.selectbox(t("a"), xs, format_func=lambda s: "Fast")\nst.badge(":material/key: PASS")\n')
+    source = (
+        'st.button("Run")\nst.caption(f"{n} calls")\nst.tabs(["Prompt", t("x")])\n'
+        'st.selectbox(t("a"), xs, format_func=lambda s: "Fast")\nst.badge(":material/key: PASS")\n'
+    )
     tree = ast.parse(source)
     hits = []
     for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call)):

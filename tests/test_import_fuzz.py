@@ -38,12 +38,20 @@ DEEP_JSON = ["[" * DEEP + "]" * DEEP, '{"a":' * DEEP + "1" + "}" * DEEP, '{"x": 
 #: Values a hostile file puts where another value stood.
 HOSTILE_VALUES = st.one_of(
     st.sampled_from(DEEP_JSON),  # JSON inside a string, nested too deep to parse by recursion
-    st.sampled_from([10 ** 400, -(10 ** 400), 2 ** 64, -1, "9" * 400, "-5", "1e400", 1e308, -1e308]),
+    st.sampled_from([10**400, -(10**400), 2**64, -1, "9" * 400, "-5", "1e400", 1e308, -1e308]),
     st.sampled_from([float("nan"), float("inf"), float("-inf")]),
     st.sampled_from([None, True, False, 0, 1.5, "", [], {}, [[]], {"a": None}, [1, "a", None]]),
     st.sampled_from(["\ud800", "half \udfff pair", "\ud83d", "x" * 1_000_000, "{tools:>20000000}", "{task!r}"]),
-    st.sampled_from([{"stringValue": s} for s in DEEP_JSON] + [{"intValue": "9" * 400}, {"doubleValue": "NaN"},
-                     {"arrayValue": {"values": 5}}, {"kvlistValue": []}, {"boolValue": []}]),
+    st.sampled_from(
+        [{"stringValue": s} for s in DEEP_JSON]
+        + [
+            {"intValue": "9" * 400},
+            {"doubleValue": "NaN"},
+            {"arrayValue": {"values": 5}},
+            {"kvlistValue": []},
+            {"boolValue": []},
+        ]
+    ),
     st.text(max_size=40),
 )
 
@@ -96,8 +104,9 @@ def mutated(draw: st.DrawFn, bases: dict[str, Any]) -> bytes:
     return text
 
 
-FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                      HealthCheck.data_too_large])
+FUZZ = settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 
 
 @FUZZ
@@ -139,7 +148,7 @@ def test_the_two_reported_crashes_are_clear_refusals_or_text():
     tool = next(s for s in spans if any(a["key"] == "gen_ai.tool.call.arguments" for a in s["attributes"]))
     arguments = next(a for a in tool["attributes"] if a["key"] == "gen_ai.tool.call.arguments")
     arguments["value"] = {"stringValue": DEEP_JSON[0]}
-    (_, imported), = importing.loads(_dumps(export))
+    ((_, imported),) = importing.loads(_dumps(export))
     assert any(getattr(e, "arguments", None) == DEEP_JSON[0] for e in imported.events)
     # ... and in a field that must hold JSON: a refusal that says so
     agent = next(s for s in spans if any(a["key"] == "agent_patterns.config" for a in s["attributes"]))
@@ -156,6 +165,7 @@ def test_the_two_reported_crashes_are_clear_refusals_or_text():
 
 
 # --- Eval task sets --------------------------------------------------------------------------------------
+
 
 def _task_file(lines: list[Any]) -> bytes:
     return b"\n".join(_dumps(line) for line in lines) + b"\n"
@@ -197,16 +207,22 @@ def test_the_task_loader_of_any_mutated_task_set_raises_only_task_set_errors(dat
         assert isinstance(task.defines_check, bool)
 
 
-_SET_LINES = [{"question": "What is 2 + 3?", "answer": "It is 5.\n#### 5"},
-              {"question": "Pick one", "answer": "b", "choices": ["a", "b", "c"]},
-              {"task_id": 1, "text": "Add one.", "code": "def f(x):\n    return x + 1",
-               "test_list": ["assert f(1) == 2"]}]
+_SET_LINES = [
+    {"question": "What is 2 + 3?", "answer": "It is 5.\n#### 5"},
+    {"question": "Pick one", "answer": "b", "choices": ["a", "b", "c"]},
+    {"task_id": 1, "text": "Add one.", "code": "def f(x):\n    return x + 1", "test_list": ["assert f(1) == 2"]},
+]
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(st.sampled_from(_SET_LINES), st.sampled_from(["question", "answer", "choices", "tolerance", "text", "code",
-                                                       "test_list", "test_setup_code", "id"]),
-       HOSTILE_VALUES, st.sampled_from(["set.jsonl", "set.csv", "set.jsonl.gz"]))
+@given(
+    st.sampled_from(_SET_LINES),
+    st.sampled_from(
+        ["question", "answer", "choices", "tolerance", "text", "code", "test_list", "test_setup_code", "id"]
+    ),
+    HOSTILE_VALUES,
+    st.sampled_from(["set.jsonl", "set.csv", "set.jsonl.gz"]),
+)
 def test_the_question_set_loader_raises_only_task_set_errors(line, field, value, name):
     from agent_core.evaluation import tasksets
 
@@ -223,8 +239,14 @@ def test_the_question_set_loader_raises_only_task_set_errors(line, field, value,
         pass
 
 
-@pytest.mark.parametrize("data", [b"x" * 300_000 + b",question\n1,2\n", b'question,answer\n"unterminated\n' * 3,
-                                  b"question,answer\n" + b"q,1\n" * 600])
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"x" * 300_000 + b",question\n1,2\n",
+        b'question,answer\n"unterminated\n' * 3,
+        b"question,answer\n" + b"q,1\n" * 600,
+    ],
+)
 def test_hostile_csv_question_sets_are_refused_with_a_message(data):
     from agent_core.evaluation import tasksets
 
@@ -232,14 +254,18 @@ def test_hostile_csv_question_sets_are_refused_with_a_message(data):
         tasksets.load_task_set(data, name="set.csv")
 
 
-@pytest.mark.parametrize(("data", "words"), [
-    (gzip.compress(b"\n" * (64 * MAX_BYTES)), "unpacks to more than 5 MB"),  # 320 MB of newlines in 300 KB
-    (gzip.compress(b"{" * (MAX_BYTES + 10)), "unpacks to more than 5 MB"),
-    (b'{"task_id": ' + b"[" * DEEP + b"]" * DEEP + b"}\n", "nested too deeply"),
-    (_task_file([{**TASK_LINES[0], "prompt": "\ud800"}]), "lone surrogate"),
-    (_task_file([{**TASK_LINES[0], "test": "assert 1\n" * 40_000}]), "is 360,000 characters"),
-    (_task_file([{**TASK_LINES[0], "task_id": 10 ** 400}]), "must be a string"),
-], ids=["gzip-bomb", "gzip-bomb-braces", "deep", "surrogate", "huge-field", "huge-number"])
+@pytest.mark.parametrize(
+    ("data", "words"),
+    [
+        (gzip.compress(b"\n" * (64 * MAX_BYTES)), "unpacks to more than 5 MB"),  # 320 MB of newlines in 300 KB
+        (gzip.compress(b"{" * (MAX_BYTES + 10)), "unpacks to more than 5 MB"),
+        (b'{"task_id": ' + b"[" * DEEP + b"]" * DEEP + b"}\n", "nested too deeply"),
+        (_task_file([{**TASK_LINES[0], "prompt": "\ud800"}]), "lone surrogate"),
+        (_task_file([{**TASK_LINES[0], "test": "assert 1\n" * 40_000}]), "is 360,000 characters"),
+        (_task_file([{**TASK_LINES[0], "task_id": 10**400}]), "must be a string"),
+    ],
+    ids=["gzip-bomb", "gzip-bomb-braces", "deep", "surrogate", "huge-field", "huge-number"],
+)
 def test_hostile_task_files_are_refused_with_a_message(data, words):
     with pytest.raises(TaskSetError, match=words):
         load_tasks(data)
@@ -247,19 +273,30 @@ def test_hostile_task_files_are_refused_with_a_message(data, words):
 
 # --- price lines ------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("raw", [{"m": [10 ** 400, 1]}, {"m": {"input": 1, "output": -(10 ** 400)}},
-                                 '{"m": [1' + "0" * 400 + ", 1]}", '{"m": ' + "[" * DEEP + "]" * DEEP + "}"],
-                         ids=["huge-int", "huge-negative", "huge-int-text", "deep"])
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        {"m": [10**400, 1]},
+        {"m": {"input": 1, "output": -(10**400)}},
+        '{"m": [1' + "0" * 400 + ", 1]}",
+        '{"m": ' + "[" * DEEP + "]" * DEEP + "}",
+    ],
+    ids=["huge-int", "huge-negative", "huge-int-text", "deep"],
+)
 def test_price_lines_past_a_floats_range_or_nested_deep_are_config_errors(raw):
     with pytest.raises(ConfigError):
         parse_user_prices(raw)
 
 
-_NUMBERS = st.one_of(st.sampled_from([10 ** 400, -(10 ** 400), 2 ** 64, float("nan"), float("inf"), -1, 0, 1.5]),
-                     st.floats(), st.integers())
-_PRICE = st.one_of(HOSTILE_VALUES, st.lists(st.one_of(_NUMBERS, HOSTILE_VALUES), max_size=3),
-                   st.dictionaries(st.sampled_from(["input", "output", "source"]), st.one_of(_NUMBERS, HOSTILE_VALUES),
-                                   max_size=3))
+_NUMBERS = st.one_of(
+    st.sampled_from([10**400, -(10**400), 2**64, float("nan"), float("inf"), -1, 0, 1.5]), st.floats(), st.integers()
+)
+_PRICE = st.one_of(
+    HOSTILE_VALUES,
+    st.lists(st.one_of(_NUMBERS, HOSTILE_VALUES), max_size=3),
+    st.dictionaries(st.sampled_from(["input", "output", "source"]), st.one_of(_NUMBERS, HOSTILE_VALUES), max_size=3),
+)
 
 
 @settings(max_examples=200, deadline=None)

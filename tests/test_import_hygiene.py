@@ -5,8 +5,12 @@ import sys
 
 
 def _modules_after(code: str) -> set[str]:
-    out = subprocess.run([sys.executable, "-c", code + "; import sys; print('\\n'.join(sys.modules))"],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code + "; import sys; print('\\n'.join(sys.modules))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return set(out.stdout.split())
 
 
@@ -21,6 +25,7 @@ def test_import_agent_core_does_not_load_the_sdk_or_dataframes():
 
 
 def test_an_offline_run_never_loads_streamlit_or_the_sdk():
-    loaded = _modules_after("import agent_core as ac; c, t = ac.for_scenario('weather-report'); "
-                            "ac.run(t, c, ac.OfflineModel())")
+    loaded = _modules_after(
+        "import agent_core as ac; c, t = ac.for_scenario('weather-report'); ac.run(t, c, ac.OfflineModel())"
+    )
     assert not {"streamlit", "openai"} & loaded

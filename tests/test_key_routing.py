@@ -28,6 +28,7 @@ HOST = "127.0.0.1"  # never anything else: nothing here may leave the machine
 
 # --- a listener that keeps every byte ---------------------------------------------------------------
 
+
 def chat_answer(head: bytes, body: bytes) -> bytes:
     """A whole (non-streamed) chat completion that keeps each pattern going: verdicts pass, plans have
     a step, everything else gets a short answer."""
@@ -40,18 +41,27 @@ def chat_answer(head: bytes, body: bytes) -> bytes:
         text = json.dumps({"verdict": "PASS", "analysis": "fine", "suggestion": "", "feedback": ""})
     else:
         text = "def solution():\n    return 42\n"
-    payload = json.dumps({"id": "x", "object": "chat.completion", "model": "trap",
-                          "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
-                                       "finish_reason": "stop"}],
-                          "usage": {"prompt_tokens": 5, "completion_tokens": 5, "total_tokens": 10}}).encode()
-    return (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n"
-            b"Content-Length: %d\r\n\r\n%s" % (len(payload), payload))
+    payload = json.dumps(
+        {
+            "id": "x",
+            "object": "chat.completion",
+            "model": "trap",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 5, "completion_tokens": 5, "total_tokens": 10},
+        }
+    ).encode()
+    return b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s" % (
+        len(payload),
+        payload,
+    )
 
 
 def redirect_to(location: str, status: int = 307) -> Callable[[bytes, bytes], bytes]:
     def answer(head: bytes, body: bytes) -> bytes:
-        return (f"HTTP/1.1 {status} Moved\r\nLocation: {location}\r\nContent-Length: 0\r\n"
-                "Connection: close\r\n\r\n").encode()
+        return (
+            f"HTTP/1.1 {status} Moved\r\nLocation: {location}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        ).encode()
+
     return answer
 
 
@@ -84,8 +94,12 @@ class Listener:
     def authorizations(self) -> list[str]:
         with self._lock:
             heads = [r.split(b"\r\n\r\n", 1)[0].decode("latin-1") for r in self.requests]
-        return [line.split(":", 1)[1].strip() for head in heads for line in head.split("\r\n")
-                if line.lower().startswith("authorization:")]
+        return [
+            line.split(":", 1)[1].strip()
+            for head in heads
+            for line in head.split("\r\n")
+            if line.lower().startswith("authorization:")
+        ]
 
     def close(self) -> None:
         self._stop.set()
@@ -115,8 +129,14 @@ class Listener:
                 return
             data += chunk
         head, _sep, body = data.partition(b"\r\n\r\n")
-        length = next((int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
-                       if line.lower().startswith(b"content-length:")), 0)
+        length = next(
+            (
+                int(line.split(b":", 1)[1])
+                for line in head.split(b"\r\n")
+                if line.lower().startswith(b"content-length:")
+            ),
+            0,
+        )
         while len(body) < length:
             chunk = conn.recv(65536)
             if not chunk:
@@ -144,11 +164,17 @@ def home():
 
 # --- keys where a trainer puts them -----------------------------------------------------------------
 
-ENV_KEYS = {"OPENAI_API_KEY": "sk-env-openai-PLANTED-000001", "DASHSCOPE_API_KEY": "sk-env-dashscope-PLANTED-02",
-            "DEEPSEEK_API_KEY": "sk-env-deepseek-PLANTED-0003"}
+ENV_KEYS = {
+    "OPENAI_API_KEY": "sk-env-openai-PLANTED-000001",
+    "DASHSCOPE_API_KEY": "sk-env-dashscope-PLANTED-02",
+    "DEEPSEEK_API_KEY": "sk-env-deepseek-PLANTED-0003",
+}
 SECRET_KEY = "sk-secrets-home-PLANTED-00004"
 TABLE_KEY = "sk-secrets-table-PLANTED-0005"
-SECRET_PROVIDER_KEYS = {"OPENAI_API_KEY": "sk-secrets-openai-PLANTED-06", "DASHSCOPE_API_KEY": "sk-secrets-dash-PLANTED-007"}
+SECRET_PROVIDER_KEYS = {
+    "OPENAI_API_KEY": "sk-secrets-openai-PLANTED-06",
+    "DASHSCOPE_API_KEY": "sk-secrets-dash-PLANTED-007",
+}
 PLANTED = [*ENV_KEYS.values(), SECRET_KEY, TABLE_KEY, *SECRET_PROVIDER_KEYS.values()]
 
 
@@ -163,9 +189,20 @@ def plant(source: str, home_url: str, monkeypatch) -> dict:
         monkeypatch.setenv("OPENAI_BASE_URL", home_url)
         monkeypatch.setenv("OPENAI_MODEL", "home-model")
         return {}
-    secrets = {"base_url": home_url, "model": "home-model", "api_key": SECRET_KEY, **SECRET_PROVIDER_KEYS,
-               "endpoints": [{"label": "DeepSeek", "base_url": "https://api.deepseek.com/v1",
-                              "models": ["deepseek-chat"], "api_key": TABLE_KEY}]}
+    secrets = {
+        "base_url": home_url,
+        "model": "home-model",
+        "api_key": SECRET_KEY,
+        **SECRET_PROVIDER_KEYS,
+        "endpoints": [
+            {
+                "label": "DeepSeek",
+                "base_url": "https://api.deepseek.com/v1",
+                "models": ["deepseek-chat"],
+                "api_key": TABLE_KEY,
+            }
+        ],
+    }
     for name, value in secrets.items():
         if isinstance(value, str):
             monkeypatch.setenv(name, value)  # what Streamlit does with a root-level string secret
@@ -213,26 +250,44 @@ PROVIDERS = ["OpenAI", "Qwen (DashScope)", "DeepSeek", "Custom OpenAI-compatible
 
 # --- the class, unit by unit ------------------------------------------------------------------------
 
+
 def test_a_key_goes_to_its_own_origin_only():
-    env = {"OPENAI_API_KEY": ENV_KEYS["OPENAI_API_KEY"], "OPENAI_BASE_URL": "http://127.0.0.1:8000/v1",
-           "DEEPSEEK_API_KEY": ENV_KEYS["DEEPSEEK_API_KEY"]}
+    env = {
+        "OPENAI_API_KEY": ENV_KEYS["OPENAI_API_KEY"],
+        "OPENAI_BASE_URL": "http://127.0.0.1:8000/v1",
+        "DEEPSEEK_API_KEY": ENV_KEYS["DEEPSEEK_API_KEY"],
+    }
     assert server_key_for("https://api.openai.com/v1", {}, env) == ENV_KEYS["OPENAI_API_KEY"]
     assert server_key_for("https://API.OpenAI.com:443/other/path", {}, env) == ENV_KEYS["OPENAI_API_KEY"]
     assert server_key_for("http://127.0.0.1:8000/v1", {}, env) == ENV_KEYS["OPENAI_API_KEY"]  # the paired URL
     assert server_key_for("https://api.deepseek.com/v1", {}, env) == ENV_KEYS["DEEPSEEK_API_KEY"]
-    for elsewhere in ("http://127.0.0.1:8001/v1",  # same host, another port
-                      "http://api.openai.com/v1",  # same host, another scheme (the key would go in clear)
-                      "https://api.openai.com:8443/v1", "https://api.openai.com.evil.example/v1",
-                      "https://evil.example/api.openai.com/v1", "https://dashscope.aliyuncs.com/v1"):
+    for elsewhere in (
+        "http://127.0.0.1:8001/v1",  # same host, another port
+        "http://api.openai.com/v1",  # same host, another scheme (the key would go in clear)
+        "https://api.openai.com:8443/v1",
+        "https://api.openai.com.evil.example/v1",
+        "https://evil.example/api.openai.com/v1",
+        "https://dashscope.aliyuncs.com/v1",
+    ):
         assert server_key_for(elsewhere, {}, env) is None, elsewhere
 
 
-@pytest.mark.parametrize("url", [
-    "https://api.openai.com@evil.example/v1", "https://evil.example\\@api.openai.com/v1",
-    "https://evil.example%2F@api.openai.com/v1", "https://api.openai.com\t.evil.example/v1",
-    "https://api.openai.com:99999/v1", "ftp://api.openai.com/v1", "//api.openai.com/v1", "api.openai.com/v1",
-    "https://api.openai.com\n/v1", "", "   ",
-])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://api.openai.com@evil.example/v1",
+        "https://evil.example\\@api.openai.com/v1",
+        "https://evil.example%2F@api.openai.com/v1",
+        "https://api.openai.com\t.evil.example/v1",
+        "https://api.openai.com:99999/v1",
+        "ftp://api.openai.com/v1",
+        "//api.openai.com/v1",
+        "api.openai.com/v1",
+        "https://api.openai.com\n/v1",
+        "",
+        "   ",
+    ],
+)
 def test_an_ambiguous_url_gets_no_server_key(url):
     """URLs two parsers could read two ways (user info, backslashes, escapes, controls) get no key at all."""
     env = {"OPENAI_API_KEY": ENV_KEYS["OPENAI_API_KEY"]}
@@ -241,12 +296,21 @@ def test_an_ambiguous_url_gets_no_server_key(url):
 
 
 def test_every_held_key_is_known_for_redaction_and_endpoints_carry_their_own():
-    secrets = {"base_url": "http://127.0.0.1:9/v1", "api_key": SECRET_KEY, **SECRET_PROVIDER_KEYS,
-               "endpoints": [{"base_url": "https://api.deepseek.com/v1", "models": ["deepseek-chat"],
-                              "api_key_env": "ROOM_KEY"}]}
+    secrets = {
+        "base_url": "http://127.0.0.1:9/v1",
+        "api_key": SECRET_KEY,
+        **SECRET_PROVIDER_KEYS,
+        "endpoints": [
+            {"base_url": "https://api.deepseek.com/v1", "models": ["deepseek-chat"], "api_key_env": "ROOM_KEY"}
+        ],
+    }
     env = {**ENV_KEYS, "ROOM_KEY": TABLE_KEY}
-    assert set(server_keys(secrets, env)) >= {SECRET_KEY, TABLE_KEY, *SECRET_PROVIDER_KEYS.values(),
-                                              ENV_KEYS["DEEPSEEK_API_KEY"]}
+    assert set(server_keys(secrets, env)) >= {
+        SECRET_KEY,
+        TABLE_KEY,
+        *SECRET_PROVIDER_KEYS.values(),
+        ENV_KEYS["DEEPSEEK_API_KEY"],
+    }
     (room,) = operator_endpoints(secrets, env)
     assert (room.base_url, room.models, room.api_key) == ("https://api.deepseek.com/v1", ("deepseek-chat",), TABLE_KEY)
     assert TABLE_KEY not in repr(room)
@@ -281,6 +345,7 @@ def test_the_cli_sends_a_configured_key_only_to_its_own_host(trap, monkeypatch, 
 
 
 # --- every route of the app -------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("source", SOURCES)
 def test_test_connection_sends_no_server_key_to_a_typed_url_whatever_the_provider(source, trap, home, monkeypatch):
@@ -335,8 +400,9 @@ def test_runs_compare_lanes_and_eval_send_no_server_key_to_a_typed_url(source, t
     assert home.count() == 0
 
 
-def test_a_typed_key_goes_with_a_typed_url_and_a_cached_client_never_lends_it_to_another_session(trap, home,
-                                                                                                 monkeypatch):
+def test_a_typed_key_goes_with_a_typed_url_and_a_cached_client_never_lends_it_to_another_session(
+    trap, home, monkeypatch
+):
     typed = "sk-typed-by-participant-A-0123"
     plant("environment", home.url, monkeypatch)
     first = app("pages/playground.py", {})
@@ -362,15 +428,20 @@ ROOM_KEY = "sk-room-endpoint-PLANTED-0008"
 
 
 def locked_secrets(home_url: str) -> dict:
-    return {"operator": {"lock_endpoints": True},
-            "endpoints": [{"label": "Room model", "base_url": home_url, "models": ["m-small", "m-big"],
-                           "api_key": ROOM_KEY}]}
+    return {
+        "operator": {"lock_endpoints": True},
+        "endpoints": [
+            {"label": "Room model", "base_url": home_url, "models": ["m-small", "m-big"], "api_key": ROOM_KEY}
+        ],
+    }
 
 
-@pytest.mark.parametrize("lang, endpoint_label, note", [("en", "Endpoint", "The trainer chose"),
-                                                        ("zh", "接口", "由讲师指定")])
-def test_a_locked_room_offers_the_operators_endpoints_and_models_and_no_url_box(lang, endpoint_label, note, home,
-                                                                              monkeypatch):
+@pytest.mark.parametrize(
+    "lang, endpoint_label, note", [("en", "Endpoint", "The trainer chose"), ("zh", "接口", "由讲师指定")]
+)
+def test_a_locked_room_offers_the_operators_endpoints_and_models_and_no_url_box(
+    lang, endpoint_label, note, home, monkeypatch
+):
     monkeypatch.delenv("AGENT_PLAYGROUND_LOCK_ENDPOINTS", raising=False)
     at = app("pages/playground.py", locked_secrets(home.url), sb_lang=lang)
     box = at.sidebar.selectbox(key="sb_endpoint")
@@ -388,9 +459,15 @@ def test_a_locked_room_offers_the_operators_endpoints_and_models_and_no_url_box(
 def test_a_locked_room_sends_nothing_elsewhere_even_with_forged_session_state(trap, home, monkeypatch):
     """A participant cannot type a URL in a locked room; state set behind the widgets' back (the old URL
     box's key, a model the operator does not offer) changes nothing."""
-    at = app("pages/playground.py", locked_secrets(home.url), sb_base_url=trap.url, sb_provider="openai",
-             sb_api_key_held="sk-forged-participant-key-0000", sb_endpoint_model="gpt-very-expensive",
-             sb_role_critic="another-expensive-one")
+    at = app(
+        "pages/playground.py",
+        locked_secrets(home.url),
+        sb_base_url=trap.url,
+        sb_provider="openai",
+        sb_api_key_held="sk-forged-participant-key-0000",
+        sb_endpoint_model="gpt-very-expensive",
+        sb_role_critic="another-expensive-one",
+    )
     at.session_state["sb_base_url"] = trap.url  # not a widget in a locked room: any script run may find it
     at.run()
     at.selectbox(key="pg_variant").select("reflection").run()

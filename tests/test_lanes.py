@@ -14,8 +14,13 @@ def lane(name, scenario, pattern=None, speed=0.0):
 
 
 def test_three_patterns_on_one_scenario_all_finish_with_their_own_events():
-    lanes = LaneSet([lane("react", "order-99999", "react"), lane("plan", "order-99999"),
-                     lane("reflection", "order-99999", "reflection")]).start()
+    lanes = LaneSet(
+        [
+            lane("react", "order-99999", "react"),
+            lane("plan", "order-99999"),
+            lane("reflection", "order-99999", "reflection"),
+        ]
+    ).start()
     lanes.join()
     for one in lanes.lanes:
         assert one.done and one.events[0].kind == "run_started" and one.events[-1].kind == "run_finished"

@@ -48,6 +48,7 @@ def nodes(events, status=None):
 
 # --- UCT ------------------------------------------------------------------------------------------
 
+
 def test_uct_is_the_mean_value_plus_the_exploration_bonus_and_backtracks_when_a_branch_keeps_failing():
     tree = Tree()
     a, b = tree.add(tree.root), tree.add(tree.root)
@@ -80,22 +81,37 @@ def test_solved_and_pruned_children_are_never_selected_and_a_node_with_only_thos
 
 # --- the evaluator's reply grammar ----------------------------------------------------------------
 
-@pytest.mark.parametrize(("reply", "expected"), [
-    ('{"value": 0.6, "reason": "close"}', (0.6, "close")),
-    ('```json\n{"value": 7, "reason": "out of ten"}\n```', (0.7, "out of ten")),
-    ('{"score": "85", "feedback": "percent"}', (0.85, "percent")),
-    ("0.7 — the sign is right", (0.7, "the sign is right")),
-    ("Value: 70%", (0.7, "")),
-    ("7/10: almost", (0.7, "almost")),
-    ("评分：0.8，不错", (0.8, "不错")),
-])
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ('{"value": 0.6, "reason": "close"}', (0.6, "close")),
+        ('```json\n{"value": 7, "reason": "out of ten"}\n```', (0.7, "out of ten")),
+        ('{"score": "85", "feedback": "percent"}', (0.85, "percent")),
+        ("0.7 — the sign is right", (0.7, "the sign is right")),
+        ("Value: 70%", (0.7, "")),
+        ("7/10: almost", (0.7, "almost")),
+        ("评分：0.8，不错", (0.8, "不错")),
+    ],
+)
 def test_an_evaluators_value_is_read_tolerantly(reply, expected):
     found = parse_value(reply)
     assert (found.value, found.reason) == expected
 
 
-@pytest.mark.parametrize("reply", ["1. The code is wrong", "I would say 0.5", "{\"value\": true}", '{"value": "high"}',
-                                   '{"reason": "no value"}', "150", "", "{\"value\": NaN}"])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "1. The code is wrong",
+        "I would say 0.5",
+        '{"value": true}',
+        '{"value": "high"}',
+        '{"reason": "no value"}',
+        "150",
+        "",
+        '{"value": NaN}',
+    ],
+)
 def test_a_reply_without_a_value_is_no_value(reply):
     assert parse_value(reply) is None
 
@@ -111,6 +127,7 @@ def test_the_evaluators_role_is_verdict_like_and_turns_a_persons_line_into_a_val
 
 # --- the loop -------------------------------------------------------------------------------------
 
+
 def scripted(values, drafts=None):
     """A model whose evaluator gives `values` in order; the expander writes "candidate <n>"."""
     values = list(values)
@@ -121,6 +138,7 @@ def scripted(values, drafts=None):
         if request.role == "self_reflector":
             return f"reflection on {request.context.version}"
         return (drafts or {}).get(request.context.version, f"candidate {request.context.version}")
+
     return ScriptedModel.forever(reply)
 
 
@@ -132,11 +150,19 @@ def test_a_failed_candidates_reflection_reaches_every_later_expansion_and_the_so
     assert "candidate 1" in expands[1].messages[-1].content, "... and is asked for a different approach"
     assert all(f"reflection on {n}" in expands[2].messages[-1].content for n in (1, 2))
     assert [(e.node, e.status) for e in nodes(events) if e.status in ("expanded", "solved", "failed")] == [
-        (0, "expanded"), (1, "failed"), (2, "failed"), (1, "expanded"), (3, "solved")]
+        (0, "expanded"),
+        (1, "failed"),
+        (2, "failed"),
+        (1, "expanded"),
+        (3, "solved"),
+    ]
     assert [e.node for e in nodes(events, "chosen")] == [0, 1, 3]
     assert events[-1].reason == "pass" and of(events, ev.FinalAnswer)[0].text == "candidate 3"
     assert [(v.role, v.verdict) for v in of(events, ev.VerdictEvent)] == [
-        ("evaluator", "REVISE"), ("evaluator", "REVISE"), ("evaluator", "PASS")]
+        ("evaluator", "REVISE"),
+        ("evaluator", "REVISE"),
+        ("evaluator", "PASS"),
+    ]
     assert model.roles() == ["expander", "evaluator", "self_reflector"] * 2 + ["expander", "evaluator"]
 
 
@@ -188,6 +214,7 @@ def test_the_run_wide_budget_stops_cleanly_with_the_best_candidate_so_far():
 
 # --- the bound ------------------------------------------------------------------------------------
 
+
 def never_solved(request):
     """The worst case: no evaluator reply ever parses, so every candidate is re-asked and reflected on."""
     if request.role == "evaluator":
@@ -222,6 +249,7 @@ def test_the_test_evaluator_refuses_missing_or_broken_tests_before_any_call(test
 
 
 # --- step mode, the poll, forks -------------------------------------------------------------------
+
 
 def wait_for(predicate, timeout=10.0):
     deadline = time.monotonic() + timeout
@@ -261,8 +289,11 @@ def test_a_verdict_breakpoint_pauses_at_each_of_the_evaluators_verdicts():
             break
         seen.append((handle.pending.at, handle.pending.role, handle.pending.event.verdict))
         handle.resume()
-    assert seen == [("verdict", "evaluator", "REVISE"), ("verdict", "evaluator", "REVISE"),
-                    ("verdict", "evaluator", "PASS")]
+    assert seen == [
+        ("verdict", "evaluator", "REVISE"),
+        ("verdict", "evaluator", "REVISE"),
+        ("verdict", "evaluator", "PASS"),
+    ]
 
 
 def test_the_rooms_poll_opens_on_the_evaluator_and_its_verdict_answers_it():
@@ -272,8 +303,13 @@ def test_the_rooms_poll_opens_on_the_evaluator_and_its_verdict_answers_it():
         poll._POLLS.clear()
     cfg, task = free_run()
     room = poll.RunPolls("presenter", "run-lats")
-    handle = RunHandle.for_run(task, cfg, OfflineModel(), breakpoints=Breakpoints(roles=frozenset({"evaluator"})),
-                               on_event=lambda e: room.reveal(e.verdict) if isinstance(e, ev.VerdictEvent) else None)
+    handle = RunHandle.for_run(
+        task,
+        cfg,
+        OfflineModel(),
+        breakpoints=Breakpoints(roles=frozenset({"evaluator"})),
+        on_event=lambda e: room.reveal(e.verdict) if isinstance(e, ev.VerdictEvent) else None,
+    )
     handle.start()
     wait_for(lambda: handle.paused or not handle.alive)
     assert poll.open_for("presenter", "run-lats", handle.pending.call, handle.pending.role, handle.finished)
@@ -330,6 +366,7 @@ def test_a_fork_at_the_third_expansion_keeps_the_search_in_the_float_branch_one_
 
 # --- tree_node through traces, OTLP and the consumers -----------------------------------------------
 
+
 def test_tree_nodes_round_trip_through_a_trace_and_an_otlp_export_and_import():
     cfg, task = ac.for_scenario("round-half-up", "zh")
     events = list(ac.stream(task, cfg, OfflineModel()))
@@ -339,7 +376,8 @@ def test_tree_nodes_round_trip_through_a_trace_and_an_otlp_export_and_import():
     (imported,) = importing.loads(otel.dumps(loaded))
     back = imported[1].events
     assert [(e.node, e.parent, e.status, e.value, e.uct, e.note) for e in nodes(back)] == [
-        (e.node, e.parent, e.status, e.value, e.uct, e.note) for e in nodes(events)]
+        (e.node, e.parent, e.status, e.value, e.uct, e.note) for e in nodes(events)
+    ]
     spans = json.loads(otel.dumps(loaded))["resourceSpans"][0]["scopeSpans"][0]["spans"]
     named = [x["name"] for s in spans for x in s.get("events", [])]
     assert named.count("agent_patterns.tree_node") == 20
@@ -367,8 +405,13 @@ def test_the_tree_figure_lights_the_chosen_path_and_dims_the_failed_branch():
     states = {n.id: n.state for n in figure.nodes}
     assert states == {"0": "chosen", "1": "expanded", "2": "chosen", "3": "failed", "4": "failed", "5": "answer"}
     edges = {(e.source, e.target): e.state for e in figure.edges}
-    assert edges == {("0", "1"): "", ("0", "2"): "chosen", ("1", "3"): "dimmed", ("1", "4"): "dimmed",
-                     ("2", "5"): "chosen"}
+    assert edges == {
+        ("0", "1"): "",
+        ("0", "2"): "chosen",
+        ("1", "3"): "dimmed",
+        ("1", "4"): "dimmed",
+        ("2", "5"): "chosen",
+    }
     labels = {n.id: n.label("en") for n in figure.nodes}
     assert labels["1"].startswith("#1 · value 0.40\nmean 0.53 · visits 3") and labels["0"] == "Task\nvisits 5"
     assert {figure.states[s].tone for s in ("chosen", "answer", "failed", "dimmed")} == {"lit", "good", "bad", "dim"}

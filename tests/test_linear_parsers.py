@@ -62,7 +62,7 @@ PARSERS: dict[str, Callable[[str], object]] = {
     "estimate_tokens": estimate_tokens,
     "tool_arguments": parse_arguments,
     "diff_stats": lambda s: diff_stats(s, s[::-1], Budget()),
-    "word_diff": lambda s: word_diff(s[: len(s) // 2], s[len(s) // 2:], Budget()),
+    "word_diff": lambda s: word_diff(s[: len(s) // 2], s[len(s) // 2 :], Budget()),
 }
 
 #: name -> the hostile text of about n characters
@@ -91,7 +91,7 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "entities": lambda n: "&" + "a" * n,
     "placeholders": lambda n: "{task" * (n // 5),
     "cjk": lambda n: "中" * n,
-    "mixed": lambda n: ("```py\n{\"a\": [1, {\"b\": ']('}]}\n<think>`~\n\tdef add(\n" * (n // 40)),
+    "mixed": lambda n: '```py\n{"a": [1, {"b": \'](\'}]}\n<think>`~\n\tdef add(\n' * (n // 40),
 }
 
 N = 1 << 20  # about a megabyte
@@ -122,8 +122,9 @@ def test_a_megabyte_of_each_hostile_shape_parses_within_the_bound(shape):
     assert not slow, slow
 
 
-@pytest.mark.parametrize("name", ["code_blocks", "defines", "extract_code", "clean_draft", "react_step",
-                                  "report_escape", "text_escape"])
+@pytest.mark.parametrize(
+    "name", ["code_blocks", "defines", "extract_code", "clean_draft", "react_step", "report_escape", "text_escape"]
+)
 @pytest.mark.parametrize("shape", ["backticks", "fences-no-newline", "newlines", "links", "mixed"])
 def test_four_times_the_input_costs_about_four_times_the_time(name, shape):
     parse = PARSERS[name]
@@ -143,8 +144,9 @@ def test_the_known_attack_150_kb_of_backticks_no_longer_holds_the_server():
 # --- the hand-written scanners say what the patterns they replace said ----------------------------------
 
 _OLD_FENCE = re.compile(r"```[ \t]*([\w+.-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
-_FENCE_ALPHABET = st.sampled_from(["`", "```", "\n", " ", "\t", "py", "python", "x", "é", "_", "+", ".", "-",
-                                   "~", "١", "def add(", "\r\n"])
+_FENCE_ALPHABET = st.sampled_from(
+    ["`", "```", "\n", " ", "\t", "py", "python", "x", "é", "_", "+", ".", "-", "~", "١", "def add(", "\r\n"]
+)
 
 
 @settings(max_examples=400, deadline=None)
@@ -154,8 +156,11 @@ def test_code_blocks_finds_what_the_old_pattern_found(s):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.sampled_from(["def", " ", "\t", "add", "ad", "(", "\n", "x", "  def add(", "async "]),
-                max_size=16).map("".join))
+@given(
+    st.lists(st.sampled_from(["def", " ", "\t", "add", "ad", "(", "\n", "x", "  def add(", "async "]), max_size=16).map(
+        "".join
+    )
+)
 def test_defines_agrees_with_the_old_pattern_on_one_line_definitions(s):
     old = re.search(r"^\s*def\s+add\s*\(", s, re.MULTILINE) is not None
     # the old `\s` also ran across line breaks ("def\nadd("): not a definition Python accepts
@@ -164,7 +169,9 @@ def test_defines_agrees_with_the_old_pattern_on_one_line_definitions(s):
 
 
 def test_code_blocks_keeps_the_shapes_the_harness_relies_on():
-    assert untrusted.code_blocks("Here:\n```python\ndef f():\n    pass\n```\nDone.") == [("python", "def f():\n    pass\n")]
+    assert untrusted.code_blocks("Here:\n```python\ndef f():\n    pass\n```\nDone.") == [
+        ("python", "def f():\n    pass\n")
+    ]
     assert untrusted.code_blocks("```py\ncut off mid block") == [("py", "cut off mid block")]
     assert untrusted.code_blocks("```js\na\n```\n```python\nb\n```") == [("js", "a\n"), ("python", "b\n")]
     assert untrusted.code_blocks("no fence ``` here") == []
@@ -172,9 +179,10 @@ def test_code_blocks_keeps_the_shapes_the_harness_relies_on():
 
 # --- hostile units repeated to a quarter megabyte: hypothesis picks the unit ---------------------------
 
-_HOSTILE = st.sampled_from(list("`~{}[]()<>:\"'\\\n \t#*_-.!|$&@") + ["```", "```python\n", "<think>", "</think>",
-                                                                    "Thought:", "Action:", "def add(", "](",
-                                                                    "http://", "中", "\u2028"])
+_HOSTILE = st.sampled_from(
+    list("`~{}[]()<>:\"'\\\n \t#*_-.!|$&@")
+    + ["```", "```python\n", "<think>", "</think>", "Thought:", "Action:", "def add(", "](", "http://", "中", "\u2028"]
+)
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -47,9 +47,14 @@ from tests.fake_openai_server import (  # noqa: F401  (fake_openai is a fixture)
 )
 
 KEY = "sk-test-0123456789abcdef"
-WEATHER = {"type": "function", "function": {
-    "name": "get_weather", "description": "Weather in a city",
-    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}
+WEATHER = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "Weather in a city",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+    },
+}
 REQUEST = ChatRequest((system("You are terse."), user("What's the weather in Paris and Rome?")), tools=(WEATHER,))
 
 
@@ -87,18 +92,23 @@ def test_text_deltas_arrive_in_order_and_completion_carries_text_and_usage(fake_
 def test_usage_is_estimated_when_the_server_sends_none(fake_openai):
     fake_openai.push(Reply("Sunny, 21 degrees.", usage=False))
     _, done = run(make_model(fake_openai))
-    assert done.usage == Usage(estimate_prompt_tokens(REQUEST.messages), estimate_tokens("Sunny, 21 degrees."),
-                               estimated=True)
+    assert done.usage == Usage(
+        estimate_prompt_tokens(REQUEST.messages), estimate_tokens("Sunny, 21 degrees."), estimated=True
+    )
 
 
 def test_two_parallel_tool_calls_split_across_chunks_are_assembled(fake_openai):
-    calls = (FakeCall("get_weather", '{"city": "Paris"}', id="call_a"),
-             FakeCall("get_weather", '{"city": "Rome"}', id="call_b"))
+    calls = (
+        FakeCall("get_weather", '{"city": "Paris"}', id="call_a"),
+        FakeCall("get_weather", '{"city": "Rome"}', id="call_b"),
+    )
     fake_openai.push(Reply(tool_calls=calls, chunks=4, interleave=True))
     deltas, done = run(make_model(fake_openai))
     assert deltas == []
-    assert done.tool_calls == (ToolCall("call_a", "get_weather", '{"city": "Paris"}'),
-                               ToolCall("call_b", "get_weather", '{"city": "Rome"}'))
+    assert done.tool_calls == (
+        ToolCall("call_a", "get_weather", '{"city": "Paris"}'),
+        ToolCall("call_b", "get_weather", '{"city": "Rome"}'),
+    )
     assert done.finish_reason == "tool_calls"
 
 
@@ -107,8 +117,10 @@ def test_tool_calls_without_index_or_id_are_tolerated(fake_openai):
     fake_openai.push(Reply("Checking.", tool_calls=calls, chunks=3, with_index=False, with_ids=False))
     _, done = run(make_model(fake_openai))
     assert done.text == "Checking."
-    assert [(c.name, c.arguments) for c in done.tool_calls] == [("get_weather", '{"city": "Paris"}'),
-                                                              ("get_time", '{"tz": "CET"}')]
+    assert [(c.name, c.arguments) for c in done.tool_calls] == [
+        ("get_weather", '{"city": "Paris"}'),
+        ("get_time", '{"tz": "CET"}'),
+    ]
     ids = [c.id for c in done.tool_calls]
     assert all(ids) and len(set(ids)) == 2
 
@@ -125,8 +137,9 @@ def test_tool_call_assembly_holds_for_any_split():
         def check(calls, chunks, with_index, interleave):
             fakes = tuple(FakeCall(name, args) for name, args in calls)
             # servers that send no index cannot interleave calls either
-            server.push(Reply(tool_calls=fakes, chunks=chunks, with_index=with_index,
-                              interleave=interleave and with_index))
+            server.push(
+                Reply(tool_calls=fakes, chunks=chunks, with_index=with_index, interleave=interleave and with_index)
+            )
             _, done = run(model)
             assert [(c.name, c.arguments) for c in done.tool_calls] == [(n, a or "{}") for n, a in calls]
 
@@ -148,8 +161,10 @@ def test_connections_are_reused_across_calls(fake_openai):
 
 
 def test_a_server_that_ignores_stream_true_still_works(fake_openai):
-    whole = {"model": "fake-model", "choices": [{"index": 0, "finish_reason": "stop",
-                                                 "message": {"role": "assistant", "content": "All at once."}}]}
+    whole = {
+        "model": "fake-model",
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "All at once."}}],
+    }
     fake_openai.push(Raw(json.dumps(whole).encode(), content_type="application/json"))
     deltas, done = run(make_model(fake_openai))
     assert deltas == ["All at once."]
@@ -176,8 +191,7 @@ def test_request_body_carries_messages_tools_and_stream_options(fake_openai):
     body = fake_openai.bodies[-1]
     assert body["model"] == "fake-model"
     assert body["messages"] == [m.to_openai() for m in history]
-    assert body["messages"][2]["tool_calls"][0]["function"] == {"name": "get_weather",
-                                                                "arguments": '{"city": "Paris"}'}
+    assert body["messages"][2]["tool_calls"][0]["function"] == {"name": "get_weather", "arguments": '{"city": "Paris"}'}
     assert body["tools"] == [WEATHER]
     assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
     assert body["temperature"] == 0.1  # the request's temperature wins over the model's
@@ -293,14 +307,18 @@ def test_error_event_inside_the_stream_is_a_server_error(fake_openai):
         run(make_model(fake_openai))
 
 
-@pytest.mark.parametrize("behaviour", [
-    Raw(b""),
-    Raw(b"<html><body>Welcome to nginx!</body></html>", content_type="text/html"),
-    Reply("abc", bad_json_at=0),
-    Raw(b"data: [1, 2, 3]\n\n"),
-    Raw(b'data: {"type": "message_start"}\n\ndata: [DONE]\n\n'),
-    Raw(b'{"status": "ok"}', content_type="application/json"),
-], ids=["empty", "html", "bad-json-first", "not-an-object", "another-api", "json-not-a-completion"])
+@pytest.mark.parametrize(
+    "behaviour",
+    [
+        Raw(b""),
+        Raw(b"<html><body>Welcome to nginx!</body></html>", content_type="text/html"),
+        Reply("abc", bad_json_at=0),
+        Raw(b"data: [1, 2, 3]\n\n"),
+        Raw(b'data: {"type": "message_start"}\n\ndata: [DONE]\n\n'),
+        Raw(b'{"status": "ok"}', content_type="application/json"),
+    ],
+    ids=["empty", "html", "bad-json-first", "not-an-object", "another-api", "json-not-a-completion"],
+)
 def test_malformed_bodies_are_typed_errors(fake_openai, behaviour):
     fake_openai.push(behaviour)
     with pytest.raises(MalformedResponseError, match="OpenAI-compatible"):
@@ -343,8 +361,10 @@ def test_presets_are_complete():
 
 
 def test_importing_the_core_loads_neither_the_sdk_nor_streamlit():
-    code = ("import sys, agent_core.llm, agent_core.settings; "
-            "assert 'openai' not in sys.modules and 'streamlit' not in sys.modules, sorted(sys.modules)")
+    code = (
+        "import sys, agent_core.llm, agent_core.settings; "
+        "assert 'openai' not in sys.modules and 'streamlit' not in sys.modules, sorted(sys.modules)"
+    )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=str(llm.__file__).rsplit("/agent_core/", 1)[0])
 
 
@@ -392,8 +412,12 @@ def test_a_stream_that_ends_in_the_middle_of_a_tool_call_is_a_stream_cut(fake_op
 
 def test_done_after_half_a_tool_call_with_no_finish_reason_is_a_stream_cut(fake_openai):
     head = {"index": 0, "id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": '{"ci'}}
-    chunk = {"id": "x", "object": "chat.completion.chunk", "model": "m",
-             "choices": [{"index": 0, "delta": {"tool_calls": [head]}, "finish_reason": None}]}
+    chunk = {
+        "id": "x",
+        "object": "chat.completion.chunk",
+        "model": "m",
+        "choices": [{"index": 0, "delta": {"tool_calls": [head]}, "finish_reason": None}],
+    }
     fake_openai.push(Raw(f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n".encode()))
     with pytest.raises(StreamCutError, match="middle of a tool call"):
         run(make_model(fake_openai))
@@ -408,10 +432,14 @@ def test_the_runs_time_left_lowers_the_read_timeout(fake_openai):
 
 
 def test_a_model_that_refuses_max_tokens_is_asked_again_with_max_completion_tokens(fake_openai):
-    refusal = Fail(400, "Unsupported parameter: 'max_tokens' is not supported with this model. "
-                        "Use 'max_completion_tokens' instead.")
+    refusal = Fail(
+        400,
+        "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+    )
     fake_openai.default = lambda request: refusal if "max_tokens" in request.body else Reply("ok")
     _, done = run(make_model(fake_openai), ChatRequest((user("hi"),), max_tokens=32))
     assert done.text == "ok"
-    assert [("max_tokens" in b, b.get("max_completion_tokens")) for b in fake_openai.bodies] == [(True, None),
-                                                                                                (False, 32)]
+    assert [("max_tokens" in b, b.get("max_completion_tokens")) for b in fake_openai.bodies] == [
+        (True, None),
+        (False, 32),
+    ]

@@ -57,6 +57,7 @@ def _children_before() -> None:
 
 def _no_children_left() -> None:
     """No child process of this test process is alive but the servers of connections still open."""
+
     def stray() -> set[int]:
         keep = {c.pid for c in list(mc._OPEN)} | _BEFORE
         return {p for p in mc._children() if p not in keep and not _gone(p)}
@@ -76,10 +77,13 @@ def bundled():
 
 
 def _bare(events):
-    return [{k: v for k, v in e.to_dict().items() if k not in ("t", "server", "latency_ms", "elapsed_ms")} for e in events]
+    return [
+        {k: v for k, v in e.to_dict().items() if k not in ("t", "server", "latency_ms", "elapsed_ms")} for e in events
+    ]
 
 
 # -- the bundled server ------------------------------------------------------------------------------
+
 
 def test_importing_agent_core_does_not_import_the_sdk():
     code = "import sys, agent_core, agent_core.mcp, agent_core.runner; print('mcp' in sys.modules)"
@@ -111,6 +115,7 @@ def test_the_bundled_server_lists_the_mock_tools_with_their_schemas(bundled):
 
 # -- real servers nobody here wrote -----------------------------------------------------------------
 
+
 def _fork_at_last_with_no_server(config, result, registry):
     """Save the run, then fork it at its last call with no server: the recorded results come back."""
     saved = trace.loads(trace.Trace.of(recorded.with_tools(config.to_dict(), registry), result.events, {}).dumps())
@@ -139,10 +144,14 @@ def test_mcp_server_time_over_stdio_on_the_record_and_forked_with_no_server():
     try:
         assert {"get_current_time", "convert_time"} <= {t.name for t in conn.tools}
         live_reg, _ = mc.registry([conn])
-        config, result = _run_with(conn, [
-            say("", tool("get_current_time", timezone="Asia/Shanghai")),
-            say("", tool("convert_time", source_timezone="UTC", time="12:00", target_timezone="Asia/Tokyo")),
-            say("It is late in Shanghai.")])
+        config, result = _run_with(
+            conn,
+            [
+                say("", tool("get_current_time", timezone="Asia/Shanghai")),
+                say("", tool("convert_time", source_timezone="UTC", time="12:00", target_timezone="Asia/Tokyo")),
+                say("It is late in Shanghai."),
+            ],
+        )
     finally:
         conn.close()
     assert _gone(conn.pid)
@@ -157,8 +166,9 @@ def test_mcp_server_time_over_stdio_on_the_record_and_forked_with_no_server():
     assert missing == [results[0].server]
     stream, rec = fork(saved.events, 3, config, ScriptedModel([say("Forked answer.")]), tools=reg)
     forked = list(stream)
-    assert [(e.name, e.output, e.server) for e in forked if isinstance(e, ev.ToolResult)] == \
-        [(r.name, r.output, r.server) for r in results]
+    assert [(e.name, e.output, e.server) for e in forked if isinstance(e, ev.ToolResult)] == [
+        (r.name, r.output, r.server) for r in results
+    ]
     assert forked[-1].kind == "run_finished" and rec.first_difference is None
 
 
@@ -197,13 +207,20 @@ def test_mcp_server_git_over_stdio_on_a_temporary_repository(tmp_path):
     subprocess.run([*git, "add", "a.txt"], check=True)
     subprocess.run([*git, "commit", "-q", "-m", "first commit"], check=True)
     (repo / "b.txt").write_text("new\n")
-    conn = mc.Connection(mc.ServerSpec(command=(sys.executable, "-m", "mcp_server_git", "--repository", str(repo)),
-                                       label="git")).start()
+    conn = mc.Connection(
+        mc.ServerSpec(command=(sys.executable, "-m", "mcp_server_git", "--repository", str(repo)), label="git")
+    ).start()
     try:
         names = {t.name for t in conn.tools}
         assert {"git_status", "git_log"} <= names
-        _config, result = _run_with(conn, [say("", tool("git_log", repo_path=str(repo))),
-                                           say("", tool("git_status", repo_path=str(repo))), say("One commit.")])
+        _config, result = _run_with(
+            conn,
+            [
+                say("", tool("git_log", repo_path=str(repo))),
+                say("", tool("git_status", repo_path=str(repo))),
+                say("One commit."),
+            ],
+        )
         reg_live = mc.registry([conn])[0]
     finally:
         conn.close()
@@ -306,11 +323,15 @@ def test_an_http_server_that_goes_away_mid_run_gives_error_observations():
         proc.wait(5)
     obs = conn.call("echo", {"text": "again"})
     conn.close()
-    assert obs.is_error and "faulty" not in obs.output and ("stopped" in obs.output or "failed" in obs.output
-                                                             or "did not answer" in obs.output)
+    assert (
+        obs.is_error
+        and "faulty" not in obs.output
+        and ("stopped" in obs.output or "failed" in obs.output or "did not answer" in obs.output)
+    )
 
 
 # -- faults -----------------------------------------------------------------------------------------
+
 
 @pytest.fixture
 def faulty():
@@ -343,7 +364,8 @@ def test_a_result_too_large_is_cut_with_a_note(faulty):
     reg, _ = mc.registry([faulty])
     obs = reg.run("big", {})
     assert len(obs.output) < MAX_OUTPUT_CHARS + 100 and obs.output.endswith(
-        f"[truncated {2_000_000 - MAX_OUTPUT_CHARS} characters]")
+        f"[truncated {2_000_000 - MAX_OUTPUT_CHARS} characters]"
+    )
 
 
 def test_a_server_that_dies_mid_run_ends_in_error_observations_and_the_run_goes_on(faulty):
@@ -385,11 +407,14 @@ def test_the_whole_process_group_goes_with_the_server():
     _no_children_left()
 
 
-@pytest.mark.parametrize("argv, reason, says", [
-    ([*FAULT, "--exit-at-start"], "start", "refusing to start"),
-    (["/nonexistent/mcp-server"], "start", "No such file"),
-    ([*FAULT, "--silent"], "handshake", "did not answer the MCP handshake"),
-])
+@pytest.mark.parametrize(
+    "argv, reason, says",
+    [
+        ([*FAULT, "--exit-at-start"], "start", "refusing to start"),
+        (["/nonexistent/mcp-server"], "start", "No such file"),
+        ([*FAULT, "--silent"], "handshake", "did not answer the MCP handshake"),
+    ],
+)
 def test_a_server_that_does_not_start_is_a_clean_typed_error_and_leaves_no_process(argv, reason, says):
     t0 = time.monotonic()
     with pytest.raises(McpError) as err:
@@ -405,8 +430,10 @@ def test_a_server_dies_with_the_process_that_started_it_even_when_that_one_is_ki
 
     if not shutil.which("setpriv"):
         pytest.skip("no setpriv: the parent-death signal is not set")
-    code = ("import sys, time; from agent_core.mcp import client as mc; "
-            f"c = mc.Connection(mc.ServerSpec(command={tuple(FAULT)!r})).start(); print(c.pid, flush=True); time.sleep(60)")
+    code = (
+        "import sys, time; from agent_core.mcp import client as mc; "
+        f"c = mc.Connection(mc.ServerSpec(command={tuple(FAULT)!r})).start(); print(c.pid, flush=True); time.sleep(60)"
+    )
     parent = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE, text=True)
     try:
         server = int(parent.stdout.readline())
@@ -426,16 +453,19 @@ def test_connect_all_closes_the_started_ones_when_one_fails():
     _no_children_left()
 
 
-@pytest.mark.parametrize("name, schema", [
-    ("ok", {"type": "string"}),
-    ("ok", ["not", "an", "object"]),
-    ("ok", {"type": "object", "properties": {"x": {"type": 5}}}),
-    ("ok", {"type": "object", "required": "x"}),
-    ("", {"type": "object"}),
-    ("x" * 65, {"type": "object"}),
-    ("a.b", {"type": "object"}),
-    ("tool\n", {"type": "object"}),
-])
+@pytest.mark.parametrize(
+    "name, schema",
+    [
+        ("ok", {"type": "string"}),
+        ("ok", ["not", "an", "object"]),
+        ("ok", {"type": "object", "properties": {"x": {"type": 5}}}),
+        ("ok", {"type": "object", "required": "x"}),
+        ("", {"type": "object"}),
+        ("x" * 65, {"type": "object"}),
+        ("a.b", {"type": "object"}),
+        ("tool\n", {"type": "object"}),
+    ],
+)
 def test_unusable_tools_are_refused(name, schema):
     assert mc.check_tool(name, schema)
 
@@ -458,6 +488,7 @@ def test_a_servers_tool_replaces_a_built_in_one_and_a_second_server_with_the_nam
 
 
 # -- the record -------------------------------------------------------------------------------------
+
 
 def test_otel_execute_tool_spans_carry_the_server_and_import_back(bundled):
     from agent_core.otel import importing, mapping
@@ -484,6 +515,7 @@ def test_old_traces_without_a_server_still_load():
 
 # -- who may connect what ---------------------------------------------------------------------------
 
+
 def test_a_participant_cannot_type_a_command_but_local_mode_can():
     with pytest.raises(McpError) as err:
         servers.typed_server("python -m mcp_server_time", secrets={}, environ={})
@@ -494,8 +526,15 @@ def test_a_participant_cannot_type_a_command_but_local_mode_can():
 
 
 def test_a_typed_url_follows_the_endpoint_rules_and_never_gets_the_operators_headers():
-    sec = {"mcp_servers": [{"label": "docs", "url": "https://mcp.example.com/mcp",
-                            "headers": {"Authorization": "Bearer operator-secret"}}]}
+    sec = {
+        "mcp_servers": [
+            {
+                "label": "docs",
+                "url": "https://mcp.example.com/mcp",
+                "headers": {"Authorization": "Bearer operator-secret"},
+            }
+        ]
+    }
     typed = servers.typed_server("https://mcp.example.com/mcp", secrets=sec, environ={})
     assert typed.headers == {} and typed.url == "https://mcp.example.com/mcp"
     for bad in ("https://mcp.example.com@evil.example/mcp", "https://evil\\@x/mcp", "http://a b/mcp", "ftp://x/mcp"):
@@ -511,12 +550,16 @@ def test_a_typed_url_follows_the_endpoint_rules_and_never_gets_the_operators_hea
 
 
 def test_the_operators_tables():
-    sec = {"mcp_servers": [
-        {"label": "time", "command": ["python", "-m", "mcp_server_time"], "env": {"TZ": "UTC"}},
-        {"label": "git", "command": "python -m mcp_server_git --repository /tmp/r"},
-        {"label": "docs", "url": "https://mcp.example.com/mcp", "headers_env": {"Authorization": "DOCS_AUTH"}},
-        {"label": "broken", "url": "https://a@b/"},
-        {"label": "empty"}, "not a table"]}
+    sec = {
+        "mcp_servers": [
+            {"label": "time", "command": ["python", "-m", "mcp_server_time"], "env": {"TZ": "UTC"}},
+            {"label": "git", "command": "python -m mcp_server_git --repository /tmp/r"},
+            {"label": "docs", "url": "https://mcp.example.com/mcp", "headers_env": {"Authorization": "DOCS_AUTH"}},
+            {"label": "broken", "url": "https://a@b/"},
+            {"label": "empty"},
+            "not a table",
+        ]
+    }
     got = {s.name: s for s in servers.operator_servers(sec, {"DOCS_AUTH": "Bearer e"})}
     assert set(got) == {"time", "git", "docs"}
     assert got["time"].env == {"TZ": "UTC"} and got["git"].command[-1] == "/tmp/r"

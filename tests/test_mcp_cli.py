@@ -66,6 +66,15 @@ def test_a_run_with_mcp_tools_records_them_and_a_fork_without_the_server_replays
 
 def test_two_servers_in_one_run(tmp_path):
     pytest.importorskip("mcp_server_time")
-    rc, _text = main("run", "--task", "What time is it in Tokyo?", "--pattern", "direct", "--mcp", "bundled",
-                    "--mcp", f"{sys.executable} -m mcp_server_time --local-timezone UTC")
+    rc, _text = main(
+        "run",
+        "--task",
+        "What time is it in Tokyo?",
+        "--pattern",
+        "direct",
+        "--mcp",
+        "bundled",
+        "--mcp",
+        f"{sys.executable} -m mcp_server_time --local-timezone UTC",
+    )
     assert rc == 0 and not mc._OPEN

@@ -44,7 +44,11 @@ def test_weather_report_summary_matches_the_closing_event(weather):
     assert (s.llm_calls, s.total_tokens, s.end_reason) == (finished.llm_calls, finished.total_tokens, "cap")
     assert s.prompt_tokens + s.completion_tokens == s.total_tokens
     assert s.elapsed_s == pytest.approx(finished.elapsed_ms / 1000, abs=1e-3)
-    assert (s.pattern, s.max_llm_calls, s.llm_calls) == ("react", ac.call_bound(ac.for_scenario("weather-report")[0]), 6)
+    assert (s.pattern, s.max_llm_calls, s.llm_calls) == (
+        "react",
+        ac.call_bound(ac.for_scenario("weather-report")[0]),
+        6,
+    )
     assert (s.tool_calls, s.tool_errors, s.drafts) == (4, 0, 2)  # each judged answer is a draft
     assert s.verdicts == {"REVISE": 2} and s.fallback_verdicts == 0
     assert s.limits == ("max_reflection_rounds",) and s.finished and s.usage_estimated
@@ -82,13 +86,18 @@ def test_by_role_splits_the_actor_from_the_judge(weather):
 
 
 def test_by_role_keeps_two_models_of_one_role_apart():
-    calls = [ev.LlmCall(t=1.0, role="executor", model="fast", prompt_tokens=10, completion_tokens=5, latency_ms=100),
-             ev.LlmCall(t=2.0, role="planner", model="strong", prompt_tokens=50, completion_tokens=20, latency_ms=900),
-             ev.LlmCall(t=3.0, role="executor", model="strong", prompt_tokens=12, completion_tokens=6, latency_ms=300),
-             ev.LlmCall(t=4.0, role="executor", model="fast", prompt_tokens=8, completion_tokens=4, latency_ms=200)]
+    calls = [
+        ev.LlmCall(t=1.0, role="executor", model="fast", prompt_tokens=10, completion_tokens=5, latency_ms=100),
+        ev.LlmCall(t=2.0, role="planner", model="strong", prompt_tokens=50, completion_tokens=20, latency_ms=900),
+        ev.LlmCall(t=3.0, role="executor", model="strong", prompt_tokens=12, completion_tokens=6, latency_ms=300),
+        ev.LlmCall(t=4.0, role="executor", model="fast", prompt_tokens=8, completion_tokens=4, latency_ms=200),
+    ]
     usage = metrics.role_usage(calls)
     assert [(u.role, u.model, u.calls, u.total_tokens, u.latency_ms_mean) for u in usage] == [
-        ("executor", "fast", 2, 27, 150.0), ("planner", "strong", 1, 70, 900.0), ("executor", "strong", 1, 18, 300.0)]
+        ("executor", "fast", 2, 27, 150.0),
+        ("planner", "strong", 1, 70, 900.0),
+        ("executor", "strong", 1, 18, 300.0),
+    ]
     assert not any(u.estimated for u in usage)
 
 
@@ -107,15 +116,19 @@ def test_timeline_has_one_row_per_llm_call_and_tool_call(weather):
 
 
 def test_tool_results_are_matched_to_their_calls_by_id():
-    events = [ev.ToolCallEvent(t=1.0, name="weather", arguments={"city": "Beijing"}, call_id="a"),
-              ev.ToolCallEvent(t=1.1, name="weather", arguments={"city": "Shanghai"}, call_id="b"),
-              ev.ToolResult(t=1.5, name="weather", output="{}", call_id="b"),
-              ev.ToolResult(t=2.0, name="weather", output="boom", is_error=True, call_id="a"),
-              ev.LlmCall(t=0.5, role="actor", latency_ms=2000)]
+    events = [
+        ev.ToolCallEvent(t=1.0, name="weather", arguments={"city": "Beijing"}, call_id="a"),
+        ev.ToolCallEvent(t=1.1, name="weather", arguments={"city": "Shanghai"}, call_id="b"),
+        ev.ToolResult(t=1.5, name="weather", output="{}", call_id="b"),
+        ev.ToolResult(t=2.0, name="weather", output="boom", is_error=True, call_id="a"),
+        ev.LlmCall(t=0.5, role="actor", latency_ms=2000),
+    ]
     rows = [(s.label, s.start_s, s.end_s, s.error) for s in metrics.spans(events)]
-    assert rows == [("actor ·  · 0 tokens · 2000 ms", 0.0, 0.5, False),
-                    ("weather(city=Beijing) → error", 1.0, 2.0, True),
-                    ("weather(city=Shanghai)", 1.1, 1.5, False)]
+    assert rows == [
+        ("actor ·  · 0 tokens · 2000 ms", 0.0, 0.5, False),
+        ("weather(city=Beijing) → error", 1.0, 2.0, True),
+        ("weather(city=Shanghai)", 1.1, 1.5, False),
+    ]
 
 
 def test_tokens_per_step_follows_the_rounds(weather):
@@ -127,11 +140,13 @@ def test_tokens_per_step_follows_the_rounds(weather):
 
 
 def test_tokens_per_step_keeps_a_replan_between_steps_in_its_own_row():
-    events = [ev.LlmCall(t=0.1, step=None, role="planner", prompt_tokens=100, completion_tokens=40),
-              ev.LlmCall(t=0.2, step=1, role="executor", prompt_tokens=30, completion_tokens=10),
-              ev.LlmCall(t=0.3, step=1, role="reflector", prompt_tokens=60, completion_tokens=20),
-              ev.LlmCall(t=0.4, step=None, role="planner", prompt_tokens=120, completion_tokens=30),
-              ev.LlmCall(t=0.5, step=4, role="executor", prompt_tokens=30, completion_tokens=25)]
+    events = [
+        ev.LlmCall(t=0.1, step=None, role="planner", prompt_tokens=100, completion_tokens=40),
+        ev.LlmCall(t=0.2, step=1, role="executor", prompt_tokens=30, completion_tokens=10),
+        ev.LlmCall(t=0.3, step=1, role="reflector", prompt_tokens=60, completion_tokens=20),
+        ev.LlmCall(t=0.4, step=None, role="planner", prompt_tokens=120, completion_tokens=30),
+        ev.LlmCall(t=0.5, step=4, role="executor", prompt_tokens=30, completion_tokens=25),
+    ]
     frame = metrics.tokens_per_step(events)
     assert frame["step"].isna().tolist() == [True, False, True, False] and frame["step"].dropna().tolist() == [1, 4]
     assert list(frame["total_tokens"]) == [140, 120, 150, 55]
@@ -180,17 +195,21 @@ def test_timeline_figure_draws_a_bar_per_call(weather):
 
 
 def test_tool_errors_get_their_own_colour():
-    events = [ev.ToolCallEvent(t=0.1, name="query_logistics", arguments={"waybill": "SF0000000"}, call_id="x"),
-              ev.ToolResult(t=0.2, name="query_logistics", output='{"error": "no such waybill"}', is_error=True,
-                            call_id="x")]
+    events = [
+        ev.ToolCallEvent(t=0.1, name="query_logistics", arguments={"waybill": "SF0000000"}, call_id="x"),
+        ev.ToolResult(t=0.2, name="query_logistics", output='{"error": "no such waybill"}', is_error=True, call_id="x"),
+    ]
     fig = metrics.timeline_figure(events)
     assert [(trace.name, list(trace.y)) for trace in fig.data] == [("tool error", ["query_logistics"])]
 
 
 def test_cost_figure_and_table_compare_lanes(weather, primes):
     first_result = next(i for i, e in enumerate(weather) if isinstance(e, ev.ToolResult))
-    lanes = {"ReAct": metrics.summary(weather), "Reflection": metrics.summary(primes),
-             "stopped": metrics.summary(weather[:first_result + 1])}
+    lanes = {
+        "ReAct": metrics.summary(weather),
+        "Reflection": metrics.summary(primes),
+        "stopped": metrics.summary(weather[: first_result + 1]),
+    }
     fig = metrics.cost_figure(lanes)
     assert len(fig.data) == 3 and all(list(trace.x) == list(lanes) for trace in fig.data)
     assert list(fig.data[0].y) == [6, 4, 1]
@@ -199,12 +218,18 @@ def test_cost_figure_and_table_compare_lanes(weather, primes):
     table = metrics.compare_table(lanes)
     assert list(table["lane"]) == list(lanes)
     assert list(table["verdicts_REVISE"]) == [2, 1, 0] and list(table["verdicts_PASS"]) == [0, 1, 0]
-    assert list(table["end_reason"][:2]) == ["cap", "pass"] and table["end_reason"].isna().tolist() == [False, False, True]
+    assert list(table["end_reason"][:2]) == ["cap", "pass"] and table["end_reason"].isna().tolist() == [
+        False,
+        False,
+        True,
+    ]
 
 
 def test_summary_needs_neither_pandas_nor_plotly():
-    code = ("import sys, agent_core as ac; from agent_core.metrics import summary; "
-            "c, t = ac.for_scenario('weather-report'); s = summary(ac.run(t, c, ac.OfflineModel()).events); "
-            "assert s.llm_calls == 6; print(sorted({'pandas', 'plotly'} & set(sys.modules)))")
+    code = (
+        "import sys, agent_core as ac; from agent_core.metrics import summary; "
+        "c, t = ac.for_scenario('weather-report'); s = summary(ac.run(t, c, ac.OfflineModel()).events); "
+        "assert s.llm_calls == 6; print(sorted({'pandas', 'plotly'} & set(sys.modules)))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

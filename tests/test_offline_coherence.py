@@ -14,9 +14,11 @@ from agent_core import events as ev
 from agent_core import mock_tools
 from agent_core.offline.scripts.generic import LABEL, shortened
 
-TASKS = {"en": "Write a short welcome note for the new hires at our neighbourhood bakery, with one practical "
-               "tip about surviving the early shift and where to find the coffee.",
-         "zh": "为我们社区面包店的新员工写一段简短的欢迎词，并给出一条关于如何熬过早班、以及去哪儿找咖啡的实用建议。"}
+TASKS = {
+    "en": "Write a short welcome note for the new hires at our neighbourhood bakery, with one practical "
+    "tip about surviving the early shift and where to find the coffee.",
+    "zh": "为我们社区面包店的新员工写一段简短的欢迎词，并给出一条关于如何熬过早班、以及去哪儿找咖啡的实用建议。",
+}
 #: headings and opening words of the default prompt templates, which a scripted reply must never quote
 TEMPLATE_WORDS = ("## Task", "## 任务", "You are revising", "Complete the task below", "## Your")
 
@@ -71,12 +73,14 @@ def test_shortened_cuts_between_words_and_between_cjk_characters():
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_mock_tools_answer_in_the_runs_language(lang):
     tools = mock_tools.registry(None, lang)
-    outputs = [tools.run("query_order", {"order_id": "99999"}).output,
-               tools.run("query_order", {"order_id": "123"}).output,
-               tools.run("query_logistics", {"tracking_no": "SF0000000"}).output,
-               tools.run("weather", {"city": "Beijing"}).output,
-               tools.run("search", {"query": "warnings"}).output,
-               tools.run("compare_products", {"products": "R1, R7 Pro"}).output]
+    outputs = [
+        tools.run("query_order", {"order_id": "99999"}).output,
+        tools.run("query_order", {"order_id": "123"}).output,
+        tools.run("query_logistics", {"tracking_no": "SF0000000"}).output,
+        tools.run("weather", {"city": "Beijing"}).output,
+        tools.run("search", {"query": "warnings"}).output,
+        tools.run("compare_products", {"products": "R1, R7 Pro"}).output,
+    ]
     han = re.compile(r"[\u4e00-\u9fff]")
     for out in outputs:
         words = "".join(v for v in _strings(json.loads(out)))
@@ -118,7 +122,8 @@ def test_covers_says_which_runs_the_scripts_play_and_which_are_placeholders(scen
     for pattern in ac.PATTERNS:
         config, task = ac.for_scenario(scenario)
         config = ac.configure(pattern=pattern, lang="en", scenario=scenario, tools=config.tools)
-        answer = next((e.text for e in ac.run(task, config, ac.OfflineModel()).events
-                       if isinstance(e, ev.FinalAnswer)), "")
+        answer = next(
+            (e.text for e in ac.run(task, config, ac.OfflineModel()).events if isinstance(e, ev.FinalAnswer)), ""
+        )
         assert covers(scenario, pattern) == (not answer.startswith(LABEL["en"])), (scenario, pattern, answer[:80])
     assert not covers(None, "react")

@@ -25,8 +25,9 @@ def configure(**options):
 
 
 def split(*instructions, tool_name=None):
-    return json.dumps({"subtasks": [{"id": i, "instruction": text, "tool": tool_name}
-                                    for i, text in enumerate(instructions, 1)]})
+    return json.dumps(
+        {"subtasks": [{"id": i, "instruction": text, "tool": tool_name} for i, text in enumerate(instructions, 1)]}
+    )
 
 
 def review(decision, reason="", *subtasks):
@@ -39,6 +40,7 @@ def of(result, cls):
 
 # --- the replies, parsed at the border ---------------------------------------------------------------
 
+
 def test_a_split_is_read_in_every_shape_a_model_writes():
     tools = ("query_order", "weather")
     assert parse_split(split("Look up order 1", "Check the weather"), tools)[1].instruction == "Check the weather"
@@ -46,16 +48,24 @@ def test_a_split_is_read_in_every_shape_a_model_writes():
     assert [(s.instruction, s.tool) for s in bare] == [("Look up order 1", "query_order"), ("Check the weather", None)]
     numbered = parse_split('{"subtasks": {"2": {"instruction": "second"}, "1": {"instruction": "first"}}}', tools)
     assert [s.instruction for s in numbered] == ["first", "second"]
-    fenced = parse_split('<think>hm</think>```json\n{"subtasks": [{"instruction": "one", "tool": "teleport"}]}\n```',
-                         tools)
+    fenced = parse_split(
+        '<think>hm</think>```json\n{"subtasks": [{"instruction": "one", "tool": "teleport"}]}\n```', tools
+    )
     assert [(s.instruction, s.tool) for s in fenced] == [("one", None)]  # a tool nobody has is no hint
     for junk in ("I will just answer it myself.", '{"subtasks": []}', '{"subtasks": [{"tool": "weather"}]}', ""):
         assert parse_split(junk, tools) is None, junk
 
 
 def test_a_review_is_a_decision_with_what_to_run_again():
-    r = parse_review(review("REDISPATCH", "the booking failed", {"id": 2, "instruction": "book Tue 14:00"},
-                            {"instruction": "also check the calendar"}, 3))
+    r = parse_review(
+        review(
+            "REDISPATCH",
+            "the booking failed",
+            {"id": 2, "instruction": "book Tue 14:00"},
+            {"instruction": "also check the calendar"},
+            3,
+        )
+    )
     assert (r.decision, r.reason, r.parsed) == ("REDISPATCH", "the booking failed", True)
     assert r.subtasks == (Redo(2, "book Tue 14:00"), Redo(None, "also check the calendar"), Redo(3))
     assert parse_review('{"verdict": "pass", "analysis": "all there"}').decision == "DONE"
@@ -80,21 +90,29 @@ def test_the_review_role_reads_a_persons_line_as_its_parser_would():
 
 # --- the loop --------------------------------------------------------------------------------------
 
+
 def test_a_failed_worker_is_re_dispatched_with_a_sharper_instruction_and_its_previous_result():
-    model = ScriptedModel([
-        say(split("Track waybill SF0000000", "Find Beijing's weather warnings"), role="orchestrator"),
-        say("", tool("query_logistics", tracking_no="SF0000000"), role="worker"),
-        say("The courier's system says the waybill does not exist.", role="worker"),
-        say("", tool("search", query="Beijing weather warning"), role="worker"),
-        say("No warning details in the index.", role="worker"),
-        say(review("REDISPATCH", "the waybill number may be mistyped",
-                   {"id": 1, "instruction": "Track waybill SF1234567 (the number on the receipt)"}),
-            role="orchestrator_review"),
-        say("", tool("query_logistics", tracking_no="SF1234567"), role="worker"),
-        say("In transit at the Hangzhou hub.", role="worker"),
-        say(review("DONE", "both parts answered"), role="orchestrator_review"),
-        say("Your parcel is in transit; no warnings were found.", role="synthesizer"),
-    ])
+    model = ScriptedModel(
+        [
+            say(split("Track waybill SF0000000", "Find Beijing's weather warnings"), role="orchestrator"),
+            say("", tool("query_logistics", tracking_no="SF0000000"), role="worker"),
+            say("The courier's system says the waybill does not exist.", role="worker"),
+            say("", tool("search", query="Beijing weather warning"), role="worker"),
+            say("No warning details in the index.", role="worker"),
+            say(
+                review(
+                    "REDISPATCH",
+                    "the waybill number may be mistyped",
+                    {"id": 1, "instruction": "Track waybill SF1234567 (the number on the receipt)"},
+                ),
+                role="orchestrator_review",
+            ),
+            say("", tool("query_logistics", tracking_no="SF1234567"), role="worker"),
+            say("In transit at the Hangzhou hub.", role="worker"),
+            say(review("DONE", "both parts answered"), role="orchestrator_review"),
+            say("Your parcel is in transit; no warnings were found.", role="synthesizer"),
+        ]
+    )
     result = ac.run(TASK, configure(max_dispatches=3), model)
     model.assert_consumed()
     assert [(f.step_id, f.status) for f in of(result, ev.StepFinished)] == [(1, "failed"), (2, "done"), (1, "done")]
@@ -110,15 +128,23 @@ def test_a_failed_worker_is_re_dispatched_with_a_sharper_instruction_and_its_pre
     assert "Chase waybill" not in prompt, "a worker never sees the user's request"
     assert model.requests[6].context.has_hint and model.requests[6].context.revision == 2
     # the review read every subtask's state; the synthesis the results
-    assert "FAILED" in model.requests[5].messages[0].content and "does not exist" in model.requests[5].messages[0].content
+    assert (
+        "FAILED" in model.requests[5].messages[0].content and "does not exist" in model.requests[5].messages[0].content
+    )
     assert result.reason == "pass" and result.final_answer.startswith("Your parcel")
     assert result.llm_calls == 10 <= call_bound(configure(max_dispatches=3))
 
 
 def test_a_split_that_cannot_be_read_is_asked_again_then_the_whole_task_goes_to_one_worker():
-    model = ScriptedModel([say("Sure! I'll handle it.", role="orchestrator"), say("Still no JSON.", role="orchestrator"),
-                           say("Done as one job.", role="worker"), say(review("DONE"), role="orchestrator_review"),
-                           say("Here is everything.", role="synthesizer")])
+    model = ScriptedModel(
+        [
+            say("Sure! I'll handle it.", role="orchestrator"),
+            say("Still no JSON.", role="orchestrator"),
+            say("Done as one job.", role="worker"),
+            say(review("DONE"), role="orchestrator_review"),
+            say("Here is everything.", role="synthesizer"),
+        ]
+    )
     result = ac.run(TASK, configure(), model)
     model.assert_consumed()
     (plan,) = of(result, ev.PlanEvent)
@@ -142,15 +168,25 @@ def test_a_review_that_cannot_be_read_is_a_visible_done():
 
 
 def test_a_worker_at_its_step_cap_answers_with_tools_off_and_its_result_stands():
-    calls_forever = ScriptedModel.forever(lambda r: (
-        split("Search for the warnings") if r.role == "orchestrator" else
-        review("DONE") if r.role == "orchestrator_review" else
-        say("Searching more.", tool("search", query=f"q{len(r.messages)}")) if r.tools else
-        "The index has one thin result." if r.role == "worker" else "Answer."))
+    calls_forever = ScriptedModel.forever(
+        lambda r: (
+            split("Search for the warnings")
+            if r.role == "orchestrator"
+            else review("DONE")
+            if r.role == "orchestrator_review"
+            else say("Searching more.", tool("search", query=f"q{len(r.messages)}"))
+            if r.tools
+            else "The index has one thin result."
+            if r.role == "worker"
+            else "Answer."
+        )
+    )
     result = ac.run(TASK, configure(worker_steps=3), calls_forever)
     workers = [r for r in calls_forever.requests if r.role == "worker"]
     assert len(workers) == 3 and [bool(r.tools) for r in workers] == [True, True, False]
-    assert workers[-1].context.forced and workers[-1].context.last_round and workers[-1].context.prompt == "worker_final"
+    assert (
+        workers[-1].context.forced and workers[-1].context.last_round and workers[-1].context.prompt == "worker_final"
+    )
     assert len(of(result, ev.ToolCallEvent)) == 2 and len(of(result, ev.Thought)) == 2
     (finished,) = of(result, ev.StepFinished)
     assert (finished.status, finished.result) == ("done", "The index has one thin result.")
@@ -159,8 +195,17 @@ def test_a_worker_at_its_step_cap_answers_with_tools_off_and_its_result_stands()
 
 def test_a_subtask_still_failed_after_the_last_round_is_said_and_reported_by_the_synthesis():
     error = say("", tool("query_logistics", tracking_no="SF0000000"))
-    model = ScriptedModel([split("Track SF0000000"), error, "It does not exist.", "REDISPATCH: try once more",
-                           error, "Still: it does not exist.", "Answer: the waybill does not exist."])
+    model = ScriptedModel(
+        [
+            split("Track SF0000000"),
+            error,
+            "It does not exist.",
+            "REDISPATCH: try once more",
+            error,
+            "Still: it does not exist.",
+            "Answer: the waybill does not exist.",
+        ]
+    )
     config = configure(max_dispatches=2)
     result = ac.run(TASK, config, model)
     model.assert_consumed()
@@ -174,8 +219,15 @@ def test_a_subtask_still_failed_after_the_last_round_is_said_and_reported_by_the
 
 
 def test_without_the_review_there_is_one_round_and_a_failure_stays_failed():
-    model = ScriptedModel([split("a", "b"), say("", tool("query_logistics", tracking_no="SF0000000")), "No such waybill.",
-                           "B.", "Both, one failed."])
+    model = ScriptedModel(
+        [
+            split("a", "b"),
+            say("", tool("query_logistics", tracking_no="SF0000000")),
+            "No such waybill.",
+            "B.",
+            "Both, one failed.",
+        ]
+    )
     config = configure(review=False, max_dispatches=5)
     result = ac.run(TASK, config, model)
     model.assert_consumed()
@@ -186,9 +238,16 @@ def test_without_the_review_there_is_one_round_and_a_failure_stays_failed():
 
 
 def test_a_split_past_max_subtasks_is_cut_and_a_review_adds_only_what_fits():
-    model = ScriptedModel([split("a", "b", "c"), "A.", "B.",
-                           review("REDISPATCH", "more", {"instruction": "d"}, {"instruction": "e"}, {"id": 2}),
-                           "B again.", "Answer."])
+    model = ScriptedModel(
+        [
+            split("a", "b", "c"),
+            "A.",
+            "B.",
+            review("REDISPATCH", "more", {"instruction": "d"}, {"instruction": "e"}, {"id": 2}),
+            "B again.",
+            "Answer.",
+        ]
+    )
     result = ac.run(TASK, configure(max_subtasks=2, max_dispatches=2), model)
     model.assert_consumed()
     limits = [(e.limit, e.value) for e in of(result, ev.LimitReached)]
@@ -198,8 +257,16 @@ def test_a_split_past_max_subtasks_is_cut_and_a_review_adds_only_what_fits():
 
 
 def test_a_review_adds_a_subtask_when_there_is_room():
-    model = ScriptedModel([split("a"), "A.", review("REDISPATCH", "one part is missing", {"instruction": "b"}),
-                           "B.", review("DONE"), "Answer."])
+    model = ScriptedModel(
+        [
+            split("a"),
+            "A.",
+            review("REDISPATCH", "one part is missing", {"instruction": "b"}),
+            "B.",
+            review("DONE"),
+            "Answer.",
+        ]
+    )
     result = ac.run(TASK, configure(max_subtasks=3), model)
     model.assert_consumed()
     revised = of(result, ev.PlanEvent)[-1]
@@ -208,6 +275,7 @@ def test_a_review_adds_a_subtask_when_there_is_room():
 
 
 # --- the bound ---------------------------------------------------------------------------------------
+
 
 def test_the_bound_is_the_formula_of_the_limits():
     cfg = configure(max_subtasks=3, worker_steps=3, max_dispatches=3)
@@ -245,8 +313,9 @@ def _script(mode: str, n: int, repair: bool):
     return ScriptedModel.forever(reply)
 
 
-@pytest.mark.parametrize(("n", "w", "d", "repair"),
-                         list(itertools.product((1, 2, 4), (1, 2, 3), (1, 2, 3), (True, False))))
+@pytest.mark.parametrize(
+    ("n", "w", "d", "repair"), list(itertools.product((1, 2, 4), (1, 2, 3), (1, 2, 3), (True, False)))
+)
 def test_the_bound_is_never_exceeded_and_the_costliest_run_reaches_it(n, w, d, repair):
     rounds = {"review": False} if d == 1 else {"max_dispatches": d}
     config = configure(max_subtasks=n, worker_steps=w, **rounds).replace(repair_reask=repair)
@@ -265,8 +334,9 @@ def test_a_hand_answered_review_never_exceeds_the_bound():
     from agent_core.stepping import Breakpoints, RunHandle
 
     config = configure(max_subtasks=2, worker_steps=2, max_dispatches=3)
-    handle = RunHandle.for_run(TASK, config, _script("worst", 2, True),
-                               breakpoints=Breakpoints(people=frozenset({"orchestrator_review"}))).start()
+    handle = RunHandle.for_run(
+        TASK, config, _script("worst", 2, True), breakpoints=Breakpoints(people=frozenset({"orchestrator_review"}))
+    ).start()
     role = registry.get("orchestrator").role("orchestrator_review")
     answered = 0
     while True:

@@ -32,12 +32,19 @@ def test_round_trip_gives_the_same_run(sid, lang, path):
     [(name, back)] = importing.loads(otel.dumps(original))
     assert name == f"invoke_agent {original.config['pattern']}"
     assert [e.kind for e in back.events] == [e.kind for e in original.events]
-    verdicts = [(e.role, e.verdict, e.feedback, e.analysis, e.suggestion, e.parsed)
-                for e in original.events if isinstance(e, ev.VerdictEvent)]
-    assert verdicts == [(e.role, e.verdict, e.feedback, e.analysis, e.suggestion, e.parsed)
-                        for e in back.events if isinstance(e, ev.VerdictEvent)]
-    assert [(e.version, e.text) for e in back.events if isinstance(e, ev.Draft)] == \
-           [(e.version, e.text) for e in original.events if isinstance(e, ev.Draft)]
+    verdicts = [
+        (e.role, e.verdict, e.feedback, e.analysis, e.suggestion, e.parsed)
+        for e in original.events
+        if isinstance(e, ev.VerdictEvent)
+    ]
+    assert verdicts == [
+        (e.role, e.verdict, e.feedback, e.analysis, e.suggestion, e.parsed)
+        for e in back.events
+        if isinstance(e, ev.VerdictEvent)
+    ]
+    assert [(e.version, e.text) for e in back.events if isinstance(e, ev.Draft)] == [
+        (e.version, e.text) for e in original.events if isinstance(e, ev.Draft)
+    ]
     assert back.result["final_answer"] == original.result["final_answer"] and back.result["final_answer"]
     # more than OTLP needs: every field of every event, the config and the run id come back
     assert [e.to_dict() for e in back.events] == [e.to_dict() for e in original.events]
@@ -65,12 +72,17 @@ def test_plan_execute_tree_reads_like_the_run():
     assert a["agent_patterns.limit.max_replans"] == "2" and a["agent_patterns.plan.revision"] == "1"
     steps = [s for s in spans if s["name"].startswith("step ")]
     assert [(s["name"], attrs(s)["agent_patterns.verdict"], attrs(s)["agent_patterns.status"]) for s in steps] == [
-        ("step 1", "REPLAN", "failed"), ("step 4", "RETRY", "retried"), ("step 4", "PASS", "done")]
+        ("step 1", "REPLAN", "failed"),
+        ("step 4", "RETRY", "retried"),
+        ("step 4", "PASS", "done"),
+    ]
     assert steps[0]["status"]["code"] == 2
     [tool] = [s for s in spans if s["name"].startswith("execute_tool")]
     assert by_id[tool["parentSpanId"]] is steps[0]
     t = attrs(tool)
-    assert t["gen_ai.tool.name"] == "query_order" and json.loads(t["gen_ai.tool.call.arguments"]) == {"order_id": "99999"}
+    assert t["gen_ai.tool.name"] == "query_order" and json.loads(t["gen_ai.tool.call.arguments"]) == {
+        "order_id": "99999"
+    }
     assert "syncing" in t["gen_ai.tool.call.result"]
     chats = [s for s in spans if s["name"].startswith("chat")]
     assert len(chats) == 9 and all(s["kind"] == 3 for s in chats)
@@ -97,8 +109,10 @@ def test_reflection_iterations_carry_verdicts_and_draft_diffs():
     assert [d["agent_patterns.version"] for d in drafts] == ["0", "1"]
     assert "agent_patterns.diff.lines_added" not in drafts[0] and int(drafts[1]["agent_patterns.diff.lines_added"]) > 0
     verdicts = [attrs(e) for s in iterations for e in s.get("events", []) if e["name"] == "agent_patterns.verdict"]
-    assert [(v["agent_patterns.verdict"], v["agent_patterns.parsed"]) for v in verdicts] == [("REVISE", True),
-                                                                                              ("PASS", True)]
+    assert [(v["agent_patterns.verdict"], v["agent_patterns.parsed"]) for v in verdicts] == [
+        ("REVISE", True),
+        ("PASS", True),
+    ]
     assert "Sieve" in verdicts[0]["agent_patterns.feedback"]
 
 
@@ -110,8 +124,11 @@ def test_limit_reached_is_an_event_and_a_root_attribute():
 
 
 def test_a_failed_run_marks_its_root_span():
-    events = [ev.RunStarted(pattern="react", task="x"), ev.RunFailed(t=0.5, error_type="auth_error", message="bad key"),
-              ev.RunFinished(t=0.5, reason="error")]
+    events = [
+        ev.RunStarted(pattern="react", task="x"),
+        ev.RunFailed(t=0.5, error_type="auth_error", message="bad key"),
+        ev.RunFinished(t=0.5, reason="error"),
+    ]
     spans = spans_of(otel.export_request(trace.Trace.of({"pattern": "react"}, events, run_id="r1")))
     assert spans[-1]["status"] == {"code": 2, "message": "auth_error: bad key"}
     [(_, back)] = importing.loads(otel.dumps(trace.Trace.of({"pattern": "react"}, events, run_id="r1")))
@@ -128,11 +145,15 @@ def test_a_cut_run_exports_and_comes_back_cut():
 
 # --- the protobuf schema (opentelemetry-proto is a test dependency only) ---------------------------
 
+
 def test_export_parses_as_export_trace_service_request():
-    json_format = pytest.importorskip("google.protobuf.json_format", reason="protobuf not installed "
-                                      "(pip install -r requirements-dev.txt)")
-    service = pytest.importorskip("opentelemetry.proto.collector.trace.v1.trace_service_pb2",
-                                  reason="opentelemetry-proto not installed (pip install -r requirements-dev.txt)")
+    json_format = pytest.importorskip(
+        "google.protobuf.json_format", reason="protobuf not installed (pip install -r requirements-dev.txt)"
+    )
+    service = pytest.importorskip(
+        "opentelemetry.proto.collector.trace.v1.trace_service_pb2",
+        reason="opentelemetry-proto not installed (pip install -r requirements-dev.txt)",
+    )
     request = otel.export_request(examples.load("airx-watchfit-order", "en"))
     # OTLP/JSON writes ids as hex where protobuf's own JSON mapping uses base64; convert, as receivers do
     as_proto_json = copy.deepcopy(request)
@@ -156,39 +177,114 @@ def test_export_parses_as_export_trace_service_request():
 
 # --- import from other tools ---------------------------------------------------------------------
 
+
 def foreign_request():
     """Spans as another GenAI-instrumented app might send them (hex ids, int64 as strings)."""
+
     def kv(key, value):
         kind = "intValue" if isinstance(value, int) else "stringValue"
         return {"key": key, "value": {kind: str(value) if kind == "intValue" else value}}
+
     tid = "5b8efff798038103d269b633813fc60c"
-    return {"resourceSpans": [{"resource": {"attributes": [kv("service.name", "their-agent")]}, "scopeSpans": [{
-        "scope": {"name": "their.instrumentation"}, "spans": [
-            {"traceId": tid, "spanId": "eee19b7ec3c1b174", "name": "invoke_agent helper", "kind": 1,
-             "startTimeUnixNano": "1700000000000000000", "endTimeUnixNano": "1700000003000000000",
-             "attributes": [kv("gen_ai.operation.name", "invoke_agent"), kv("gen_ai.agent.name", "helper")]},
-            {"traceId": tid, "spanId": "eee19b7ec3c1b175", "parentSpanId": "eee19b7ec3c1b174", "name": "chat gpt-4o",
-             "kind": 3, "startTimeUnixNano": "1700000000100000000", "endTimeUnixNano": "1700000001100000000",
-             "attributes": [kv("gen_ai.operation.name", "chat"), kv("gen_ai.request.model", "gpt-4o"),
-                            kv("gen_ai.usage.input_tokens", 50), kv("gen_ai.usage.output_tokens", 7),
-                            {"key": "gen_ai.response.finish_reasons",
-                             "value": {"arrayValue": {"values": [{"stringValue": "tool_calls"}]}}},
-                            kv("gen_ai.input.messages", json.dumps([{"role": "user", "parts": [
-                                {"type": "text", "content": "Weather in Paris?"}]}])),
-                            kv("gen_ai.output.messages", json.dumps([{"role": "assistant", "parts": [
-                                {"type": "tool_call", "id": "c1", "name": "weather", "arguments": {"city": "Paris"}}],
-                                "finish_reason": "tool_call"}]))]},
-            {"traceId": tid, "spanId": "eee19b7ec3c1b176", "parentSpanId": "eee19b7ec3c1b174",
-             "name": "execute_tool weather", "startTimeUnixNano": "1700000001200000000",
-             "endTimeUnixNano": "1700000001300000000",
-             "attributes": [kv("gen_ai.operation.name", "execute_tool"), kv("gen_ai.tool.name", "weather"),
-                            kv("gen_ai.tool.call.arguments", '{"city": "Paris"}'),
-                            kv("gen_ai.tool.call.result", "sunny, 21 C")]},
-            {"traceId": tid, "spanId": "eee19b7ec3c1b177", "parentSpanId": "eee19b7ec3c1b174", "name": "GET /cache",
-             "startTimeUnixNano": "1700000001400000000", "endTimeUnixNano": "1700000001500000000",
-             "attributes": [kv("http.request.method", "GET")],
-             "events": [{"name": "cache.miss", "timeUnixNano": "1700000001450000000"}]},
-        ]}]}]}
+    return {
+        "resourceSpans": [
+            {
+                "resource": {"attributes": [kv("service.name", "their-agent")]},
+                "scopeSpans": [
+                    {
+                        "scope": {"name": "their.instrumentation"},
+                        "spans": [
+                            {
+                                "traceId": tid,
+                                "spanId": "eee19b7ec3c1b174",
+                                "name": "invoke_agent helper",
+                                "kind": 1,
+                                "startTimeUnixNano": "1700000000000000000",
+                                "endTimeUnixNano": "1700000003000000000",
+                                "attributes": [
+                                    kv("gen_ai.operation.name", "invoke_agent"),
+                                    kv("gen_ai.agent.name", "helper"),
+                                ],
+                            },
+                            {
+                                "traceId": tid,
+                                "spanId": "eee19b7ec3c1b175",
+                                "parentSpanId": "eee19b7ec3c1b174",
+                                "name": "chat gpt-4o",
+                                "kind": 3,
+                                "startTimeUnixNano": "1700000000100000000",
+                                "endTimeUnixNano": "1700000001100000000",
+                                "attributes": [
+                                    kv("gen_ai.operation.name", "chat"),
+                                    kv("gen_ai.request.model", "gpt-4o"),
+                                    kv("gen_ai.usage.input_tokens", 50),
+                                    kv("gen_ai.usage.output_tokens", 7),
+                                    {
+                                        "key": "gen_ai.response.finish_reasons",
+                                        "value": {"arrayValue": {"values": [{"stringValue": "tool_calls"}]}},
+                                    },
+                                    kv(
+                                        "gen_ai.input.messages",
+                                        json.dumps(
+                                            [
+                                                {
+                                                    "role": "user",
+                                                    "parts": [{"type": "text", "content": "Weather in Paris?"}],
+                                                }
+                                            ]
+                                        ),
+                                    ),
+                                    kv(
+                                        "gen_ai.output.messages",
+                                        json.dumps(
+                                            [
+                                                {
+                                                    "role": "assistant",
+                                                    "parts": [
+                                                        {
+                                                            "type": "tool_call",
+                                                            "id": "c1",
+                                                            "name": "weather",
+                                                            "arguments": {"city": "Paris"},
+                                                        }
+                                                    ],
+                                                    "finish_reason": "tool_call",
+                                                }
+                                            ]
+                                        ),
+                                    ),
+                                ],
+                            },
+                            {
+                                "traceId": tid,
+                                "spanId": "eee19b7ec3c1b176",
+                                "parentSpanId": "eee19b7ec3c1b174",
+                                "name": "execute_tool weather",
+                                "startTimeUnixNano": "1700000001200000000",
+                                "endTimeUnixNano": "1700000001300000000",
+                                "attributes": [
+                                    kv("gen_ai.operation.name", "execute_tool"),
+                                    kv("gen_ai.tool.name", "weather"),
+                                    kv("gen_ai.tool.call.arguments", '{"city": "Paris"}'),
+                                    kv("gen_ai.tool.call.result", "sunny, 21 C"),
+                                ],
+                            },
+                            {
+                                "traceId": tid,
+                                "spanId": "eee19b7ec3c1b177",
+                                "parentSpanId": "eee19b7ec3c1b174",
+                                "name": "GET /cache",
+                                "startTimeUnixNano": "1700000001400000000",
+                                "endTimeUnixNano": "1700000001500000000",
+                                "attributes": [kv("http.request.method", "GET")],
+                                "events": [{"name": "cache.miss", "timeUnixNano": "1700000001450000000"}],
+                            },
+                        ],
+                    }
+                ],
+            }
+        ]
+    }
 
 
 def test_other_tools_genai_spans_map_and_the_rest_is_listed():
@@ -196,10 +292,16 @@ def test_other_tools_genai_spans_map_and_the_rest_is_listed():
     assert name == "invoke_agent helper"
     assert [e.kind for e in back.events] == ["run_started", "llm_call", "tool_call", "tool_result", "run_finished"]
     call = back.events[1]
-    assert (call.model, call.prompt_tokens, call.completion_tokens, call.finish_reason, call.latency_ms) == \
-           ("gpt-4o", 50, 7, "tool_calls", 1000.0)
+    assert (call.model, call.prompt_tokens, call.completion_tokens, call.finish_reason, call.latency_ms) == (
+        "gpt-4o",
+        50,
+        7,
+        "tool_calls",
+        1000.0,
+    )
     assert call.t == 1.1 and back.events[2].arguments == {"city": "Paris"} and back.events[3].output == "sunny, 21 C"
     from agent_core.calls import MessageTable
+
     table = MessageTable(back.events)
     assert [m["content"] for m in table.request(call)] == ["Weather in Paris?"]
     assert table.reply(call)["tool_calls"][0]["name"] == "weather"
@@ -207,16 +309,21 @@ def test_other_tools_genai_spans_map_and_the_rest_is_listed():
     assert back.config["pattern"] == "react" and back.config["models"] == {"default": "gpt-4o"}
 
 
-@pytest.mark.parametrize("data,message", [
-    (b"not json", "not a JSON file"),
-    (b'{"resourceSpans": {}}', "resourceSpans should be a list"),
-    (b'{"resourceSpans": [{"scopeSpans": [{"spans": [{"name": "x"}]}]}]}', "needs traceId and spanId"),
-    (b'{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "a", "spanId": "b", "startTimeUnixNano": "soon"}]}]}]}',
-     "startTimeUnixNano should be a time"),
-    (b'{"resourceSpans": []}', "holds no spans"),
-    (b'{"resourceSpans": [' + b"[" * 40 + b"]" * 40 + b"]}", "nested"),
-    (b" " * (trace.MAX_BYTES + 1), "limited to 5 MB"),
-])
+@pytest.mark.parametrize(
+    "data,message",
+    [
+        (b"not json", "not a JSON file"),
+        (b'{"resourceSpans": {}}', "resourceSpans should be a list"),
+        (b'{"resourceSpans": [{"scopeSpans": [{"spans": [{"name": "x"}]}]}]}', "needs traceId and spanId"),
+        (
+            b'{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "a", "spanId": "b", "startTimeUnixNano": "soon"}]}]}]}',
+            "startTimeUnixNano should be a time",
+        ),
+        (b'{"resourceSpans": []}', "holds no spans"),
+        (b'{"resourceSpans": [' + b"[" * 40 + b"]" * 40 + b"]}", "nested"),
+        (b" " * (trace.MAX_BYTES + 1), "limited to 5 MB"),
+    ],
+)
 def test_bad_files_get_a_clear_message(data, message):
     with pytest.raises(TraceFormatError, match=message):
         importing.loads(data)
@@ -235,6 +342,7 @@ def test_hostile_agent_patterns_attributes_are_refused_by_the_trace_checks():
 
 
 # --- the command line ----------------------------------------------------------------------------
+
 
 def test_cli_export_writes_otlp_json_to_stdout(tmp_path):
     out = io.StringIO()

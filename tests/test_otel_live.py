@@ -20,8 +20,10 @@ from agent_core.cli import main as cli_main
 from agent_core.otel import live
 from agent_core.otel.mapping import spans_of
 
-pytest.importorskip("opentelemetry.sdk.trace", reason="the optional extra is not installed "
-                    "(pip install -r requirements-otel.txt; CI installs it)")
+pytest.importorskip(
+    "opentelemetry.sdk.trace",
+    reason="the optional extra is not installed (pip install -r requirements-otel.txt; CI installs it)",
+)
 service = pytest.importorskip("opentelemetry.proto.collector.trace.v1.trace_service_pb2")
 KEY = "sk-test-OTELLEAK-0123456789abcdef"
 
@@ -43,6 +45,7 @@ class Receiver:
                 request = service.ExportTraceServiceRequest()
                 if self.headers.get("Content-Type", "").startswith("application/json"):
                     from google.protobuf import json_format
+
                     json_format.Parse(body, request)
                 else:
                     request.ParseFromString(body)
@@ -82,8 +85,11 @@ def attrs(span) -> dict:
     out = {}
     for a in span.attributes:
         which = a.value.WhichOneof("value")
-        out[a.key] = list(v.string_value for v in a.value.array_value.values) if which == "array_value" \
+        out[a.key] = (
+            list(v.string_value for v in a.value.array_value.values)
+            if which == "array_value"
             else getattr(a.value, which)
+        )
     return out
 
 
@@ -119,8 +125,10 @@ def test_a_runs_spans_arrive_at_a_local_collector_with_their_attributes():
     assert c["gen_ai.request.model"] == "offline-scripted" and c["gen_ai.usage.input_tokens"] > 0
     assert c["gen_ai.response.finish_reasons"] == ["stop"] and json.loads(c["gen_ai.input.messages"])
     steps = [s for s in receiver.spans if s.name.startswith("step ")]
-    verdicts = [next(attrs(e)["agent_patterns.verdict"] for e in s.events if e.name == "agent_patterns.verdict")
-                for s in sorted(steps, key=lambda s: s.start_time_unix_nano)]
+    verdicts = [
+        next(attrs(e)["agent_patterns.verdict"] for e in s.events if e.name == "agent_patterns.verdict")
+        for s in sorted(steps, key=lambda s: s.start_time_unix_nano)
+    ]
     assert verdicts == ["REPLAN", "RETRY", "PASS"]
     assert live.problem(receiver.url) is None
 
@@ -132,8 +140,9 @@ def test_a_dead_collector_leaves_the_run_untouched_and_is_reported():
     started = time.perf_counter()
     events, _exporter = run_exported(url)
     took = time.perf_counter() - started
-    assert [{**e.to_dict(), "t": 0, "latency_ms": 0, "elapsed_ms": 0} for e in events] == \
-           [{**e, "t": 0, "latency_ms": 0, "elapsed_ms": 0} for e in plain]
+    assert [{**e.to_dict(), "t": 0, "latency_ms": 0, "elapsed_ms": 0} for e in events] == [
+        {**e, "t": 0, "latency_ms": 0, "elapsed_ms": 0} for e in plain
+    ]
     assert took < 2.0, "the run waited for the collector"
     assert not live.flush(url, 10)
     assert live.problem(url)
@@ -149,10 +158,13 @@ def test_without_the_sdk_the_live_path_says_so_and_does_nothing(monkeypatch):
 def test_the_endpoint_comes_from_secrets_then_the_environment():
     env = {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://env:4318"}
     assert settings.otlp_endpoint(secrets={}, environ=env) == "http://env:4318"
-    assert settings.otlp_endpoint(secrets={"OTEL_EXPORTER_OTLP_ENDPOINT": "http://sec:4318"}, environ=env) == \
-           "http://sec:4318"
-    assert settings.otlp_endpoint(secrets={"otel": {"endpoint": "http://table:4318"}}, environ=env) == \
-           "http://table:4318"
+    assert (
+        settings.otlp_endpoint(secrets={"OTEL_EXPORTER_OTLP_ENDPOINT": "http://sec:4318"}, environ=env)
+        == "http://sec:4318"
+    )
+    assert (
+        settings.otlp_endpoint(secrets={"otel": {"endpoint": "http://table:4318"}}, environ=env) == "http://table:4318"
+    )
     assert settings.otlp_endpoint(secrets={}, environ={}) == ""
     assert live.traces_url("http://h:4318/") == "http://h:4318/v1/traces"
     assert live.traces_url("http://h:4318/v1/traces") == "http://h:4318/v1/traces"
@@ -174,14 +186,17 @@ def test_cli_run_sends_its_spans_and_its_trace_shares_the_run_id(tmp_path, capsy
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     path = tmp_path / "t.json"
     with Receiver() as receiver:
-        code = cli_main(["run", "--scenario", "primes", "--otlp-endpoint", receiver.url, "--trace-out", str(path)],
-                        out=io.StringIO())
+        code = cli_main(
+            ["run", "--scenario", "primes", "--otlp-endpoint", receiver.url, "--trace-out", str(path)],
+            out=io.StringIO(),
+        )
     assert code == 0 and "spans sent to" in capsys.readouterr().err
     saved = trace.loads(path.read_bytes())
     root = next(s for s in receiver.spans if not s.parent_span_id)
     assert root.trace_id.hex() == otel.mapping.trace_id_of(saved.run_id)
     assert sorted(s.name for s in receiver.spans) == sorted(
-        s.name for s in spans_of(saved.events, saved.run_id, saved.config))
+        s.name for s in spans_of(saved.events, saved.run_id, saved.config)
+    )
 
 
 def test_cli_run_with_a_dead_collector_still_succeeds(tmp_path, capsys, monkeypatch):
@@ -192,6 +207,7 @@ def test_cli_run_with_a_dead_collector_still_succeeds(tmp_path, capsys, monkeypa
 
 
 # --- the app ---------------------------------------------------------------------------------------
+
 
 def test_a_playground_run_goes_out_live_and_a_dead_collector_is_noted_once(monkeypatch):
     from agent_core.otel.mapping import trace_id_of
@@ -207,7 +223,8 @@ def test_a_playground_run_goes_out_live_and_a_dead_collector_is_noted_once(monke
         assert isinstance(finished.events[-1], ev.RunFinished)
     assert {s.trace_id.hex() for s in receiver.spans} == {trace_id_of(finished.run_id)}
     assert sorted(s.name for s in receiver.spans) == sorted(
-        s.name for s in spans_of(finished.typed_events(), finished.run_id, finished.config))
+        s.name for s in spans_of(finished.typed_events(), finished.run_id, finished.config)
+    )
     assert not [w for w in at.warning if "OpenTelemetry" in w.value]
 
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", dead_url())

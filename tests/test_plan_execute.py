@@ -26,8 +26,17 @@ def of(events, cls):
 
 def plan(*steps, key="steps"):
     """A planner reply; a step is (description, tool) or (description, tool, critical)."""
-    return say(json.dumps({key: [{"id": i, "description": s[0], "tool": s[1], "critical": s[2] if len(s) > 2 else False}
-                                 for i, s in enumerate(steps, 1)]}), role="planner")
+    return say(
+        json.dumps(
+            {
+                key: [
+                    {"id": i, "description": s[0], "tool": s[1], "critical": s[2] if len(s) > 2 else False}
+                    for i, s in enumerate(steps, 1)
+                ]
+            }
+        ),
+        role="planner",
+    )
 
 
 def verdict(kind, analysis="", suggestion=""):
@@ -58,40 +67,75 @@ def finished(events):
 
 # --- seed 03's documented run ---------------------------------------------------------------------
 
+
 def test_seed03_order_99999_replan_then_retry_then_pass():
     """The "syncing" shell is REPLANned; the re-planned step 4 drifts off-topic, is RETRIED with the
     Reflector's suggestion, then PASSes: about nine calls, as the seed counts."""
-    model = ScriptedModel([
-        plan(("Query order 99999 for its status and sign-off information", "query_order"),
-             ("Judge from the status whether it has been delivered", None),
-             ("Combine the results and tell the user whether the order has arrived", None)),
-        execute("", tool("query_order", order_id="99999")),
-        execute("Order 99999: status 'syncing', no sign-off information."),
-        verdict("REPLAN", "The data is still syncing; the status and sign-off information are missing.",
-                "Tell the user the order could not be confirmed."),
-        plan(("Tell the user order 99999 could not be confirmed: data syncing; try later or contact support", None)),
-        synthesize("Hello! How can I help you today?"),
-        verdict("RETRY", "A generic reply unrelated to the order.", "Say that order 99999 could not be confirmed."),
-        synthesize("Sorry, order 99999 could not be confirmed: its data is syncing. Try later or contact support."),
-        verdict("PASS", "The reply covers the failure and what to do."),
-    ])
+    model = ScriptedModel(
+        [
+            plan(
+                ("Query order 99999 for its status and sign-off information", "query_order"),
+                ("Judge from the status whether it has been delivered", None),
+                ("Combine the results and tell the user whether the order has arrived", None),
+            ),
+            execute("", tool("query_order", order_id="99999")),
+            execute("Order 99999: status 'syncing', no sign-off information."),
+            verdict(
+                "REPLAN",
+                "The data is still syncing; the status and sign-off information are missing.",
+                "Tell the user the order could not be confirmed.",
+            ),
+            plan(
+                ("Tell the user order 99999 could not be confirmed: data syncing; try later or contact support", None)
+            ),
+            synthesize("Hello! How can I help you today?"),
+            verdict("RETRY", "A generic reply unrelated to the order.", "Say that order 99999 could not be confirmed."),
+            synthesize("Sorry, order 99999 could not be confirmed: its data is syncing. Try later or contact support."),
+            verdict("PASS", "The reply covers the failure and what to do."),
+        ]
+    )
     events = run(model, ORDER_TASK, reflector=True)
     model.assert_consumed()
     assert kinds(events) == [
-        "run_started", "plan",
-        "step_started", "tool_call", "tool_result", "verdict", "step_finished",
+        "run_started",
         "plan",
-        "step_started", "verdict", "step_finished", "step_started", "verdict", "step_finished",
-        "final_answer", "run_finished"]
-    assert model.roles() == ["planner", "executor", "executor", "reflector", "planner",
-                             "synthesizer", "reflector", "synthesizer", "reflector"]
+        "step_started",
+        "tool_call",
+        "tool_result",
+        "verdict",
+        "step_finished",
+        "plan",
+        "step_started",
+        "verdict",
+        "step_finished",
+        "step_started",
+        "verdict",
+        "step_finished",
+        "final_answer",
+        "run_finished",
+    ]
+    assert model.roles() == [
+        "planner",
+        "executor",
+        "executor",
+        "reflector",
+        "planner",
+        "synthesizer",
+        "reflector",
+        "synthesizer",
+        "reflector",
+    ]
     assert [(v.step, v.verdict) for v in of(events, ev.VerdictEvent)] == [(1, "REPLAN"), (4, "RETRY"), (4, "PASS")]
     assert [(f.step_id, f.status) for f in of(events, ev.StepFinished)] == [(1, "failed"), (4, "retried"), (4, "done")]
     assert [s.attempt for s in of(events, ev.StepStarted)] == [1, 1, 2]
     first, second = of(events, ev.PlanEvent)
     assert (first.revision, second.revision) == (0, 1)
     assert [(s["id"], s["status"], s["synthesis"]) for s in second.steps] == [
-        (1, "failed", False), (2, "replanned", False), (3, "replanned", True), (4, "pending", True)]
+        (1, "failed", False),
+        (2, "replanned", False),
+        (3, "replanned", True),
+        (4, "pending", True),
+    ]
     assert second.steps[0]["reason"].startswith("The data is still syncing")
     # the re-planner saw why step 1 failed; the retry saw the Reflector's suggestion
     assert "The data is still syncing" in model.requests[4].messages[0].content
@@ -104,12 +148,14 @@ def test_seed03_order_99999_replan_then_retry_then_pass():
 
 def test_without_the_reflector_the_shell_passes_silently():
     """Seed 03: with the Reflector off, "syncing" is marked done and no trace of the failure is left."""
-    model = ScriptedModel([
-        plan(("Query order 99999", "query_order"), ("Reply to the user", None)),
-        execute("", tool("query_order", order_id="99999")),
-        execute("Order 99999 is syncing."),
-        synthesize("Your order is syncing; try later."),
-    ])
+    model = ScriptedModel(
+        [
+            plan(("Query order 99999", "query_order"), ("Reply to the user", None)),
+            execute("", tool("query_order", order_id="99999")),
+            execute("Order 99999 is syncing."),
+            synthesize("Your order is syncing; try later."),
+        ]
+    )
     events = run(model, ORDER_TASK)
     model.assert_consumed()
     assert not of(events, ev.VerdictEvent)
@@ -119,15 +165,18 @@ def test_without_the_reflector_the_shell_passes_silently():
 
 # --- verdict handling -----------------------------------------------------------------------------
 
+
 def test_an_unparsable_verdict_is_reasked_once_then_a_visible_pass():
-    model = ScriptedModel([
-        plan(("Look it up", "query_order"), ("Reply", None)),
-        execute("Found it."),
-        say("looks fine to me", role="reflector"),
-        say("<think>hmm</think> still no json", role="reflector"),
-        synthesize("The answer."),
-        verdict("PASS"),
-    ])
+    model = ScriptedModel(
+        [
+            plan(("Look it up", "query_order"), ("Reply", None)),
+            execute("Found it."),
+            say("looks fine to me", role="reflector"),
+            say("<think>hmm</think> still no json", role="reflector"),
+            synthesize("The answer."),
+            verdict("PASS"),
+        ]
+    )
     events = run(model, reflector=True)
     model.assert_consumed()
     first = of(events, ev.VerdictEvent)[0]
@@ -138,14 +187,16 @@ def test_an_unparsable_verdict_is_reasked_once_then_a_visible_pass():
 
 def test_rule_precheck_replans_a_tool_error_without_asking_the_reflector():
     """Seed 03's cheap rule check: `{"error": ...}` from query_logistics means REPLAN, no LLM call."""
-    model = ScriptedModel([
-        plan(("Track waybill SF0000000", "query_logistics"), ("Reply", None)),
-        execute("", tool("query_logistics", tracking_no="SF0000000")),
-        execute("The waybill does not exist."),
-        plan(("Tell the user the waybill does not exist; ask them to check the number", None)),
-        synthesize("Waybill SF0000000 does not exist; please check the number."),
-        verdict("PASS"),
-    ])
+    model = ScriptedModel(
+        [
+            plan(("Track waybill SF0000000", "query_logistics"), ("Reply", None)),
+            execute("", tool("query_logistics", tracking_no="SF0000000")),
+            execute("The waybill does not exist."),
+            plan(("Tell the user the waybill does not exist; ask them to check the number", None)),
+            synthesize("Waybill SF0000000 does not exist; please check the number."),
+            verdict("PASS"),
+        ]
+    )
     events = run(model, "Chase waybill SF0000000", reflector=True, rule_precheck=True)
     model.assert_consumed()
     assert model.roles().count("reflector") == 1  # only the synthesis step was reviewed by a model
@@ -156,13 +207,15 @@ def test_rule_precheck_replans_a_tool_error_without_asking_the_reflector():
 
 
 def test_rule_precheck_works_without_the_reflector_and_forgives_a_recovered_error():
-    model = ScriptedModel([
-        plan(("Look up order 10001", "query_order"), ("Reply", None)),
-        execute("", tool("query_order", order_id="1OOO1")),
-        execute("Typo; trying again.", tool("query_order", order_id="10001")),
-        execute("Order 10001 was delivered."),
-        synthesize("Delivered."),
-    ])
+    model = ScriptedModel(
+        [
+            plan(("Look up order 10001", "query_order"), ("Reply", None)),
+            execute("", tool("query_order", order_id="1OOO1")),
+            execute("Typo; trying again.", tool("query_order", order_id="10001")),
+            execute("Order 10001 was delivered."),
+            synthesize("Delivered."),
+        ]
+    )
     events = run(model, rule_precheck=True, max_step_rounds=3)
     model.assert_consumed()
     assert [r.is_error for r in of(events, ev.ToolResult)] == [True, False]
@@ -170,14 +223,16 @@ def test_rule_precheck_works_without_the_reflector_and_forgives_a_recovered_erro
 
 
 def test_selective_reflection_reviews_only_attempts_that_used_tools():
-    model = ScriptedModel([
-        plan(("Look up order 10001", "query_order"), ("Think about what it means", None), ("Reply", None)),
-        execute("", tool("query_order", order_id="10001")),
-        execute("Delivered on 27 Nov."),
-        verdict("PASS"),
-        execute("It arrived three days ago."),
-        synthesize("Your order arrived on 27 Nov."),
-    ])
+    model = ScriptedModel(
+        [
+            plan(("Look up order 10001", "query_order"), ("Think about what it means", None), ("Reply", None)),
+            execute("", tool("query_order", order_id="10001")),
+            execute("Delivered on 27 Nov."),
+            verdict("PASS"),
+            execute("It arrived three days ago."),
+            synthesize("Your order arrived on 27 Nov."),
+        ]
+    )
     events = run(model, reflector=True, selective_reflection=True)
     model.assert_consumed()
     assert [v.step for v in of(events, ev.VerdictEvent)] == [1]
@@ -186,17 +241,20 @@ def test_selective_reflection_reviews_only_attempts_that_used_tools():
 
 # --- limits -----------------------------------------------------------------------------------------
 
+
 def test_retries_run_out_and_the_last_result_is_accepted():
     """Seed 03: MAX_STEP_RETRY = 1; a second RETRY is accepted as it stands."""
-    model = ScriptedModel([
-        plan(("Compare R1 and R7 Pro", "compare_products"), ("Recommend", None)),
-        execute("R1: 4000 Pa. R7 Pro: 6000 Pa. Each has its strengths."),
-        verdict("RETRY", "Flat listing.", "The user has two long-haired cats: focus on hair tangling."),
-        execute("Still a flat listing."),
-        verdict("RETRY", "Still flat.", "Focus on tangling."),
-        synthesize("Pick either."),
-        verdict("PASS"),
-    ])
+    model = ScriptedModel(
+        [
+            plan(("Compare R1 and R7 Pro", "compare_products"), ("Recommend", None)),
+            execute("R1: 4000 Pa. R7 Pro: 6000 Pa. Each has its strengths."),
+            verdict("RETRY", "Flat listing.", "The user has two long-haired cats: focus on hair tangling."),
+            execute("Still a flat listing."),
+            verdict("RETRY", "Still flat.", "Focus on tangling."),
+            synthesize("Pick either."),
+            verdict("PASS"),
+        ]
+    )
     events = run(model, VACUUM_TASK, reflector=True, max_step_retries=1)
     model.assert_consumed()
     assert [(f.step_id, f.status) for f in of(events, ev.StepFinished)] == [(1, "retried"), (1, "done"), (2, "done")]
@@ -207,13 +265,15 @@ def test_retries_run_out_and_the_last_result_is_accepted():
 
 
 def test_no_retries_allowed_accepts_the_first_result():
-    model = ScriptedModel([
-        plan(("Compare", "compare_products"), ("Recommend", None)),
-        execute("Flat listing."),
-        verdict("RETRY", "Flat.", "Focus on the cats."),
-        synthesize("Pick either."),
-        verdict("PASS"),
-    ])
+    model = ScriptedModel(
+        [
+            plan(("Compare", "compare_products"), ("Recommend", None)),
+            execute("Flat listing."),
+            verdict("RETRY", "Flat.", "Focus on the cats."),
+            synthesize("Pick either."),
+            verdict("PASS"),
+        ]
+    )
     events = run(model, VACUUM_TASK, reflector=True, max_step_retries=0)
     model.assert_consumed()
     assert [f.status for f in of(events, ev.StepFinished)] == ["done", "done"]
@@ -221,21 +281,30 @@ def test_no_retries_allowed_accepts_the_first_result():
 
 
 def test_replans_run_out_so_the_remaining_steps_are_skipped_and_synthesis_reports_every_failure():
-    model = ScriptedModel([
-        plan(("Query order 99999", "query_order"), ("Track its parcel", "query_logistics"), ("Reply", None)),
-        execute("Syncing."),
-        verdict("REPLAN", "Order data is syncing."),
-        plan(("Query order 99999 again by another route", "query_order"),
-             ("Track waybill SF0000000", "query_logistics"), ("Reply", None)),
-        execute("Still syncing."),
-        verdict("REPLAN", "Still no order data."),
-        synthesize("Sorry: the order could not be confirmed."),
-        verdict("PASS"),
-    ])
+    model = ScriptedModel(
+        [
+            plan(("Query order 99999", "query_order"), ("Track its parcel", "query_logistics"), ("Reply", None)),
+            execute("Syncing."),
+            verdict("REPLAN", "Order data is syncing."),
+            plan(
+                ("Query order 99999 again by another route", "query_order"),
+                ("Track waybill SF0000000", "query_logistics"),
+                ("Reply", None),
+            ),
+            execute("Still syncing."),
+            verdict("REPLAN", "Still no order data."),
+            synthesize("Sorry: the order could not be confirmed."),
+            verdict("PASS"),
+        ]
+    )
     events = run(model, ORDER_TASK, reflector=True, max_replans=1)
     model.assert_consumed()
     assert [(f.step_id, f.status) for f in of(events, ev.StepFinished)] == [
-        (1, "failed"), (4, "failed"), (5, "skipped"), (6, "done")]
+        (1, "failed"),
+        (4, "failed"),
+        (5, "skipped"),
+        (6, "done"),
+    ]
     assert [(e.limit, e.value) for e in of(events, ev.LimitReached)] == [("max_replans", 1)]
     assert [p.revision for p in of(events, ev.PlanEvent)] == [0, 1]
     prompt = model.requests[6].messages[0].content
@@ -247,13 +316,18 @@ def test_replans_run_out_so_the_remaining_steps_are_skipped_and_synthesis_report
 
 
 def test_with_nothing_failed_the_synthesizer_prompt_has_no_failure_section():
-    model = ScriptedModel([
-        plan(("Compare AirX and WatchFit", "compare_products"), ("Query order 10001", "query_order"),
-             ("Combine the results", None)),
-        execute("AirX: ANC earbuds. WatchFit: fitness watch."),
-        execute("Order 10001 was delivered."),
-        synthesize("AirX is for music, WatchFit for fitness; order 10001 arrived."),
-    ])
+    model = ScriptedModel(
+        [
+            plan(
+                ("Compare AirX and WatchFit", "compare_products"),
+                ("Query order 10001", "query_order"),
+                ("Combine the results", None),
+            ),
+            execute("AirX: ANC earbuds. WatchFit: fitness watch."),
+            execute("Order 10001 was delivered."),
+            synthesize("AirX is for music, WatchFit for fitness; order 10001 arrived."),
+        ]
+    )
     events = run(model)
     model.assert_consumed()
     prompt = model.requests[3].messages[0].content
@@ -263,16 +337,20 @@ def test_with_nothing_failed_the_synthesizer_prompt_has_no_failure_section():
 
 
 def test_the_synthesizer_gets_completed_results_and_failure_reasons():
-    model = ScriptedModel([
-        plan(("Compare AirX and WatchFit", "compare_products"), ("Query order 99999", "query_order"), ("Reply", None)),
-        execute("AirX: ANC earbuds. WatchFit: fitness watch."),
-        verdict("PASS"),
-        execute("Order 99999 is syncing."),
-        verdict("REPLAN", "The order data is syncing."),
-        plan(("Give the comparison and say order 99999 could not be confirmed", None)),
-        synthesize("AirX vs WatchFit ...; order 99999 could not be confirmed."),
-        verdict("PASS"),
-    ])
+    model = ScriptedModel(
+        [
+            plan(
+                ("Compare AirX and WatchFit", "compare_products"), ("Query order 99999", "query_order"), ("Reply", None)
+            ),
+            execute("AirX: ANC earbuds. WatchFit: fitness watch."),
+            verdict("PASS"),
+            execute("Order 99999 is syncing."),
+            verdict("REPLAN", "The order data is syncing."),
+            plan(("Give the comparison and say order 99999 could not be confirmed", None)),
+            synthesize("AirX vs WatchFit ...; order 99999 could not be confirmed."),
+            verdict("PASS"),
+        ]
+    )
     events = run(model, reflector=True)
     model.assert_consumed()
     prompt = model.requests[6].messages[0].content
@@ -285,11 +363,13 @@ def test_the_synthesizer_gets_completed_results_and_failure_reasons():
 
 def test_a_failed_critical_step_ends_the_run():
     """Seed 05: a step the planner marked critical aborts the run when it fails, before any re-plan."""
-    model = ScriptedModel([
-        plan(("Charge the card", "query_order", True), ("Ship", None)),
-        execute("Payment gateway error."),
-        verdict("REPLAN", "The payment failed."),
-    ])
+    model = ScriptedModel(
+        [
+            plan(("Charge the card", "query_order", True), ("Ship", None)),
+            execute("Payment gateway error."),
+            verdict("REPLAN", "The payment failed."),
+        ]
+    )
     events = run(model, reflector=True)
     model.assert_consumed()
     failed = of(events, ev.RunFailed)[0]
@@ -299,26 +379,30 @@ def test_a_failed_critical_step_ends_the_run():
 
 
 def test_a_synthesis_replan_with_no_replans_left_is_accepted():
-    model = ScriptedModel([
-        plan(("Reply", None)),
-        synthesize("A reply."),
-        verdict("REPLAN", "Missing data."),
-    ])
+    model = ScriptedModel(
+        [
+            plan(("Reply", None)),
+            synthesize("A reply."),
+            verdict("REPLAN", "Missing data."),
+        ]
+    )
     events = run(model, reflector=True, max_replans=0)
     model.assert_consumed()
     assert final(events) == "A reply." and [e.limit for e in of(events, ev.LimitReached)] == ["max_replans"]
 
 
 def test_an_unusable_replan_keeps_the_remaining_steps():
-    model = ScriptedModel([
-        plan(("Query order 99999", "query_order"), ("Reply", None)),
-        execute("Syncing."),
-        verdict("REPLAN", "Syncing."),
-        say("I would rather not plan.", role="planner"),
-        say("Still no plan.", role="planner"),
-        synthesize("Sorry, no data."),
-        verdict("PASS"),
-    ])
+    model = ScriptedModel(
+        [
+            plan(("Query order 99999", "query_order"), ("Reply", None)),
+            execute("Syncing."),
+            verdict("REPLAN", "Syncing."),
+            say("I would rather not plan.", role="planner"),
+            say("Still no plan.", role="planner"),
+            synthesize("Sorry, no data."),
+            verdict("PASS"),
+        ]
+    )
     events = run(model, reflector=True)
     model.assert_consumed()
     revised = of(events, ev.PlanEvent)[1]
@@ -327,12 +411,14 @@ def test_an_unusable_replan_keeps_the_remaining_steps():
 
 
 def test_the_last_round_of_a_step_has_tools_disabled():
-    model = ScriptedModel([
-        plan(("Query order 10001", "query_order"), ("Reply", None)),
-        execute("", tool("query_order", order_id="10001")),
-        execute("One more look.", tool("query_order", order_id="10001")),  # tools are off now: ignored
-        synthesize("Delivered."),
-    ])
+    model = ScriptedModel(
+        [
+            plan(("Query order 10001", "query_order"), ("Reply", None)),
+            execute("", tool("query_order", order_id="10001")),
+            execute("One more look.", tool("query_order", order_id="10001")),  # tools are off now: ignored
+            synthesize("Delivered."),
+        ]
+    )
     events = run(model, max_step_rounds=2)
     model.assert_consumed()
     first, last = model.requests[1], model.requests[2]
@@ -344,13 +430,16 @@ def test_the_last_round_of_a_step_has_tools_disabled():
 
 # --- goal-blind executor (seed 03) ------------------------------------------------------------------
 
+
 def _vacuum_model():
-    return ScriptedModel([
-        plan(("Compare the R1 and R7 Pro specifications", "compare_products"), ("Recommend one", None)),
-        execute("", tool("compare_products", products="R1, R7 Pro")),
-        execute("R1: bristle brush. R7 Pro: anti-tangle brush."),
-        synthesize("R7 Pro."),
-    ])
+    return ScriptedModel(
+        [
+            plan(("Compare the R1 and R7 Pro specifications", "compare_products"), ("Recommend one", None)),
+            execute("", tool("compare_products", products="R1, R7 Pro")),
+            execute("R1: bristle brush. R7 Pro: anti-tangle brush."),
+            synthesize("R7 Pro."),
+        ]
+    )
 
 
 def test_the_executor_is_goal_blind_by_default():
@@ -372,9 +461,14 @@ def test_the_goal_aware_toggle_shows_the_executor_the_goal():
 
 # --- the planner at the border ----------------------------------------------------------------------
 
+
 def test_planner_garbage_ends_the_run_after_one_repair_reask():
-    model = ScriptedModel([say("Sure! First I'll look, then I'll answer.", role="planner"),
-                           say('{"plan": "look, then answer"}', role="planner")])
+    model = ScriptedModel(
+        [
+            say("Sure! First I'll look, then I'll answer.", role="planner"),
+            say('{"plan": "look, then answer"}', role="planner"),
+        ]
+    )
     events = run(model)
     model.assert_consumed()
     assert [r.context.repair for r in model.requests] == [False, True]
@@ -391,19 +485,20 @@ def test_planner_garbage_without_the_repair_reask_fails_at_once():
 
 
 def test_a_repaired_plan_runs():
-    model = ScriptedModel([say("Let me think about it.", role="planner"), plan(("Reply", None)),
-                           synthesize("Done.")])
+    model = ScriptedModel([say("Let me think about it.", role="planner"), plan(("Reply", None)), synthesize("Done.")])
     events = run(model)
     model.assert_consumed()
     assert final(events) == "Done." and finished(events).llm_calls == 3
 
 
 def test_a_500_step_plan_is_cut_to_max_plan_steps():
-    model = ScriptedModel([
-        plan(*[(f"Look up item {i}", "query_order") for i in range(500)]),
-        *[execute(f"Item {i} found.") for i in range(3)],
-        synthesize("All found."),
-    ])
+    model = ScriptedModel(
+        [
+            plan(*[(f"Look up item {i}", "query_order") for i in range(500)]),
+            *[execute(f"Item {i} found.") for i in range(3)],
+            synthesize("All found."),
+        ]
+    )
     events = run(model, max_plan_steps=4)
     model.assert_consumed()
     steps = of(events, ev.PlanEvent)[0].steps
@@ -412,31 +507,41 @@ def test_a_500_step_plan_is_cut_to_max_plan_steps():
     assert limit.limit == "max_plan_steps" and "500 steps" in limit.message
 
 
-@pytest.mark.parametrize("reply", [
-    '{"steps": [{"id": 1, "description": "Query order 99999", "tool": "query_order", "critical": false},'
-    ' {"id": 2, "description": "Reply", "tool": null}]}',
-    # seed 05's shape: steps keyed by number, out of order on purpose
-    '{"steps": {"2": {"description": "Reply", "tool": "null"}, "1": {"description": "Query order 99999",'
-    ' "tool": "queryOrder", "critical": "false"}}}',
-    '```json\n[{"description": "Query order 99999", "tool": "query_order"}, {"description": "Reply"}]\n```',
-    "<think>plan first</think>Here you go: {'steps': [{'description': 'Query order 99999', 'tool': 'query_order',},"
-    " 42, {'tool': 'query_order'}, {'description': 'Reply', 'tool': 'none'}]}",
-])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '{"steps": [{"id": 1, "description": "Query order 99999", "tool": "query_order", "critical": false},'
+        ' {"id": 2, "description": "Reply", "tool": null}]}',
+        # seed 05's shape: steps keyed by number, out of order on purpose
+        '{"steps": {"2": {"description": "Reply", "tool": "null"}, "1": {"description": "Query order 99999",'
+        ' "tool": "queryOrder", "critical": "false"}}}',
+        '```json\n[{"description": "Query order 99999", "tool": "query_order"}, {"description": "Reply"}]\n```',
+        "<think>plan first</think>Here you go: {'steps': [{'description': 'Query order 99999', 'tool': 'query_order',},"
+        " 42, {'tool': 'query_order'}, {'description': 'Reply', 'tool': 'none'}]}",
+    ],
+)
 def test_plans_in_many_shapes_parse_into_the_same_steps(reply):
     steps = parse_plan(reply, ["query_order"])
     shaped, cut = shape_plan(steps, first_id=1, max_steps=6, synthesis="Combine")
     assert [(s.id, s.description, s.tool, s.critical, s.synthesis) for s in shaped] == [
-        (1, "Query order 99999", "query_order", False, False), (2, "Reply", None, False, True)]
+        (1, "Query order 99999", "query_order", False, False),
+        (2, "Reply", None, False, True),
+    ]
     assert cut == 0
 
 
 def test_a_plan_without_synthesis_gets_one_and_unknown_tools_are_dropped():
-    steps = parse_plan('{"steps": [{"description": "Search", "tool": "google"}, {"description": "Look up",'
-                       ' "tool": "query_order"}]}', ["query_order"])
+    steps = parse_plan(
+        '{"steps": [{"description": "Search", "tool": "google"}, {"description": "Look up", "tool": "query_order"}]}',
+        ["query_order"],
+    )
     assert [s.tool for s in steps] == [None, "query_order"]
     shaped, _ = shape_plan(steps, first_id=4, max_steps=6, synthesis="Combine the results")
     assert [(s.id, s.description, s.synthesis) for s in shaped] == [
-        (4, "Search", False), (5, "Look up", False), (6, "Combine the results", True)]
+        (4, "Search", False),
+        (5, "Look up", False),
+        (6, "Combine the results", True),
+    ]
 
 
 @pytest.mark.parametrize("reply", ["", "no json at all", "[1, 2, 3]", '{"steps": "first look, then answer"}'])
@@ -452,6 +557,7 @@ def test_plan_steps_round_trip_through_trace_events():
 
 # --- models and budget ------------------------------------------------------------------------------
 
+
 def test_planner_and_executor_can_be_different_models():
     """Seed 05: a strong planner, a fast executor."""
     planner = ScriptedModel([plan(("Query order 10001", "query_order"), ("Reply", None))], name="strong")
@@ -461,14 +567,20 @@ def test_planner_and_executor_can_be_different_models():
     for model in (planner, executor, default):
         model.assert_consumed()
     assert [(c.role, c.model) for c in of(events, ev.LlmCall)] == [
-        ("planner", "strong"), ("executor", "fast"), ("executor", "fast"), ("synthesizer", "default")]
+        ("planner", "strong"),
+        ("executor", "fast"),
+        ("executor", "fast"),
+        ("synthesizer", "default"),
+    ]
 
 
 def test_a_budget_stop_returns_the_results_gathered_so_far():
-    model = ScriptedModel([
-        plan(("Query order 10001", "query_order"), ("Query waybill SF1", "query_logistics"), ("Reply", None)),
-        execute("Order 10001 was delivered."),
-    ])
+    model = ScriptedModel(
+        [
+            plan(("Query order 10001", "query_order"), ("Query waybill SF1", "query_logistics"), ("Reply", None)),
+            execute("Order 10001 was delivered."),
+        ]
+    )
     events = run(model, max_llm_calls=2)
     model.assert_consumed()
     assert of(events, ev.LimitReached)[0].limit == "max_llm_calls"
@@ -476,6 +588,7 @@ def test_a_budget_stop_returns_the_results_gathered_so_far():
 
 
 # --- the call bound ---------------------------------------------------------------------------------
+
 
 def test_call_bound_formula():
     cfg = ac.configure(pattern="plan-execute")
@@ -489,8 +602,16 @@ def test_call_bound_formula():
 
 
 def _probe_tools(error):
-    return ToolRegistry.of([Tool("probe", "Probe.", {"type": "object", "properties": {"x": {"type": "string"}}},
-                                 lambda x="": {"error": "broken"} if error else {"ok": x})])
+    return ToolRegistry.of(
+        [
+            Tool(
+                "probe",
+                "Probe.",
+                {"type": "object", "properties": {"x": {"type": "string"}}},
+                lambda x="": {"error": "broken"} if error else {"ok": x},
+            )
+        ]
+    )
 
 
 def _adversary(config, mode):
@@ -520,14 +641,24 @@ def _adversary(config, mode):
     return ScriptedModel.forever(reply)
 
 
-LIMIT_GRID = [dict(zip(("max_plan_steps", "max_step_rounds", "max_step_retries", "max_replans"), values, strict=True))
-              for values in itertools.product((1, 3), (1, 3), (0, 2), (0, 2))]
+LIMIT_GRID = [
+    dict(zip(("max_plan_steps", "max_step_rounds", "max_step_retries", "max_replans"), values, strict=True))
+    for values in itertools.product((1, 3), (1, 3), (0, 2), (0, 2))
+]
 
 
 @pytest.mark.parametrize("limits", LIMIT_GRID, ids=lambda d: "-".join(map(str, d.values())))
-@pytest.mark.parametrize("toggles", [
-    {"reflector": True}, {"reflector": True, "repair_reask": False}, {"reflector": True, "selective_reflection": True},
-    {"reflector": True, "rule_precheck": True}, {"rule_precheck": True}, {}])
+@pytest.mark.parametrize(
+    "toggles",
+    [
+        {"reflector": True},
+        {"reflector": True, "repair_reask": False},
+        {"reflector": True, "selective_reflection": True},
+        {"reflector": True, "rule_precheck": True},
+        {"rule_precheck": True},
+        {},
+    ],
+)
 def test_the_bound_is_never_exceeded(limits, toggles):
     config = ac.configure(pattern="plan-execute", **limits, **toggles)
     bound = call_bound(config)

@@ -29,8 +29,11 @@ def empty_room():
 def offered(at) -> list[str]:
     """The poll ids the sidebar lets this session vote in, in the order shown."""
     at.run()
-    return [c.key.removeprefix("poll_choice_") for c in at.sidebar.get("button_group")
-            if (c.key or "").startswith("poll_choice_")]
+    return [
+        c.key.removeprefix("poll_choice_")
+        for c in at.sidebar.get("button_group")
+        if (c.key or "").startswith("poll_choice_")
+    ]
 
 
 def presenter_with_poll():
@@ -42,6 +45,7 @@ def presenter_with_poll():
 
 
 # --- nobody displaces another's poll ----------------------------------------------------------------
+
 
 def test_the_presenters_poll_survives_100_polls_a_participant_opens():
     presenter, pid = presenter_with_poll()
@@ -66,7 +70,10 @@ def test_a_full_room_refuses_a_new_poll_instead_of_evicting_one_and_says_so():
         poll.open_for(f"session{n:03d}", f"run{n:03d}", 2, "critic")
     held = poll.held()
     assert len(held) == poll.MAX_POLLS and pid in {p.id for p in held}
-    for lang, said in (("en", f"already holds {poll.MAX_POLLS} open polls"), ("zh", f"已有 {poll.MAX_POLLS} 个进行中的投票")):
+    for lang, said in (
+        ("en", f"already holds {poll.MAX_POLLS} open polls"),
+        ("zh", f"已有 {poll.MAX_POLLS} 个进行中的投票"),
+    ):
         late = stepped_primes("role:critic")
         late.session_state["sb_lang"] = lang
         late.run()
@@ -109,6 +116,7 @@ def test_no_run_but_the_polls_own_reveals_or_closes_it():
 
 
 # --- a poll closes with its run ---------------------------------------------------------------------
+
 
 def test_a_poll_closes_when_its_run_is_stopped():
     presenter, pid = presenter_with_poll()

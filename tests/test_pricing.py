@@ -80,18 +80,38 @@ def reflection_zh(request):
 #: pattern's own bound cannot be reached by a consistent script)
 CASES = {
     "react with tools and a judge it never convinces": (
-        ac.configure(pattern="react", tools=("search",), max_rounds=4, max_reflection_rounds=2,
-                     max_output_tokens=CAP, max_llm_calls=7), react_never_done),
+        ac.configure(
+            pattern="react",
+            tools=("search",),
+            max_rounds=4,
+            max_reflection_rounds=2,
+            max_output_tokens=CAP,
+            max_llm_calls=7,
+        ),
+        react_never_done,
+    ),
     "plan-execute: every step retried, every synthesis re-planned": (
-        ac.configure(pattern="plan-execute", tools=("search",), reflector=True, max_plan_steps=3, max_step_rounds=2,
-                     max_step_retries=1, max_replans=1, max_output_tokens=CAP, max_llm_calls=24),
-        plan_execute_costliest),
+        ac.configure(
+            pattern="plan-execute",
+            tools=("search",),
+            reflector=True,
+            max_plan_steps=3,
+            max_step_rounds=2,
+            max_step_retries=1,
+            max_replans=1,
+            max_output_tokens=CAP,
+            max_llm_calls=24,
+        ),
+        plan_execute_costliest,
+    ),
     "reflection: the critic is never satisfied": (
         ac.configure(pattern="reflection", max_iterations=4, max_output_tokens=CAP, max_llm_calls=8),
-        reflection_never_satisfied),
+        reflection_never_satisfied,
+    ),
     "reflection in Chinese": (
         ac.configure(pattern="reflection", lang="zh", max_iterations=3, max_output_tokens=CAP, max_llm_calls=6),
-        reflection_zh),
+        reflection_zh,
+    ),
 }
 
 
@@ -118,8 +138,11 @@ def test_every_offline_scenario_stays_under_its_worst_case():
 
 def test_the_worst_case_grows_with_the_cap_and_the_bound_and_has_no_bound_without_a_cap():
     config = ac.configure(pattern="reflection", max_iterations=2, max_output_tokens=100)
-    small, capped, longer = (worst_case(config, "t"), worst_case(config.replace(max_output_tokens=400), "t"),
-                             worst_case(config.replace(max_iterations=4), "t"))
+    small, capped, longer = (
+        worst_case(config, "t"),
+        worst_case(config.replace(max_output_tokens=400), "t"),
+        worst_case(config.replace(max_iterations=4), "t"),
+    )
     assert small.completion_tokens == small.calls * 100 and capped.total_tokens > small.total_tokens
     assert longer.calls > small.calls and longer.total_tokens > small.total_tokens
     role_cap = worst_case(config.replace(max_output_tokens_by_role={"critic": 900}), "t")
@@ -130,13 +153,22 @@ def test_the_worst_case_grows_with_the_cap_and_the_bound_and_has_no_bound_withou
 
 # --- prices ---------------------------------------------------------------------------------------
 
+
 def test_every_built_in_price_has_a_date_and_a_source():
     for price in PRICES:
         assert price.as_of[:2] == "20" and price.source.startswith("https://"), price
         assert price.input_per_mtok > 0 and price.output_per_mtok >= price.input_per_mtok
     names = {p.model for p in PRICES}
-    assert {"gpt-4o", "gpt-4o-mini", "gpt-4.1", "deepseek-chat", "deepseek-reasoner", "qwen-plus", "qwen-turbo",
-            "qwen-max"} <= names
+    assert {
+        "gpt-4o",
+        "gpt-4o-mini",
+        "gpt-4.1",
+        "deepseek-chat",
+        "deepseek-reasoner",
+        "qwen-plus",
+        "qwen-turbo",
+        "qwen-max",
+    } <= names
 
 
 def test_a_model_without_a_price_is_unknown_never_free():
@@ -157,8 +189,10 @@ def test_the_offline_model_costs_nothing_and_says_why():
 
 
 def test_a_user_adds_a_model_and_overrides_a_listed_one():
-    table = configured_table({"prices": {"gpt-4o": {"input": 1.0, "output": 2.0}, "llama3.1": [0, 0]}},
-                             {"AGENT_PRICES": json.dumps({"my-model": [0.5, 1.5], "gpt-4o": [9, 9]})})
+    table = configured_table(
+        {"prices": {"gpt-4o": {"input": 1.0, "output": 2.0}, "llama3.1": [0, 0]}},
+        {"AGENT_PRICES": json.dumps({"my-model": [0.5, 1.5], "gpt-4o": [9, 9]})},
+    )
     assert table.cost("gpt-4o", 1_000_000, 1_000_000) == 3.0  # secrets outrank the environment
     assert table.cost("my-model", 2_000_000, 0) == 1.0 and table.cost("llama3.1", 10**6, 10**6) == 0.0
     assert table.find("llama3.1").as_of == "user"
@@ -166,14 +200,17 @@ def test_a_user_adds_a_model_and_overrides_a_listed_one():
     assert session.cost("my-model", 10**6, 0) == 1.0 and session.cost("gpt-4o", 10**6, 0) == 1.0
 
 
-@pytest.mark.parametrize("raw, message", [
-    ("{not json", "AGENT_PRICES is not valid JSON"),
-    ('["gpt-4o", 1, 2]', "must map model names to prices"),
-    ('{"m": [1]}', "must be [input, output]"),
-    ('{"m": [-1, 2]}', "0 or more; got -1"),
-    ('{"m": ["1", 2]}', "got '1'"),
-    ('{"m": {"input": 1}}', "got None"),
-])
+@pytest.mark.parametrize(
+    "raw, message",
+    [
+        ("{not json", "AGENT_PRICES is not valid JSON"),
+        ('["gpt-4o", 1, 2]', "must map model names to prices"),
+        ('{"m": [1]}', "must be [input, output]"),
+        ('{"m": [-1, 2]}', "0 or more; got -1"),
+        ('{"m": ["1", 2]}', "got '1'"),
+        ('{"m": {"input": 1}}', "got None"),
+    ],
+)
 def test_a_broken_price_setting_is_refused_with_its_name(raw, message):
     with pytest.raises(ConfigError, match=message.replace("[", r"\[").replace("]", r"\]")):
         configured_table({}, {"AGENT_PRICES": raw})
@@ -185,6 +222,7 @@ def test_user_prices_parse_from_a_mapping():
 
 
 # --- the eval's costs -----------------------------------------------------------------------------
+
 
 def test_an_eval_row_costs_unknown_without_a_price_and_its_price_with_one():
     from agent_core.evaluation import EvalRow, bundled_tasks, evaluate

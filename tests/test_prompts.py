@@ -6,8 +6,11 @@ from agent_core.errors import TemplateError
 from agent_core.patterns.registry import PATTERNS, check_overrides, specs_for
 from agent_core.prompts import PromptSet
 
-AVAILABLE = [p for p in PATTERNS if p == "react" or __import__("importlib").util.find_spec(
-    f"agent_core.prompts.{p.replace('-', '_')}")]
+AVAILABLE = [
+    p
+    for p in PATTERNS
+    if p == "react" or __import__("importlib").util.find_spec(f"agent_core.prompts.{p.replace('-', '_')}")
+]
 
 
 @pytest.mark.parametrize("pattern", AVAILABLE)
@@ -19,14 +22,17 @@ def test_defaults_validate(pattern, lang):
         assert spec.en != spec.zh, f"{pattern}.{key} has no Chinese version"
 
 
-@pytest.mark.parametrize("text, message", [
-    ("Question: {question}", r"missing placeholder \{answer\}"),
-    ("{question} {answer} {answr}", r"unknown placeholder \{answr\}"),
-    ("{question} {answer} }", "stray '}'"),
-    ("{question} {answer} {", "stray '{'"),
-    ("{question} {answer} {0}", r"\{0\} is not a valid placeholder"),
-    ("{question} {answer} {a.b}", r"\{a.b\} does more than name a value; a placeholder is a bare name"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("Question: {question}", r"missing placeholder \{answer\}"),
+        ("{question} {answer} {answr}", r"unknown placeholder \{answr\}"),
+        ("{question} {answer} }", "stray '}'"),
+        ("{question} {answer} {", "stray '{'"),
+        ("{question} {answer} {0}", r"\{0\} is not a valid placeholder"),
+        ("{question} {answer} {a.b}", r"\{a.b\} does more than name a value; a placeholder is a bare name"),
+    ],
+)
 def test_broken_judge_templates_are_named(text, message):
     with pytest.raises(TemplateError, match=message) as info:
         check_overrides("react", "en", {"judge": text})

@@ -34,22 +34,46 @@ def judge(passed, feedback=None):
 
 def test_seed01_weather_report_two_revisions_then_the_cap():
     """Seed 01: weather + search, REVISE, another search, a second REVISE, cap, answer returned."""
-    model = ScriptedModel([
-        say("I need the weather for both cities and the warnings.",
-            tool("weather", city="Beijing"), tool("weather", city="Shanghai"), tool("search", query="Beijing warning"),
-            role="actor"),
-        say("Report v1: sunny in Beijing, rain in Shanghai.", role="actor"),
-        judge(False, "The warning information is missing; search the official alerts."),
-        say("Searching the official alerts.", tool("search", query="Beijing official weather alerts"), role="actor"),
-        say("Report v2: no warning details could be found.", role="actor"),
-        judge(False, "Still no warning level or period."),
-    ])
+    model = ScriptedModel(
+        [
+            say(
+                "I need the weather for both cities and the warnings.",
+                tool("weather", city="Beijing"),
+                tool("weather", city="Shanghai"),
+                tool("search", query="Beijing warning"),
+                role="actor",
+            ),
+            say("Report v1: sunny in Beijing, rain in Shanghai.", role="actor"),
+            judge(False, "The warning information is missing; search the official alerts."),
+            say(
+                "Searching the official alerts.", tool("search", query="Beijing official weather alerts"), role="actor"
+            ),
+            say("Report v2: no warning details could be found.", role="actor"),
+            judge(False, "Still no warning level or period."),
+        ]
+    )
     events = react(model, WEATHER_TASK, max_reflection_rounds=2)
     model.assert_consumed()
     assert kinds(events) == [
-        "run_started", "thought", "tool_call", "tool_result", "tool_call", "tool_result", "tool_call", "tool_result",
-        "draft", "verdict", "thought", "tool_call", "tool_result", "draft", "verdict", "limit_reached", "final_answer",
-        "run_finished"]
+        "run_started",
+        "thought",
+        "tool_call",
+        "tool_result",
+        "tool_call",
+        "tool_result",
+        "tool_call",
+        "tool_result",
+        "draft",
+        "verdict",
+        "thought",
+        "tool_call",
+        "tool_result",
+        "draft",
+        "verdict",
+        "limit_reached",
+        "final_answer",
+        "run_finished",
+    ]
     assert [(d.version, d.text[:9]) for d in of(events, ev.Draft)] == [(0, "Report v1"), (1, "Report v2")]
     assert [v.verdict for v in of(events, ev.VerdictEvent)] == ["REVISE", "REVISE"]
     assert of(events, ev.LimitReached)[0].limit == "max_reflection_rounds"
@@ -75,8 +99,13 @@ def test_advisor_off_means_no_judge_call():
 
 
 def test_unparsable_judge_is_reasked_once_then_falls_back_to_a_visible_pass():
-    model = ScriptedModel([say("The answer."), say("I think it's fine", role="judge"),
-                           say("<think>hmm</think> still not json", role="judge")])
+    model = ScriptedModel(
+        [
+            say("The answer."),
+            say("I think it's fine", role="judge"),
+            say("<think>hmm</think> still not json", role="judge"),
+        ]
+    )
     events = react(model, max_reflection_rounds=1)
     model.assert_consumed()
     verdict = of(events, ev.VerdictEvent)[0]
@@ -84,8 +113,14 @@ def test_unparsable_judge_is_reasked_once_then_falls_back_to_a_visible_pass():
 
 
 def test_judge_json_in_fences_with_prose_and_trailing_comma_is_parsed():
-    model = ScriptedModel([say("A"), say("Sure!\n```json\n{'passed': false, 'feedback': 'add sources',}\n```", role="judge"),
-                           say("B"), judge(True)])
+    model = ScriptedModel(
+        [
+            say("A"),
+            say("Sure!\n```json\n{'passed': false, 'feedback': 'add sources',}\n```", role="judge"),
+            say("B"),
+            judge(True),
+        ]
+    )
     events = react(model, max_reflection_rounds=2, repair_reask=False)
     assert [v.verdict for v in of(events, ev.VerdictEvent)] == ["REVISE", "PASS"]
     assert of(events, ev.VerdictEvent)[0].feedback == "add sources"
@@ -93,8 +128,9 @@ def test_judge_json_in_fences_with_prose_and_trailing_comma_is_parsed():
 
 def test_max_rounds_forces_one_final_answer_with_tools_disabled():
     counter = iter(range(1000))
-    model = ScriptedModel.forever(lambda r: say(f"step {next(counter)} unique words {next(counter)}",
-                                                tool("search", query=f"q{next(counter)}")))
+    model = ScriptedModel.forever(
+        lambda r: say(f"step {next(counter)} unique words {next(counter)}", tool("search", query=f"q{next(counter)}"))
+    )
     events = react(model, max_rounds=4)
     assert model.calls == 5 == call_bound(ac.configure(max_rounds=4))
     assert model.requests[-1].tools == () and model.requests[0].tools
@@ -103,8 +139,14 @@ def test_max_rounds_forces_one_final_answer_with_tools_disabled():
 
 
 def test_repeated_identical_call_gets_a_reminder_then_ends_the_loop():
-    model = ScriptedModel([say("first look", tool("search", query="same")), say("again please", tool("search", query="same")),
-                           say("one more try", tool("search", query="same")), say("Final: nothing found.")])
+    model = ScriptedModel(
+        [
+            say("first look", tool("search", query="same")),
+            say("again please", tool("search", query="same")),
+            say("one more try", tool("search", query="same")),
+            say("Final: nothing found."),
+        ]
+    )
     events = react(model, max_rounds=8)
     model.assert_consumed()
     results = of(events, ev.ToolResult)
@@ -114,21 +156,28 @@ def test_repeated_identical_call_gets_a_reminder_then_ends_the_loop():
 
 
 def test_near_identical_thoughts_end_the_loop():
-    model = ScriptedModel([say("I will search for the weather in Beijing today", tool("search", query="a")),
-                           say("I will search for the weather in Beijing today again", tool("search", query="b")),
-                           say("Here is what I have.")])
+    model = ScriptedModel(
+        [
+            say("I will search for the weather in Beijing today", tool("search", query="a")),
+            say("I will search for the weather in Beijing today again", tool("search", query="b")),
+            say("Here is what I have."),
+        ]
+    )
     events = react(model, max_rounds=8)
     model.assert_consumed()
     assert of(events, ev.LimitReached)[0].limit == "no_progress"
 
 
-@pytest.mark.parametrize("call, needle", [
-    (tool("no_such_tool", x=1), "unknown tool 'no_such_tool'"),
-    (("search", "{not json"), "not valid JSON"),
-    (("search", json.dumps({"query": "x" * 2100})), "over the 2000-character limit"),
-    (("search", json.dumps({"wrong": 1})), "bad arguments for search"),
-    (("boom", "{}"), "tool boom failed: RuntimeError: kaput"),
-])
+@pytest.mark.parametrize(
+    "call, needle",
+    [
+        (tool("no_such_tool", x=1), "unknown tool 'no_such_tool'"),
+        (("search", "{not json"), "not valid JSON"),
+        (("search", json.dumps({"query": "x" * 2100})), "over the 2000-character limit"),
+        (("search", json.dumps({"wrong": 1})), "bad arguments for search"),
+        (("boom", "{}"), "tool boom failed: RuntimeError: kaput"),
+    ],
+)
 def test_tool_failures_are_observations_the_model_reads(call, needle):
     def boom():
         raise RuntimeError("kaput")
@@ -143,13 +192,15 @@ def test_tool_failures_are_observations_the_model_reads(call, needle):
 
 
 def test_text_protocol_dentist_booking():
-    model = ScriptedModel([
-        "Thought: find a dentist\nAction: find_dentist\nAction Input: {\"day\": \"Tue\", \"time\": \"14:00\"}",
-        "Thought: book D-17\nAction: book_appointment\nAction Input: {\"dentist_id\": \"D-17\", \"slot\": \"Tue 14:00\"}",
-        "Thought: add it\nAction: add_calendar_event\nAction Input: {\"title\": \"Dentist\", \"start\": \"Tue 14:00\"}\n"
-        "Observation: (invented by the model, ignored)",
-        "Thought: done\nFinal Answer: Booked for Tuesday 14:00 (BK-4821) and added to your calendar.",
-    ])
+    model = ScriptedModel(
+        [
+            'Thought: find a dentist\nAction: find_dentist\nAction Input: {"day": "Tue", "time": "14:00"}',
+            'Thought: book D-17\nAction: book_appointment\nAction Input: {"dentist_id": "D-17", "slot": "Tue 14:00"}',
+            'Thought: add it\nAction: add_calendar_event\nAction Input: {"title": "Dentist", "start": "Tue 14:00"}\n'
+            "Observation: (invented by the model, ignored)",
+            "Thought: done\nFinal Answer: Booked for Tuesday 14:00 (BK-4821) and added to your calendar.",
+        ]
+    )
     events = react(model, "Book a dentist", text_protocol=True)
     model.assert_consumed()
     assert [e.name for e in of(events, ev.ToolCallEvent)] == ["find_dentist", "book_appointment", "add_calendar_event"]
@@ -193,8 +244,9 @@ def test_call_bound_holds_for_an_actor_that_never_stops_and_a_judge_that_never_p
 
 
 def test_the_bound_is_tight_when_the_judge_never_passes():
-    model = ScriptedModel.forever(lambda r: json.dumps({"passed": False, "feedback": "x"}) if r.role == "judge"
-                                  else say("answer"))
+    model = ScriptedModel.forever(
+        lambda r: json.dumps({"passed": False, "feedback": "x"}) if r.role == "judge" else say("answer")
+    )
     config = ac.configure(max_rounds=5, max_reflection_rounds=3, repair_reask=False)
     list(stream("t", config, ac.ModelRouter(model), registry()))
     assert model.roles() == ["actor", "judge"] * 3
@@ -211,7 +263,9 @@ def test_memory_window_carries_earlier_turns():
 
 
 def test_run_wide_budget_ends_the_run_cleanly():
-    model = ScriptedModel.forever(lambda r: say(f"t{len(r.messages)} {len(r.messages) * 3}", tool("search", query=str(len(r.messages)))))
+    model = ScriptedModel.forever(
+        lambda r: say(f"t{len(r.messages)} {len(r.messages) * 3}", tool("search", query=str(len(r.messages))))
+    )
     events = react(model, max_rounds=10, max_llm_calls=3)
     assert model.calls == 3
     assert of(events, ev.LimitReached)[0].limit == "max_llm_calls"
@@ -249,12 +303,16 @@ def test_scripted_model_fails_on_an_unexpected_call():
 
 def test_observation_check_appends_a_hint_to_an_error_observation():
     """Seed 03's ReAct + Reflection: a reflector reads the round's results before the actor does."""
-    model = ScriptedModel([
-        say("track it", tool("query_logistics", tracking_no="SF0000000"), role="actor"),
-        say('{"verdict": "REPLAN", "analysis": "The waybill does not exist.", "suggestion": "Ask the user to check it."}',
-            role="reflector"),
-        say("That waybill does not exist; please check the number.", role="actor"),
-    ])
+    model = ScriptedModel(
+        [
+            say("track it", tool("query_logistics", tracking_no="SF0000000"), role="actor"),
+            say(
+                '{"verdict": "REPLAN", "analysis": "The waybill does not exist.", "suggestion": "Ask the user to check it."}',
+                role="reflector",
+            ),
+            say("That waybill does not exist; please check the number.", role="actor"),
+        ]
+    )
     events = react(model, observation_check=True)
     model.assert_consumed()
     assert [v.verdict for v in of(events, ev.VerdictEvent)] == ["REPLAN"]

@@ -54,18 +54,21 @@ def fenced(code):
 
 
 def critic(verdict, feedback, analysis=""):
-    return say(json.dumps({"verdict": verdict, "analysis": analysis, "feedback": feedback}, ensure_ascii=False),
-               role="critic")
+    return say(
+        json.dumps({"verdict": verdict, "analysis": analysis, "feedback": feedback}, ensure_ascii=False), role="critic"
+    )
 
 
 def test_seed04_primes_trial_division_then_sieve_then_no_improvement_needed():
     """Seed 04: O(n·√n) draft, REVISE towards the sieve, sieve draft, PASS — two drafts, four calls."""
-    model = ScriptedModel([
-        say(fenced(TRIAL_DIVISION), role="actor"),
-        critic("REVISE", "Use the Sieve of Eratosthenes: O(n log log n).", "Trial division is O(n·√n)."),
-        say(fenced(SIEVE), role="refiner"),
-        critic("PASS", "Segmented or odd-only sieves exist, but no improvement needed.", "O(n log log n)."),
-    ])
+    model = ScriptedModel(
+        [
+            say(fenced(TRIAL_DIVISION), role="actor"),
+            critic("REVISE", "Use the Sieve of Eratosthenes: O(n log log n).", "Trial division is O(n·√n)."),
+            say(fenced(SIEVE), role="refiner"),
+            critic("PASS", "Segmented or odd-only sieves exist, but no improvement needed.", "O(n log log n)."),
+        ]
+    )
     events = reflect(model, PRIMES_TASK, max_iterations=2, code_task=True)
     model.assert_consumed()
     assert kinds(events) == ["run_started", "draft", "verdict", "draft", "verdict", "final_answer", "run_finished"]
@@ -74,7 +77,9 @@ def test_seed04_primes_trial_division_then_sieve_then_no_improvement_needed():
     assert [(d.version, d.step) for d in drafts] == [(0, 0), (1, 1)]
     assert [d.text for d in drafts] == [TRIAL_DIVISION, SIEVE]  # fences and prose are gone
     assert [(v.verdict, v.role, v.step) for v in of(events, ev.VerdictEvent)] == [
-        ("REVISE", "critic", 1), ("PASS", "critic", 2)]
+        ("REVISE", "critic", 1),
+        ("PASS", "critic", 2),
+    ]
     assert of(events, ev.VerdictEvent)[0].analysis == "Trial division is O(n·√n)."
     assert of(events, ev.FinalAnswer)[0].text == SIEVE
     assert of(events, ev.RunFinished)[0].reason == "pass"
@@ -96,8 +101,14 @@ def test_stop_phrase_in_free_text_stops_the_loop():
 
 
 def test_free_text_critique_without_a_stop_phrase_is_revise():
-    model = ScriptedModel([say("v0", role="actor"), say("Too vague: add numbers.", role="critic"),
-                           say("v1", role="refiner"), say("No improvement needed.", role="critic")])
+    model = ScriptedModel(
+        [
+            say("v0", role="actor"),
+            say("Too vague: add numbers.", role="critic"),
+            say("v1", role="refiner"),
+            say("No improvement needed.", role="critic"),
+        ]
+    )
     events = reflect(model, max_iterations=3)
     model.assert_consumed()
     assert [v.verdict for v in of(events, ev.VerdictEvent)] == ["REVISE", "PASS"]
@@ -106,8 +117,9 @@ def test_free_text_critique_without_a_stop_phrase_is_revise():
 
 def test_a_critic_that_never_passes_hits_max_iterations_and_the_last_draft_wins():
     counter = iter(range(100))
-    model = ScriptedModel.forever(lambda r: critic("REVISE", "still not good") if r.role == "critic"
-                                  else say(f"draft {next(counter)}"))
+    model = ScriptedModel.forever(
+        lambda r: critic("REVISE", "still not good") if r.role == "critic" else say(f"draft {next(counter)}")
+    )
     events = reflect(model, max_iterations=3)
     assert model.roles() == ["actor"] + ["critic", "refiner"] * 3
     assert [d.version for d in of(events, ev.Draft)] == [0, 1, 2, 3]
@@ -122,6 +134,7 @@ def test_a_critic_that_never_passes_hits_max_iterations_and_the_last_draft_wins(
 @pytest.mark.parametrize("iterations, reask", [(1, True), (2, False), (3, True), (8, True)])
 def test_call_bound_is_never_exceeded_and_is_reached(iterations, reask, graph_style):
     """The worst critic: an empty reply (re-asked when the repair is on), then REVISE."""
+
     def reply(request):
         if request.role != "critic":
             return "a draft"
@@ -146,17 +159,32 @@ def test_an_empty_critique_is_reasked_once_then_keeps_the_draft_visibly():
 
 def test_trajectory_reaches_the_refiner_when_use_trajectory_is_on():
     def run(use_trajectory):
-        model = ScriptedModel([say("draft zero", role="actor"), critic("REVISE", "feedback one"),
-                               say("draft one", role="refiner"), critic("REVISE", "feedback two"),
-                               say("draft two", role="refiner")])
+        model = ScriptedModel(
+            [
+                say("draft zero", role="actor"),
+                critic("REVISE", "feedback one"),
+                say("draft one", role="refiner"),
+                critic("REVISE", "feedback two"),
+                say("draft two", role="refiner"),
+            ]
+        )
         reflect(model, max_iterations=2, use_trajectory=use_trajectory)
         model.assert_consumed()
         return model.requests[4].messages[0].content  # the second refinement
 
     refine = run(True)
-    order = [refine.index(s) for s in ("Trajectory so far", "Attempt (version 0)", "draft zero",
-                                       "feedback on version 0", "feedback one", "Attempt (version 1)",
-                                       "feedback on version 1")]
+    order = [
+        refine.index(s)
+        for s in (
+            "Trajectory so far",
+            "Attempt (version 0)",
+            "draft zero",
+            "feedback on version 0",
+            "feedback one",
+            "Attempt (version 1)",
+            "feedback on version 1",
+        )
+    ]
     assert order == sorted(order)
     without = run(False)
     assert "draft zero" not in without and "Trajectory" not in without
@@ -172,12 +200,17 @@ def test_actor_and_critic_can_be_different_models():
     judge.assert_consumed()
     assert actor.roles() == ["actor", "refiner"] and judge.roles() == ["critic", "critic"]
     assert [(c.role, c.model) for c in of(events, ev.LlmCall)] == [
-        ("actor", "writer"), ("critic", "reviewer"), ("refiner", "writer"), ("critic", "reviewer")]
+        ("actor", "writer"),
+        ("critic", "reviewer"),
+        ("refiner", "writer"),
+        ("critic", "reviewer"),
+    ]
 
 
 def test_criteria_default_is_rendered_into_critic_and_refiner_prompts():
-    model = ScriptedModel([say("v0", role="actor"), critic("REVISE", "unmet: 3"), say("v1", role="refiner"),
-                           critic("PASS", "all met")])
+    model = ScriptedModel(
+        [say("v0", role="actor"), critic("REVISE", "unmet: 3"), say("v1", role="refiner"), critic("PASS", "all met")]
+    )
     reflect(model, max_iterations=2, criteria="default")
     critique, refine = model.requests[1].messages[0].content, model.requests[2].messages[0].content
     assert "## Quality criteria" in critique and DEFAULT_CRITERIA["en"] in critique
@@ -196,13 +229,15 @@ def test_custom_criteria_replace_the_default_and_none_leave_no_heading():
 
 def test_graph_style_generator_and_reviewer_share_one_history():
     """Seed 02: each review becomes a user message for the generator; the last generator output wins."""
-    model = ScriptedModel([
-        say(fenced("def f(): return 1"), role="actor"),
-        say("1. Name the function.\n2. Add a docstring.", role="critic"),
-        say(fenced("def one():\n    return 1"), role="actor"),
-        say("1. Add a docstring.", role="critic"),
-        say(fenced('def one():\n    """One."""\n    return 1'), role="actor"),
-    ])
+    model = ScriptedModel(
+        [
+            say(fenced("def f(): return 1"), role="actor"),
+            say("1. Name the function.\n2. Add a docstring.", role="critic"),
+            say(fenced("def one():\n    return 1"), role="actor"),
+            say("1. Add a docstring.", role="critic"),
+            say(fenced('def one():\n    """One."""\n    return 1'), role="actor"),
+        ]
+    )
     events = reflect(model, "write f", max_iterations=2, graph_style=True, code_task=True)
     model.assert_consumed()
     assert model.roles() == ["actor", "critic", "actor", "critic", "actor"]
@@ -220,8 +255,14 @@ def test_graph_style_generator_and_reviewer_share_one_history():
 
 
 def test_graph_style_reviewer_may_stop_with_the_stop_phrase():
-    model = ScriptedModel([say("v0", role="actor"), say("1. Fix the name.", role="critic"), say("v1", role="actor"),
-                           say("无需改进：命名和结构都清楚。", role="critic")])
+    model = ScriptedModel(
+        [
+            say("v0", role="actor"),
+            say("1. Fix the name.", role="critic"),
+            say("v1", role="actor"),
+            say("无需改进：命名和结构都清楚。", role="critic"),
+        ]
+    )
     events = reflect(model, max_iterations=3, graph_style=True)
     model.assert_consumed()
     assert [v.verdict for v in of(events, ev.VerdictEvent)] == ["REVISE", "PASS"]
@@ -230,19 +271,34 @@ def test_graph_style_reviewer_may_stop_with_the_stop_phrase():
 
 def test_failing_unit_tests_force_revise_and_reach_the_refiner():
     """Reflexion: the critic would pass a wrong draft, the tests say otherwise, the fix passes both."""
-    model = ScriptedModel([
-        say(fenced(WRONG), role="actor"),
-        critic("PASS", "Looks efficient; no improvement needed."),
-        say(fenced(SIEVE), role="refiner"),
-        critic("PASS", "no improvement needed"),
-    ])
+    model = ScriptedModel(
+        [
+            say(fenced(WRONG), role="actor"),
+            critic("PASS", "Looks efficient; no improvement needed."),
+            say(fenced(SIEVE), role="refiner"),
+            critic("PASS", "no improvement needed"),
+        ]
+    )
     events = reflect(model, PRIMES_TASK, max_iterations=3, code_task=True, test_evaluator=True, tests=TESTS)
     model.assert_consumed()
-    assert kinds(events) == ["run_started", "draft", "tool_call", "tool_result", "verdict", "draft", "tool_call",
-                             "tool_result", "verdict", "final_answer", "run_finished"]
+    assert kinds(events) == [
+        "run_started",
+        "draft",
+        "tool_call",
+        "tool_result",
+        "verdict",
+        "draft",
+        "tool_call",
+        "tool_result",
+        "verdict",
+        "final_answer",
+        "run_finished",
+    ]
     calls, results = of(events, ev.ToolCallEvent), of(events, ev.ToolResult)
     assert [(c.name, c.arguments, c.call_id, c.step) for c in calls] == [
-        ("unit_tests", {"draft": 0}, "unit_tests-0", 0), ("unit_tests", {"draft": 1}, "unit_tests-1", 1)]
+        ("unit_tests", {"draft": 0}, "unit_tests-0", 0),
+        ("unit_tests", {"draft": 1}, "unit_tests-1", 1),
+    ]
     assert [r.is_error for r in results] == [True, False]
     assert "1 of 3 tests failed" in results[0].output and "got [2, 3, 5, 7, 9]" in results[0].output
     revise, passed = of(events, ev.VerdictEvent)
@@ -254,8 +310,14 @@ def test_failing_unit_tests_force_revise_and_reach_the_refiner():
 
 
 def test_failing_tests_lead_the_critics_own_feedback_in_graph_style():
-    model = ScriptedModel([say(WRONG, role="actor"), say("1. Use a sieve.", role="critic"), say(SIEVE, role="actor"),
-                           say("No improvement needed.", role="critic")])
+    model = ScriptedModel(
+        [
+            say(WRONG, role="actor"),
+            say("1. Use a sieve.", role="critic"),
+            say(SIEVE, role="actor"),
+            say("No improvement needed.", role="critic"),
+        ]
+    )
     events = reflect(model, max_iterations=2, graph_style=True, test_evaluator=True, tests=TESTS)
     model.assert_consumed()
     revise = of(events, ev.VerdictEvent)[0]
@@ -283,13 +345,16 @@ def test_the_run_wide_budget_stops_cleanly_with_the_latest_draft():
     assert of(events, ev.RunFinished)[0].reason == "budget"
 
 
-@pytest.mark.parametrize("text, code, expected", [
-    ("```python\nx = 1\n```", True, "x = 1"),
-    ("Sure! Here it is:\n```py\ndef f():\n    return 2\n```\nUsage: `f()`", True, "def f():\n    return 2"),
-    ("<think>plan</think>\n```\n    indented = True\n", True, "    indented = True"),  # unclosed fence
-    ("```text\nnotes\n```\n```python\ncode()\n```", True, "code()"),
-    ("no fences here", True, "no fences here"),
-    ("Prose with ```python\nkept()\n``` inside", False, "Prose with ```python\nkept()\n``` inside"),
-])
+@pytest.mark.parametrize(
+    "text, code, expected",
+    [
+        ("```python\nx = 1\n```", True, "x = 1"),
+        ("Sure! Here it is:\n```py\ndef f():\n    return 2\n```\nUsage: `f()`", True, "def f():\n    return 2"),
+        ("<think>plan</think>\n```\n    indented = True\n", True, "    indented = True"),  # unclosed fence
+        ("```text\nnotes\n```\n```python\ncode()\n```", True, "code()"),
+        ("no fences here", True, "no fences here"),
+        ("Prose with ```python\nkept()\n``` inside", False, "Prose with ```python\nkept()\n``` inside"),
+    ],
+)
 def test_clean_draft_keeps_only_the_code_of_code_drafts(text, code, expected):
     assert clean_draft(text, code) == expected

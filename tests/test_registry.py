@@ -28,8 +28,10 @@ REGISTRATION = "agent_core/patterns/registry.py"
 
 def _folders() -> dict[str, str]:
     """Each pattern's name -> its folder, as a path from the repository's root."""
-    return {importlib.import_module(f"agent_core.patterns.{folder}").SPEC.name: f"agent_core/patterns/{folder}/"
-            for folder in registry.REGISTERED}
+    return {
+        importlib.import_module(f"agent_core.patterns.{folder}").SPEC.name: f"agent_core/patterns/{folder}/"
+        for folder in registry.REGISTERED
+    }
 
 
 def _quoted(name: str) -> re.Pattern[str]:
@@ -56,7 +58,7 @@ def test_no_code_outside_a_patterns_own_folder_names_a_pattern():
 def test_the_grep_would_catch_a_branch_on_a_name(tmp_path):
     # the rule's own check: the same pattern finds a branch written the usual way
     line = 'if config.get("pattern") == "reflection":'
-    assert re.search(rf"""(["']){re.escape('reflection')}\1""", line)
+    assert re.search(rf"""(["']){re.escape("reflection")}\1""", line)
 
 
 def test_every_pattern_module_exports_one_spec_in_display_order():
@@ -69,8 +71,14 @@ def test_every_pattern_module_exports_one_spec_in_display_order():
         assert set(spec.role_names()) <= set(registry.role_names())
         assert {p.role for p in spec.prompts} <= set(spec.role_names())
         assert specs_for(spec.name) == {p.key: p for p in spec.prompts}
-        for text in (spec.label, *(v.label for v in spec.variants), *(v.blurb for v in spec.variants),
-                     *(lim.label for lim in spec.limits), *(s.help for s in spec.switches), *spec.nodes.values()):
+        for text in (
+            spec.label,
+            *(v.label for v in spec.variants),
+            *(v.blurb for v in spec.variants),
+            *(lim.label for lim in spec.limits),
+            *(s.help for s in spec.switches),
+            *spec.nodes.values(),
+        ):
             assert text.en and text.zh, f"{spec.name}: every text in English and Chinese"
         edges = spec.edges({"pattern": spec.name})
         assert {n for a, b, _ in edges for n in (a, b)} <= set(spec.nodes), f"{spec.name}: a node without a label"
@@ -80,7 +88,9 @@ def test_limits_and_trace_fields_are_derived_from_the_specs():
     for spec in registry.specs().values():
         for lim in spec.limits:
             assert LIMITS[lim.name].patterns == (spec.name,) and (LIMITS[lim.name].low, LIMITS[lim.name].high) == (
-                lim.low, lim.high)
+                lim.low,
+                lim.high,
+            )
         shown = configure(pattern=spec.name).to_dict()
         for other in registry.specs().values():
             for option in set(other.option_names()) - set(spec.option_names()):
@@ -110,6 +120,7 @@ def test_variant_of_finds_each_variant_from_its_config():
 
 # --- direct ---------------------------------------------------------------------------------------
 
+
 def test_direct_answers_in_one_call_without_tools():
     model = ScriptedModel(["Four."])
     result = ac.run("What is 2 + 2?", configure(pattern="direct"), model)
@@ -121,8 +132,16 @@ def test_direct_runs_one_tool_turn_then_one_call_with_tools_off():
     config, task = ac.for_scenario("umbrella-one-call")
     result = ac.run(task, config, ac.OfflineModel())
     kinds = [e.kind for e in result.events if e.kind != "token"]
-    assert kinds == ["run_started", "llm_call", "thought", "tool_call", "tool_result", "llm_call", "final_answer",
-                     "run_finished"]
+    assert kinds == [
+        "run_started",
+        "llm_call",
+        "thought",
+        "tool_call",
+        "tool_result",
+        "llm_call",
+        "final_answer",
+        "run_finished",
+    ]
     assert result.llm_calls == 2 == ac.call_bound(config) and "umbrella" in result.final_answer
     first, last = [e for e in result.events if isinstance(e, ev.LlmCall)]
     assert (first.context.prompt, last.context.prompt, last.context.forced) == ("system", "final", True)
@@ -157,6 +176,7 @@ def test_direct_never_loops_even_when_the_model_asks_for_tools_again():
 
 # --- the call context -----------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("scenario", ["order-99999", "primes", "weather-report", "umbrella-one-call"])
 def test_every_llm_call_records_where_it_stands_and_the_trace_keeps_it(scenario):
     config, task = ac.for_scenario(scenario)
@@ -182,11 +202,15 @@ def test_plan_execute_calls_are_labelled_by_step_attempt_and_revision():
 def test_the_offline_scripts_do_not_depend_on_prompt_wording():
     # every heading and sentence of the Plan-and-Execute prompts reworded: the seed 03 run still plays
     config, task = ac.for_scenario("order-99999")
-    reworded = {key: re.sub(r"##[^\n]*", "## Section", spec.default("en")).replace("Step", "Item")
-                for key, spec in specs_for("plan-execute").items()}
+    reworded = {
+        key: re.sub(r"##[^\n]*", "## Section", spec.default("en")).replace("Step", "Item")
+        for key, spec in specs_for("plan-execute").items()
+    }
     original = [e.verdict for e in ac.run(task, config, ac.OfflineModel()).events if isinstance(e, ev.VerdictEvent)]
     edited = ac.run(task, config.replace(prompts=reworded), ac.OfflineModel())
-    assert [e.verdict for e in edited.events if isinstance(e, ev.VerdictEvent)] == original == ["REPLAN", "RETRY", "PASS"]
+    assert (
+        [e.verdict for e in edited.events if isinstance(e, ev.VerdictEvent)] == original == ["REPLAN", "RETRY", "PASS"]
+    )
 
 
 def test_a_trace_with_an_unknown_role_or_verdict_is_refused():
@@ -212,6 +236,7 @@ def test_a_context_from_a_newer_trace_drops_labels_it_does_not_know():
 
 # --- one redaction --------------------------------------------------------------------------------
 
+
 def test_traces_reports_and_settings_redact_with_one_function_longest_key_first():
     from agent_core.report import markdown_report
     from agent_core.settings import redact
@@ -227,6 +252,7 @@ def test_traces_reports_and_settings_redact_with_one_function_longest_key_first(
 
 
 # --- the Compare export and a trace's bound live in the core ---------------------------------------
+
 
 def test_a_comparison_round_trips_through_the_core_format():
     from agent_core import exports
@@ -258,6 +284,7 @@ def test_direct_is_one_call_again_and_a_trace_of_its_old_samples_still_loads():
 
 
 # --- typed options, parsed at the border ----------------------------------------------------------
+
 
 def test_a_config_holds_the_shared_fields_and_its_patterns_typed_options():
     config = ac.configure("react", max_rounds=3, lang="zh")
@@ -300,6 +327,7 @@ def test_the_bundled_traces_and_a_flat_trace_of_every_field_load_and_run_again_e
 
 # --- roles own their reply grammar ----------------------------------------------------------------
 
+
 def test_a_role_reads_its_reply_lists_its_verdicts_and_turns_a_persons_line_into_a_reply():
     critic = registry.get("reflection").role("critic")
     assert critic.verdicts == ("PASS", "REVISE") and critic.read('{"verdict": "PASS"}', ())[1] is None
@@ -312,8 +340,9 @@ def test_a_role_reads_its_reply_lists_its_verdicts_and_turns_a_persons_line_into
             assert role.label.en and role.label.zh, f"{spec.name}.{role.name}: a label in English and Chinese"
             assert bool(role.verdicts) == (role.answer is not None), f"{spec.name}.{role.name}: verdicts and answers"
             same = registry.role(role.name)
-            assert (same.read, same.verdicts, same.answer) == (role.read, role.verdicts, role.answer), \
+            assert (same.read, same.verdicts, same.answer) == (role.read, role.verdicts, role.answer), (
                 f"{role.name}: a role of the same name reads and answers the same way in every pattern"
+            )
 
 
 # --- nothing outside a pattern's folder names its roles or options ---------------------------------
@@ -323,8 +352,13 @@ def test_a_role_reads_its_reply_lists_its_verdicts_and_turns_a_persons_line_into
 #: request defaults to the actor (messages.py), the eval sets' offline scripts answer every pattern's
 #: roles on the bundled tasks and questions, and Eval's judge scorer calls its model in the judge role
 #: (so a model bound to judges grades answers too). Nothing else may join this list.
-ROLE_NAMES_ALLOWED_IN = {"agent_core/events.py", "agent_core/messages.py", "agent_core/offline/scripts/eval_tasks.py",
-                         "agent_core/offline/scripts/eval_questions.py", "agent_core/evaluation/scorers.py"}
+ROLE_NAMES_ALLOWED_IN = {
+    "agent_core/events.py",
+    "agent_core/messages.py",
+    "agent_core/offline/scripts/eval_tasks.py",
+    "agent_core/offline/scripts/eval_questions.py",
+    "agent_core/evaluation/scorers.py",
+}
 
 
 def _names_outside_their_folders(root: Path, extra: dict[str, str] | None = None) -> list[str]:
@@ -334,8 +368,11 @@ def _names_outside_their_folders(root: Path, extra: dict[str, str] | None = None
     roles = {r for spec in registry.specs().values() for r in spec.role_names()}
     options = {o for spec in registry.specs().values() for o in spec.option_names()}
     folders = tuple(_folders().values())
-    files = {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8")
-             for base in ("agent_core", "pages") for p in root.joinpath(base).rglob("*.py")}
+    files = {
+        p.relative_to(root).as_posix(): p.read_text(encoding="utf-8")
+        for base in ("agent_core", "pages")
+        for p in root.joinpath(base).rglob("*.py")
+    }
     files.update(extra or {})
     found = []
     for rel, text in sorted(files.items()):
@@ -346,8 +383,11 @@ def _names_outside_their_folders(root: Path, extra: dict[str, str] | None = None
             if rel not in ROLE_NAMES_ALLOWED_IN and re.search(r"role", line, re.IGNORECASE):
                 hits += [r for r in roles if _quoted(r).search(line)]
             for option in options:
-                read = re.search(rf"""(config|options|cfg)(\.get\(|\[)(["']){option}\3"""
-                                 rf"|\b(config|options|cfg)\.{option}\b", line)
+                read = re.search(
+                    rf"""(config|options|cfg)(\.get\(|\[)(["']){option}\3"""
+                    rf"|\b(config|options|cfg)\.{option}\b",
+                    line,
+                )
                 if read or ("_" in option and _quoted(option).search(line)):
                     hits.append(option)
             found += [f"{rel}:{number}: {name}: {line.strip()}" for name in sorted(set(hits))]
@@ -359,13 +399,16 @@ def test_no_code_outside_a_patterns_folder_names_its_roles_or_options():
     assert not found, "a pattern's role or option named outside its folder (ask its spec or role):\n" + "\n".join(found)
 
 
-@pytest.mark.parametrize("line", [
-    'if pending.role == "critic":',                       # a branch on a role
-    'CHOICES = {"judge": ("PASS", "REVISE")}  # by role',  # a table keyed by roles
-    'if config.get("test_evaluator"):',                    # an option read from a trace's config
-    'rounds = config.options.max_rounds',                  # an option read from a RunConfig
-    'FLAGS = ("goal_aware_executor",)',                    # an option's name quoted
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        'if pending.role == "critic":',  # a branch on a role
+        'CHOICES = {"judge": ("PASS", "REVISE")}  # by role',  # a table keyed by roles
+        'if config.get("test_evaluator"):',  # an option read from a trace's config
+        "rounds = config.options.max_rounds",  # an option read from a RunConfig
+        'FLAGS = ("goal_aware_executor",)',  # an option's name quoted
+    ],
+)
 def test_the_names_check_fails_on_a_violation(line):
     # the check itself, against a module that is not there: each usual way of naming one is caught
     assert _names_outside_their_folders(ROOT, {"agent_core/not_a_pattern.py": line + "\n"})

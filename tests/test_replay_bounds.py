@@ -31,8 +31,9 @@ def open_trace(name: str, data: bytes | None = None) -> tuple[AppTest, float]:
     at = open_page("pages/replay.py")
     at.segmented_control(key="rp_source").set_value("upload").run()
     started = time.perf_counter()
-    at.file_uploader(key="rp_upload").set_value((f"{name}.json", data or dumps(DRAWING[name][0]),
-                                                 "application/json")).run()
+    at.file_uploader(key="rp_upload").set_value(
+        (f"{name}.json", data or dumps(DRAWING[name][0]), "application/json")
+    ).run()
     seconds = time.perf_counter() - started
     assert not at.exception, [e.message[:300] for e in at.exception]
     assert not [e.value for e in at.error if "cannot be replayed" in e.value]

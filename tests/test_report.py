@@ -36,8 +36,12 @@ def outside_code(md):
         body = re.sub(r"^(> ?)+", "", line)
         marker = re.match(r" {0,3}(`{3,}|~{3,})", body)
         if opened:
-            if marker and body.strip() == marker.group(1) and marker.group(1)[0] == opened[0] \
-                    and len(marker.group(1)) >= len(opened):
+            if (
+                marker
+                and body.strip() == marker.group(1)
+                and marker.group(1)[0] == opened[0]
+                and len(marker.group(1)) >= len(opened)
+            ):
                 opened = ""
             continue
         if marker:
@@ -54,38 +58,86 @@ def json_reply(**fields):
 
 def order_99999_model():
     """Seed 03's documented run: the 'syncing' shell is REPLANned, the new synthesis step RETRIED, then PASS."""
-    return ScriptedModel([
-        say(json_reply(steps=[{"description": "Query order 99999 for its status and delivery", "tool": "query_order"},
-                              {"description": "Decide from the status whether it has been delivered", "tool": None},
-                              {"description": "Tell the user whether the order has arrived", "tool": None}]),
-            role="planner"),
-        say("", tool("query_order", order_id="99999"), role="executor"),
-        say("Order 99999: status 查询中 (syncing); the data is still being synchronised.", role="executor"),
-        say(json_reply(verdict="REPLAN", analysis="No status or delivery data: the record is still syncing.",
-                       suggestion="Tell the user the lookup failed."), role="reflector"),
-        say(json_reply(steps=[{"description": "Tell the user order 99999 could not be looked up; suggest retrying "
-                                              "later or contacting support", "tool": None}]), role="planner"),
-        say("Thank you for shopping with us! Let us know if you need anything else.", role="synthesizer"),
-        say(json_reply(verdict="RETRY", analysis="The reply ignores the failed lookup.",
-                       suggestion="Say that order 99999 could not be found; suggest retrying later."), role="reflector"),
-        say("Sorry, we could not look up order 99999 yet: its data is still syncing. Please try again later or "
-            "contact customer support.", role="synthesizer"),
-        say(json_reply(verdict="PASS", analysis="The reply states the failure and gives next steps."), role="reflector"),
-    ])
+    return ScriptedModel(
+        [
+            say(
+                json_reply(
+                    steps=[
+                        {"description": "Query order 99999 for its status and delivery", "tool": "query_order"},
+                        {"description": "Decide from the status whether it has been delivered", "tool": None},
+                        {"description": "Tell the user whether the order has arrived", "tool": None},
+                    ]
+                ),
+                role="planner",
+            ),
+            say("", tool("query_order", order_id="99999"), role="executor"),
+            say("Order 99999: status 查询中 (syncing); the data is still being synchronised.", role="executor"),
+            say(
+                json_reply(
+                    verdict="REPLAN",
+                    analysis="No status or delivery data: the record is still syncing.",
+                    suggestion="Tell the user the lookup failed.",
+                ),
+                role="reflector",
+            ),
+            say(
+                json_reply(
+                    steps=[
+                        {
+                            "description": "Tell the user order 99999 could not be looked up; suggest retrying "
+                            "later or contacting support",
+                            "tool": None,
+                        }
+                    ]
+                ),
+                role="planner",
+            ),
+            say("Thank you for shopping with us! Let us know if you need anything else.", role="synthesizer"),
+            say(
+                json_reply(
+                    verdict="RETRY",
+                    analysis="The reply ignores the failed lookup.",
+                    suggestion="Say that order 99999 could not be found; suggest retrying later.",
+                ),
+                role="reflector",
+            ),
+            say(
+                "Sorry, we could not look up order 99999 yet: its data is still syncing. Please try again later or "
+                "contact customer support.",
+                role="synthesizer",
+            ),
+            say(
+                json_reply(verdict="PASS", analysis="The reply states the failure and gives next steps."),
+                role="reflector",
+            ),
+        ]
+    )
 
 
 # --- the seeds' runs ------------------------------------------------------------------------------
+
 
 def test_weather_report_tells_the_react_run_round_by_round():
     config, events = play("weather-report")
     md = report(config, events)
     assert md.startswith("# ReAct — Weather report (ReAct + reflection advisor)\n")
-    assert sections(md) == ["Configuration", "Task", "Step by step", "Limits reached", "Final answer",
-                            "Why it ended", "Metrics by role"]
+    assert sections(md) == [
+        "Configuration",
+        "Task",
+        "Step by step",
+        "Limits reached",
+        "Final answer",
+        "Why it ended",
+        "Metrics by role",
+    ]
     assert "| `max_reflection_rounds` | 2 |" in md and "| tools | weather, search |" in md
     assert "| default | `offline-scripted` |" in md
     assert [line for line in md.splitlines() if line.startswith("### Round")] == [
-        "### Round 1", "### Round 2", "### Round 3", "### Round 4"]
+        "### Round 1",
+        "### Round 2",
+        "### Round 3",
+        "### Round 4",
+    ]
     assert md.count("**Tool call** `weather`") == 2 and md.count("**Tool call** `search`") == 2
     assert md.count("**Verdict (judge):** `REVISE`") == 2 and "lacks Beijing's warning information" in md
     assert "- `max_reflection_rounds` = 2: 2 judgement(s) without a pass" in md
@@ -112,8 +164,11 @@ def test_primes_report_shows_each_draft_as_a_diff_of_the_last():
     assert "### First draft" in md and "### Iteration 1" in md and "### Iteration 2" in md
     first = next(e.text for e in events if isinstance(e, ev.Draft))
     assert "**Draft 0**\n\n" + fence(first, "python") in md
-    assert re.search(r"\*\*Draft 1\*\* — \d+ line\(s\) added, \d+ removed, \d+% of the text changed\n\n```diff\n"
-                     r"--- draft 0\n\+\+\+ draft 1\n@@", md)
+    assert re.search(
+        r"\*\*Draft 1\*\* — \d+ line\(s\) added, \d+ removed, \d+% of the text changed\n\n```diff\n"
+        r"--- draft 0\n\+\+\+ draft 1\n@@",
+        md,
+    )
     assert "+    is_prime = [True] * (n + 1)" in md
     assert "**Verdict (critic):** `REVISE`" in md and "**Verdict (critic):** `PASS`" in md
     assert "## Final answer\n\n```python\ndef find_primes(n):" in md
@@ -152,6 +207,7 @@ def test_order_99999_on_the_offline_model_in_chinese():
 
 # --- runs that did not end well -------------------------------------------------------------------
 
+
 class Down:
     name = "down"
 
@@ -171,7 +227,7 @@ def test_a_failed_run_says_why():
 def test_a_partial_run_is_reported_as_far_as_it_got():
     config, events = play("weather-report")
     cut = next(i for i, e in enumerate(events) if isinstance(e, ev.VerdictEvent))
-    md = report(config, events[:cut + 1])
+    md = report(config, events[: cut + 1])
     assert "### Round 2" in md and "### Round 3" not in md
     assert "The trace has no closing event: the run was interrupted or is still running." in md
     assert "_No final answer._" in md and "No limit was reached." in md
@@ -179,10 +235,20 @@ def test_a_partial_run_is_reported_as_far_as_it_got():
 
 
 def test_a_fallback_verdict_is_flagged_and_repeated_text_shown_once():
-    events = [ev.RunStarted(pattern="plan-execute", task="Check order 10001"),
-              ev.VerdictEvent(t=0.5, step=1, role="reflector", verdict="PASS", analysis="could not parse the reply",
-                              feedback="could not parse the reply", parsed=False),
-              ev.Draft(t=0.6, step=1, version=0, text="same"), ev.Draft(t=0.7, step=2, version=1, text="same")]
+    events = [
+        ev.RunStarted(pattern="plan-execute", task="Check order 10001"),
+        ev.VerdictEvent(
+            t=0.5,
+            step=1,
+            role="reflector",
+            verdict="PASS",
+            analysis="could not parse the reply",
+            feedback="could not parse the reply",
+            parsed=False,
+        ),
+        ev.Draft(t=0.6, step=1, version=0, text="same"),
+        ev.Draft(t=0.7, step=2, version=1, text="same"),
+    ]
     md = markdown_report({"pattern": "plan-execute"}, events)
     assert "**Verdict (reflector):** `PASS`\n\n_⚠ The reply could not be parsed; this is the fallback verdict._" in md
     assert md.count("could not parse the reply") == 1
@@ -190,8 +256,10 @@ def test_a_fallback_verdict_is_flagged_and_repeated_text_shown_once():
 
 
 def test_long_tool_output_is_cut_with_a_note():
-    events = [ev.ToolCallEvent(t=0.1, step=1, name="search", arguments={"query": "x"}, call_id="c"),
-              ev.ToolResult(t=0.2, step=1, name="search", output="\n".join(f"row {i}" for i in range(500)), call_id="c")]
+    events = [
+        ev.ToolCallEvent(t=0.1, step=1, name="search", arguments={"query": "x"}, call_id="c"),
+        ev.ToolResult(t=0.2, step=1, name="search", output="\n".join(f"row {i}" for i in range(500)), call_id="c"),
+    ]
     md = markdown_report({"pattern": "react"}, events)
     assert f"row {TOOL_OUTPUT_LINES - 1}\n… ({500 - TOOL_OUTPUT_LINES} more lines)\n```" in md
     assert f"row {TOOL_OUTPUT_LINES}\n" not in md
@@ -199,20 +267,31 @@ def test_long_tool_output_is_cut_with_a_note():
 
 # --- safety ---------------------------------------------------------------------------------------
 
+
 def hostile_events():
     """A run in which every piece of model and tool text tries to inject markup."""
     return [
         ev.RunStarted(pattern="react", task=f"Summarise {SCRIPT}", max_llm_calls=5),
         ev.Thought(t=0.1, step=1, text=f"I will look <img src=x onerror=alert(1)> it up. `{SCRIPT}`"),
         ev.ToolCallEvent(t=0.2, step=1, name=f"evil`{SCRIPT}", arguments={"q": SCRIPT}, call_id="c1"),
-        ev.ToolResult(t=0.3, step=1, name=f"evil`{SCRIPT}", output=f"```\n{SCRIPT}\n```\n<iframe src=//x>",
-                      is_error=True, call_id="c1"),
+        ev.ToolResult(
+            t=0.3,
+            step=1,
+            name=f"evil`{SCRIPT}",
+            output=f"```\n{SCRIPT}\n```\n<iframe src=//x>",
+            is_error=True,
+            call_id="c1",
+        ),
         ev.VerdictEvent(t=0.4, step=2, role="judge", verdict="REVISE", feedback=f"Drop the {SCRIPT}"),
         ev.PlanEvent(t=0.45, steps=({"id": 1, "description": f"step | {SCRIPT}", "tool": SCRIPT, "status": "done"},)),
-        ev.Draft(t=0.5, step=2, version=0, text=SCRIPT), ev.Draft(t=0.6, step=2, version=1, text=f"{SCRIPT}\nmore"),
+        ev.Draft(t=0.5, step=2, version=0, text=SCRIPT),
+        ev.Draft(t=0.6, step=2, version=1, text=f"{SCRIPT}\nmore"),
         ev.LimitReached(t=0.7, step=2, limit="max_rounds", value=1, message=SCRIPT),
-        ev.FinalAnswer(t=0.8, text=f"Here it is:\n```html\n{SCRIPT}\n```\n</div>{SCRIPT}\n"
-                                   f"![tracker](http://example.invalid/p.png) &lt;b&gt; <b>bold</b>\n~~~\n{SCRIPT}"),
+        ev.FinalAnswer(
+            t=0.8,
+            text=f"Here it is:\n```html\n{SCRIPT}\n```\n</div>{SCRIPT}\n"
+            f"![tracker](http://example.invalid/p.png) &lt;b&gt; <b>bold</b>\n~~~\n{SCRIPT}",
+        ),
         ev.RunFailed(t=0.9, error_type="model_error", message=f"server said {SCRIPT}"),
         ev.RunFinished(t=0.9, reason="error"),
     ]
@@ -246,10 +325,13 @@ def test_outside_code_would_catch_raw_html():
 def test_a_key_in_a_tool_output_is_redacted_even_where_the_output_is_cut():
     # the key straddles the point where the tool output is cut short
     output = "x" * (TOOL_OUTPUT_CHARS - 10) + KEY + " and more"
-    events = [ev.RunStarted(pattern="react", task=f"use {KEY}"),
-              ev.ToolCallEvent(t=0.1, step=1, name="search", arguments={"api_key": KEY}, call_id="c"),
-              ev.ToolResult(t=0.2, step=1, name="search", output=output, call_id="c"),
-              ev.FinalAnswer(t=0.3, text=f"the key is {KEY}"), ev.RunFinished(t=0.3)]
+    events = [
+        ev.RunStarted(pattern="react", task=f"use {KEY}"),
+        ev.ToolCallEvent(t=0.1, step=1, name="search", arguments={"api_key": KEY}, call_id="c"),
+        ev.ToolResult(t=0.2, step=1, name="search", output=output, call_id="c"),
+        ev.FinalAnswer(t=0.3, text=f"the key is {KEY}"),
+        ev.RunFinished(t=0.3),
+    ]
     config = {"pattern": "react", "prompts": {"actor": f"key={KEY}"}, "api_key": KEY}
     md = markdown_report(config, events, {"actor": f"gpt-x {KEY}"}, secrets=[KEY, ""])
     assert KEY not in md and KEY[:12] not in md and KEY[-12:] not in md
@@ -282,16 +364,22 @@ def test_fences_are_longer_than_any_backtick_run_inside(text):
 
 # --- links and images from model text ---------------------------------------------------------------
 
-HOSTILE_LINKS = ("[click](javascript:alert(1)) [a [nested] label](JaVaScRiPt:alert(2)) [d](data:text/html,x) "
-                 "[spaced] (javascript:alert(3)) [angle](<javascript:alert(4)>) ![img](https://attacker.invalid/i.png) "
-                 "<a href=\"javascript:alert(5)\">raw</a> [ok](https://example.com/ok) [mail](mailto:a@example.com)\n\n"
-                 "[ref]: javascript:alert(6)\n[ref2]:\n  javascript:alert(7)\n\n[use][ref] [use2][ref2]")
+HOSTILE_LINKS = (
+    "[click](javascript:alert(1)) [a [nested] label](JaVaScRiPt:alert(2)) [d](data:text/html,x) "
+    "[spaced] (javascript:alert(3)) [angle](<javascript:alert(4)>) ![img](https://attacker.invalid/i.png) "
+    '<a href="javascript:alert(5)">raw</a> [ok](https://example.com/ok) [mail](mailto:a@example.com)\n\n'
+    "[ref]: javascript:alert(6)\n[ref2]:\n  javascript:alert(7)\n\n[use][ref] [use2][ref2]"
+)
 
 
 def _hostile_report() -> str:
-    events = [ev.RunStarted(pattern="react", task=HOSTILE_LINKS), ev.Thought(t=0.1, step=1, text=HOSTILE_LINKS),
-              ev.VerdictEvent(t=0.2, step=1, role="judge", verdict="REVISE", feedback=HOSTILE_LINKS),
-              ev.FinalAnswer(t=0.3, text=HOSTILE_LINKS), ev.RunFinished(t=0.3)]
+    events = [
+        ev.RunStarted(pattern="react", task=HOSTILE_LINKS),
+        ev.Thought(t=0.1, step=1, text=HOSTILE_LINKS),
+        ev.VerdictEvent(t=0.2, step=1, role="judge", verdict="REVISE", feedback=HOSTILE_LINKS),
+        ev.FinalAnswer(t=0.3, text=HOSTILE_LINKS),
+        ev.RunFinished(t=0.3),
+    ]
     return markdown_report({"pattern": "react"}, events)
 
 

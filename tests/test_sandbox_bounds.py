@@ -34,8 +34,14 @@ def measured(monkeypatch):
     def exit_(self, *exc):
         files = {}
         for path in self.dirs:
-            for name in ("memory.max_usage_in_bytes", "memory.peak", "memory.limit_in_bytes", "memory.max",
-                         "memory.memsw.limit_in_bytes", "memory.swap.max"):
+            for name in (
+                "memory.max_usage_in_bytes",
+                "memory.peak",
+                "memory.limit_in_bytes",
+                "memory.max",
+                "memory.memsw.limit_in_bytes",
+                "memory.swap.max",
+            ):
                 try:
                     files[name] = int(Path(path, name).read_text().strip().replace("max", str(1 << 62)))
                 except (OSError, ValueError):
@@ -74,11 +80,13 @@ def test_the_runs_memory_limit_is_the_stated_bound_with_no_swap_on_top(measured)
 
 
 def test_the_work_dirs_files_are_charged_to_the_run(measured):
-    fill = ("def fill():\n"
-            "    for i in range(60):\n"
-            "        with open(f'/tmp/f{i}', 'wb') as f:\n"
-            "            f.write(b'x' * (1 << 20))\n"
-            "    return 60\n")
+    fill = (
+        "def fill():\n"
+        "    for i in range(60):\n"
+        "        with open(f'/tmp/f{i}', 'wb') as f:\n"
+        "            f.write(b'x' * (1 << 20))\n"
+        "    return 60\n"
+    )
     outcome = run_python_tests(fill, "assert fill() == 60\n")
     assert outcome.passed, outcome.details
     _need_memory_cgroup(outcome)
@@ -86,23 +94,27 @@ def test_the_work_dirs_files_are_charged_to_the_run(measured):
 
 
 def test_the_work_dir_holds_at_most_its_tmpfs_and_dev_holds_nothing():
-    code = ("import errno, os\n"
-            "def fill():\n"
-            "    written, error = 0, None\n"
-            "    for i in range(200):\n"
-            "        try:\n"
-            "            with open(f'/tmp/f{i}', 'wb') as f:\n"
-            "                f.write(b'x' * (1 << 20))\n"
-            "        except OSError as exc:\n"
-            "            error = errno.errorcode.get(exc.errno)\n"
-            "            break\n"
-            "        written += 1\n"
-            "    return written, error\n"
-            "def dev():\n"
-            "    return sorted(os.listdir('/dev')), os.path.exists('/dev/shm')\n")
-    tests = ("written, error = fill()\n"
-             "assert 56 <= written <= 64 and error in ('ENOSPC', 'EFBIG'), (written, error)\n"
-             "assert dev() == (['fd', 'full', 'null', 'random', 'stderr', 'stdin', 'stdout', 'urandom', 'zero'], False)\n")
+    code = (
+        "import errno, os\n"
+        "def fill():\n"
+        "    written, error = 0, None\n"
+        "    for i in range(200):\n"
+        "        try:\n"
+        "            with open(f'/tmp/f{i}', 'wb') as f:\n"
+        "                f.write(b'x' * (1 << 20))\n"
+        "        except OSError as exc:\n"
+        "            error = errno.errorcode.get(exc.errno)\n"
+        "            break\n"
+        "        written += 1\n"
+        "    return written, error\n"
+        "def dev():\n"
+        "    return sorted(os.listdir('/dev')), os.path.exists('/dev/shm')\n"
+    )
+    tests = (
+        "written, error = fill()\n"
+        "assert 56 <= written <= 64 and error in ('ENOSPC', 'EFBIG'), (written, error)\n"
+        "assert dev() == (['fd', 'full', 'null', 'random', 'stderr', 'stdin', 'stdout', 'urandom', 'zero'], False)\n"
+    )
     outcome = run_python_tests(code, tests)
     assert outcome.passed, outcome.details
 
@@ -171,11 +183,13 @@ def test_a_draft_killed_at_the_runs_bound_is_reported_as_out_of_memory(measured)
 
 
 def test_code_inside_the_bound_is_not_disturbed_by_it():
-    code = ("def work():\n"
-            "    block = b'\\x01' * (150 << 20)\n"
-            "    with open('/tmp/data', 'wb') as f:\n"
-            "        f.write(b'y' * (1 << 20))\n"
-            "    return len(block) >> 20\n")
+    code = (
+        "def work():\n"
+        "    block = b'\\x01' * (150 << 20)\n"
+        "    with open('/tmp/data', 'wb') as f:\n"
+        "        f.write(b'y' * (1 << 20))\n"
+        "    return len(block) >> 20\n"
+    )
     outcome = run_python_tests(code, "assert work() == 150\n", timeout_s=20)
     assert outcome.passed, outcome.details
 
@@ -220,25 +234,39 @@ def test_in_a_venv_the_base_interpreters_site_packages_is_masked_too(tmp_path):
     libs = tmp_path / "libs"  # the app's one compiled-in need, outside any site-packages
     libs.mkdir()
     import pyseccomp
+
     shutil.copy(pyseccomp.__file__, libs)
-    script = ("import sys\n"
-              "assert sys.prefix != sys.base_prefix\n"
-              "from agent_core.sandbox import run_python_tests\n"
-              f"o = run_python_tests({PACKAGES_PROBE!r}, {f'assert probe({base!r}) == {{}}' + chr(10)!r}, "
-              "entry_point='probe')\n"
-              "print(o.passed)\n"
-              "print(o.details)\n")
-    done = subprocess.run([str(venv / "bin" / "python"), "-c", script], capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "PYTHONPATH": f"{APP}{os.pathsep}{libs}"})
+    script = (
+        "import sys\n"
+        "assert sys.prefix != sys.base_prefix\n"
+        "from agent_core.sandbox import run_python_tests\n"
+        f"o = run_python_tests({PACKAGES_PROBE!r}, {f'assert probe({base!r}) == {{}}' + chr(10)!r}, "
+        "entry_point='probe')\n"
+        "print(o.passed)\n"
+        "print(o.details)\n"
+    )
+    done = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": f"{APP}{os.pathsep}{libs}"},
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("True"), done.stdout
 
 
-@pytest.mark.parametrize("code, tests", [
-    ("import time\ndef nap():\n    time.sleep(30)\n", "nap()\n"),  # killed at its timeout while it sleeps
-    ("import os, time\ndef bomb():\n    while True:\n        try:\n            os.fork()\n        except OSError:\n"
-     "            time.sleep(30)\n", "bomb()\n"),  # a fork bomb at its process limit, all asleep
-])
+@pytest.mark.parametrize(
+    "code, tests",
+    [
+        ("import time\ndef nap():\n    time.sleep(30)\n", "nap()\n"),  # killed at its timeout while it sleeps
+        (
+            "import os, time\ndef bomb():\n    while True:\n        try:\n            os.fork()\n        except OSError:\n"
+            "            time.sleep(30)\n",
+            "bomb()\n",
+        ),  # a fork bomb at its process limit, all asleep
+    ],
+)
 def test_a_killed_runs_cgroup_is_removed_with_it(monkeypatch, code, tests):
     """A run killed at its timeout leaves no cgroup behind: the launcher kills the sandbox's PID 1 while
     bwrap still lives to reap it, and waits for it before the group is removed."""

@@ -31,11 +31,15 @@ def attack(cls: str, name: str) -> dict:
 
 
 def judge(task: dict, *, code: str | None = None, tests: str | None = None):
-    return run_python_tests(task["prompt"] + task["canonical_solution"] if code is None else code,
-                            task["test"] if tests is None else tests, entry_point=task["entry_point"])
+    return run_python_tests(
+        task["prompt"] + task["canonical_solution"] if code is None else code,
+        task["test"] if tests is None else tests,
+        entry_point=task["entry_point"],
+    )
 
 
 # --- (a) the draft never holds the tests --------------------------------------------------------
+
 
 @pytest.mark.parametrize("name", ["gc_walk_at_call_time", "gc_walk_at_load_time", "stdin_and_descriptors"])
 def test_a_peeking_draft_finds_nothing(name):
@@ -57,7 +61,7 @@ def test_the_same_scan_passes_when_the_tests_are_in_the_drafts_memory(name):
 
 
 def test_the_drafts_process_holds_no_descriptor_but_its_own_and_no_test_derived_payload():
-    code = '''import os, sys
+    code = """import os, sys
 def look():
     fds = {}
     for name in os.listdir('/proc/self/fd'):
@@ -73,7 +77,7 @@ def look():
         frame = frame.f_back
     return [fds, os.read(0, 100), sorted(os.environ), sys.argv, open('/proc/1/cmdline', 'rb').read(),
             'tests' in keys, 'code' in keys]
-'''
+"""
     tests = f"""fds, stdin, env, argv, cmdline, has_tests, has_code = look()
 assert fds[0] == '/dev/null' and stdin == b''
 assert len(fds) == 5 and all(v.startswith('pipe:') for k, v in fds.items() if k != 0)
@@ -100,8 +104,10 @@ def _named(marker: bytes) -> list[str]:
 def test_a_run_killed_at_its_timeout_leaves_no_sandbox_behind_even_when_its_draft_sleeps():
     """The harness must die with bwrap: the uid drop before the payload clears `--die-with-parent`'s
     death signal, and a harness waiting on a sleeping draft then outlived its run by the sleep."""
-    code = ("import ctypes, time\nctypes.CDLL(None).prctl(15, b'sleeper-7c1e0b', 0, 0, 0)\n"  # PR_SET_NAME
-            "def nap():\n    time.sleep(120)\n")
+    code = (
+        "import ctypes, time\nctypes.CDLL(None).prctl(15, b'sleeper-7c1e0b', 0, 0, 0)\n"  # PR_SET_NAME
+        "def nap():\n    time.sleep(120)\n"
+    )
     outcome = run_python_tests(code, "assert nap() is None\n", timeout_s=1)
     assert outcome.status == "timeout"
     deadline = time.monotonic() + 5
@@ -111,6 +117,7 @@ def test_a_run_killed_at_its_timeout_leaves_no_sandbox_behind_even_when_its_draf
 
 
 # --- (b) the tests' names are their own -------------------------------------------------------------
+
 
 def test_a_shadow_is_reachable_only_when_the_tests_ask_the_draft_for_it():
     """The control: the draft's `abs` is a working function; the tests get it only by name through
@@ -122,7 +129,7 @@ def test_a_shadow_is_reachable_only_when_the_tests_ask_the_draft_for_it():
 
 
 def test_every_test_style_still_sees_what_it_needs_of_the_draft():
-    code = '''import math
+    code = """import math
 from math import sqrt
 from collections import OrderedDict
 LIMIT = 10
@@ -135,15 +142,17 @@ def find_zero(xs):
 
 def helper(x):
     return x * 2
-'''
-    humaneval = ("METADATA = {}\n\ndef check(candidate):\n    import random\n"
-                 "    assert math.fabs(poly([1, 2], candidate([1, 2]))) < 1e-6\n"
-                 "    assert sqrt(16) == 4 and OrderedDict(a=1)['a'] == 1\n")
+"""
+    humaneval = (
+        "METADATA = {}\n\ndef check(candidate):\n    import random\n"
+        "    assert math.fabs(poly([1, 2], candidate([1, 2]))) < 1e-6\n"
+        "    assert sqrt(16) == 4 and OrderedDict(a=1)['a'] == 1\n"
+    )
     outcome = run_python_tests(code, humaneval, entry_point="find_zero")
     assert outcome.passed and outcome.tests_run == 2, outcome
     plain = "assert helper(LIMIT) == 20\nassert abs(helper(-1)) == 2\nassert isinstance(helper(1), int)\n"
     assert run_python_tests(code, plain).passed
-    unittest_style = '''import unittest
+    unittest_style = """import unittest
 from dataclasses import dataclass
 
 @dataclass
@@ -158,13 +167,15 @@ class TestHelper(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
-'''
+"""
     outcome = run_python_tests(code, unittest_style)
     assert outcome.passed and outcome.tests_run == 1, outcome
     pytest_style = "def test_helper():\n    assert helper(2) == 4\n\ndef test_limit():\n    assert LIMIT == 10\n"
     outcome = run_python_tests(code, pytest_style)
     assert outcome.passed and outcome.tests_run == 2
-    star = "from solution import *\nassert helper(1) == 2 and LIMIT == 10\nimport solution\nassert solution.LIMIT == 10\n"
+    star = (
+        "from solution import *\nassert helper(1) == 2 and LIMIT == 10\nimport solution\nassert solution.LIMIT == 10\n"
+    )
     assert run_python_tests(code, star).passed
 
 
@@ -178,14 +189,17 @@ def test_an_entry_point_the_task_names_like_a_builtin_is_the_drafts():
     """The task's author chose the name, so the tests mean the draft's function."""
     code = "def sorted(xs):\n    return list(reversed(xs))\n"
     assert run_python_tests(code, "assert sorted([1, 2, 3]) == [3, 2, 1]\n", entry_point="sorted").passed
-    assert not run_python_tests(code, "assert len(sorted([1, 2, 3])) == 3 and sorted([1]) == [2]\n",
-                                entry_point="sorted").passed
+    assert not run_python_tests(
+        code, "assert len(sorted([1, 2, 3])) == 3 and sorted([1]) == [2]\n", entry_point="sorted"
+    ).passed
 
 
 def test_a_draft_exception_keeps_its_name_but_not_a_control_flow_meaning():
     code = "def solve(x):\n    if x < 0:\n        raise ValueError('negative')\n    raise StopIteration\n"
-    caught = ("def check(candidate):\n    try:\n        candidate(-1)\n        assert False\n"
-              "    except ValueError as exc:\n        assert 'negative' in str(exc)\n")
+    caught = (
+        "def check(candidate):\n    try:\n        candidate(-1)\n        assert False\n"
+        "    except ValueError as exc:\n        assert 'negative' in str(exc)\n"
+    )
     assert run_python_tests(code, caught, entry_point="solve").passed
     outcome = run_python_tests(code, "assert list(map(solve, [1, 2])) == []\n", entry_point="solve")
     assert not outcome.passed and "StopIteration" in outcome.summary

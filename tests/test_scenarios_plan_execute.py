@@ -33,8 +33,12 @@ def test_order_99999_replan_retry_pass(lang):
     assert statuses(result) == [(1, "failed"), (4, "retried"), (4, "done")]
     first, revised = of(result, ev.PlanEvent)
     assert len(first.steps) == 3 and first.steps[0]["tool"] == "query_order"
-    assert [(s["id"], s["status"]) for s in revised.steps] == [(1, "failed"), (2, "replanned"), (3, "replanned"),
-                                                              (4, "pending")]
+    assert [(s["id"], s["status"]) for s in revised.steps] == [
+        (1, "failed"),
+        (2, "replanned"),
+        (3, "replanned"),
+        (4, "pending"),
+    ]
     assert revised.steps[3]["synthesis"]
     # the shell is not an error: only the Reflector catches it
     assert not of(result, ev.ToolResult)[0].is_error
@@ -43,8 +47,11 @@ def test_order_99999_replan_retry_pass(lang):
     assert "99999" not in retried  # the off-topic first attempt
     answer = result.final_answer
     assert "99999" in answer
-    assert ("try again later" in answer and "customer service" in answer) if lang == "en" else \
-        ("稍后重试" in answer and "客服" in answer and "同步" in answer)
+    assert (
+        ("try again later" in answer and "customer service" in answer)
+        if lang == "en"
+        else ("稍后重试" in answer and "客服" in answer and "同步" in answer)
+    )
 
 
 def test_order_99999_without_the_reflector_marks_the_shell_done():
@@ -127,9 +134,18 @@ def test_airx_watchfit_order_step_fails_and_synthesis_still_answers_the_comparis
 
 
 @pytest.mark.parametrize("scenario", ["order-99999", "logistics-sf0000000", "vacuum-cats", "airx-watchfit-order"])
-@pytest.mark.parametrize("overrides", [
-    {"reflector": False}, {"max_step_retries": 0}, {"max_replans": 0}, {"max_step_rounds": 1},
-    {"rule_precheck": True, "selective_reflection": True}, {"max_plan_steps": 1}, {"goal_aware_executor": True}])
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"reflector": False},
+        {"max_step_retries": 0},
+        {"max_replans": 0},
+        {"max_step_rounds": 1},
+        {"rule_precheck": True, "selective_reflection": True},
+        {"max_plan_steps": 1},
+        {"goal_aware_executor": True},
+    ],
+)
 def test_every_scenario_still_ends_well_when_the_limits_change(scenario, overrides):
     for lang in LANGS:
         config, task = ac.for_scenario(scenario, lang, **overrides)

@@ -40,7 +40,10 @@ def test_weather_report_with_the_advisor_off_answers_after_one_round_of_tools():
 def test_dentist_booking_over_the_text_protocol(lang):
     result = play("dentist-booking", lang)
     assert [e.name for e in result.events if isinstance(e, ev.ToolCallEvent)] == [
-        "find_dentist", "book_appointment", "add_calendar_event"]
+        "find_dentist",
+        "book_appointment",
+        "add_calendar_event",
+    ]
     assert not any(e.is_error for e in result.events if isinstance(e, ev.ToolResult))
     assert "BK-4821" in result.final_answer and result.reason == "answer"
 

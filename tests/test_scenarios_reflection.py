@@ -25,8 +25,10 @@ def roles(result):
     return [e.role for e in of(result, ev.LlmCall)]
 
 
-@pytest.mark.parametrize("lang, sieve, stop", [("en", "Sieve of Eratosthenes", "no improvement needed"),
-                                               ("zh", "埃拉托斯特尼筛法", "无需改进")])
+@pytest.mark.parametrize(
+    "lang, sieve, stop",
+    [("en", "Sieve of Eratosthenes", "no improvement needed"), ("zh", "埃拉托斯特尼筛法", "无需改进")],
+)
 def test_primes_trial_division_then_sieve_then_stop(lang, sieve, stop):
     result = play("primes", lang)
     drafts = of(result, ev.Draft)
@@ -87,15 +89,21 @@ def test_code_review_in_the_classic_loop_plays_the_same_drafts():
     assert "_split_pair" in result.final_answer
 
 
-@pytest.mark.parametrize("code, tests", [
-    *(pytest.param(d, PRIMES_TESTS, id=f"primes-v{v}") for v, d in enumerate(PRIMES_DRAFTS)),
-    *(pytest.param(d, PARSE_KV_TESTS, id=f"parse_kv-v{v}") for v, d in enumerate(PARSE_KV_DRAFTS))])
+@pytest.mark.parametrize(
+    "code, tests",
+    [
+        *(pytest.param(d, PRIMES_TESTS, id=f"primes-v{v}") for v, d in enumerate(PRIMES_DRAFTS)),
+        *(pytest.param(d, PARSE_KV_TESTS, id=f"parse_kv-v{v}") for v, d in enumerate(PARSE_KV_DRAFTS)),
+    ],
+)
 def test_every_scripted_code_draft_passes_its_scenario_tests(code, tests):
     assert run_python_tests(code, tests).passed
 
 
-@pytest.mark.parametrize("lang, unmet, owner", [("en", "Unmet criteria: 1, 2 and 3", "(owner:"),
-                                                ("zh", "未满足的标准：1、2、3", "（负责人：")])
+@pytest.mark.parametrize(
+    "lang, unmet, owner",
+    [("en", "Unmet criteria: 1, 2 and 3", "(owner:"), ("zh", "未满足的标准：1、2、3", "（负责人：")],
+)
 def test_report_is_revised_until_every_criterion_is_met(lang, unmet, owner):
     result = play("report-criteria", lang)
     first, second, last = of(result, ev.VerdictEvent)

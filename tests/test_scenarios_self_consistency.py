@@ -26,10 +26,13 @@ def of(result, cls):
     return [e for e in result.events if isinstance(e, cls)]
 
 
-@pytest.mark.parametrize(("lang", "tally", "rule"), [
-    ("en", "408: 2 of 3 samples (2, 3); 398: 1 of 3 (1)", "Majority: 408 (2 of 3)."),
-    ("zh", "408：3 次采样中 2 次（第 2, 3 次）；398：3 次采样中 1 次（第 1 次）", "多数：408（3 次中 2 次）。"),
-])
+@pytest.mark.parametrize(
+    ("lang", "tally", "rule"),
+    [
+        ("en", "408: 2 of 3 samples (2, 3); 398: 1 of 3 (1)", "Majority: 408 (2 of 3)."),
+        ("zh", "408：3 次采样中 2 次（第 2, 3 次）；398：3 次采样中 1 次（第 1 次）", "多数：408（3 次中 2 次）。"),
+    ],
+)
 def test_the_vote_overturns_the_sample_that_slipped_on_the_order_total(lang, tally, rule):
     result = play("order-total-vote", lang)
     thoughts = of(result, ev.Thought)
@@ -54,13 +57,23 @@ def test_one_call_alone_answers_with_the_slip_and_compares_preset_plays_all_thre
         spec = registry.pattern_of_variant(lane.variant)
         config, task = ac.for_scenario(preset.scenario, lang, pattern=spec.name, **variant.forced)
         result = ac.run(task, config, ac.OfflineModel())
-        seen.append((spec.name, result.llm_calls, [v.verdict for v in of(result, ev.VerdictEvent)],
-                     result.final_answer.rsplit(" ", 1)[-1].rsplit("：", 1)[-1]))
-    assert seen == [("direct", 1, [], "398"), ("self-consistency", 3, ["PASS"], "408"),
-                    ("self-consistency", 4, ["PASS", "PASS"], "408")]
+        seen.append(
+            (
+                spec.name,
+                result.llm_calls,
+                [v.verdict for v in of(result, ev.VerdictEvent)],
+                result.final_answer.rsplit(" ", 1)[-1].rsplit("：", 1)[-1],
+            )
+        )
+    assert seen == [
+        ("direct", 1, [], "398"),
+        ("self-consistency", 3, ["PASS"], "408"),
+        ("self-consistency", 4, ["PASS", "PASS"], "408"),
+    ]
     first = ORDER_SAMPLES[0][1 if lang == "zh" else 0]
-    direct = ac.run(ac.for_scenario(preset.scenario, lang)[1], ac.configure("direct", lang=lang),
-                    ScriptedModel([first]))
+    direct = ac.run(
+        ac.for_scenario(preset.scenario, lang)[1], ac.configure("direct", lang=lang), ScriptedModel([first])
+    )
     assert direct.final_answer == first, "the same chain from any model that draws it first"
 
 
@@ -98,7 +111,9 @@ def cli(*argv):
 def test_the_cli_lists_and_runs_both_scenarios_in_both_languages(tmp_path, monkeypatch):
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     code, listed = cli("scenarios")
-    assert code == 0 and {"order-total-vote", "parcel-time-arbiter"} <= {line.split()[0] for line in listed.splitlines()}
+    assert code == 0 and {"order-total-vote", "parcel-time-arbiter"} <= {
+        line.split()[0] for line in listed.splitlines()
+    }
     path = tmp_path / "vote.json"
     code, out = cli("run", "--pattern", "self-consistency", "--scenario", "order-total-vote", "--trace-out", str(path))
     assert code == 0 and "verdict sampler PASS: Majority: 408 (2 of 3)." in out and out.count("llm  sampler") == 3
@@ -121,11 +136,15 @@ def test_the_replay_page_draws_the_samples_side_by_side_and_the_vote_below():
     assert [[e.label for e in c.expander] for c in lanes] == [["Sample 1 of 3"], ["Sample 2 of 3"], ["Sample 3 of 3"]]
     below = [e.label for e in at.main.expander if not e.label.startswith("Sample ")]
     assert [label for label in below if label.startswith(("Vote", "Arbiter"))] == [
-        "Vote — REVISE", "Arbiter · reviews the vote — REVISE"]
+        "Vote — REVISE",
+        "Arbiter · reviews the vote — REVISE",
+    ]
 
 
-@pytest.mark.parametrize(("variant", "shown"), [("Self-consistency — majority vote", ["PASS"]),
-                                                ("Self-consistency + arbiter", ["REVISE", "REVISE"])])
+@pytest.mark.parametrize(
+    ("variant", "shown"),
+    [("Self-consistency — majority vote", ["PASS"]), ("Self-consistency + arbiter", ["REVISE", "REVISE"])],
+)
 def test_the_playground_runs_each_variant_on_its_scenario_live_and_redrawn(variant, shown):
     from tests.app_pages import badges, open_page
 
@@ -141,8 +160,10 @@ def test_the_playground_runs_each_variant_on_its_scenario_live_and_redrawn(varia
     assert len(lanes) == 3
 
 
-@pytest.mark.parametrize(("lang", "heading", "verdict"), [("en", "### Sample 2", "**Verdict (arbiter):** `REVISE`"),
-                                                          ("zh", "### 采样 2", "`REVISE`")])
+@pytest.mark.parametrize(
+    ("lang", "heading", "verdict"),
+    [("en", "### Sample 2", "**Verdict (arbiter):** `REVISE`"), ("zh", "### 采样 2", "`REVISE`")],
+)
 def test_the_report_tells_each_sample_then_the_vote_and_the_arbiter(lang, heading, verdict):
     from agent_core.report import markdown_report
 

@@ -59,26 +59,52 @@ def test_an_endpoint_that_echoes_the_key_in_its_error_is_redacted(caplog):
         config, events = run_pattern(model, "react")
     failed = events[-2]
     assert failed.kind == "run_failed" and failed.error_type == "auth_error"
-    scan(failed.message, trace.Trace.of(config.to_dict(), events).dumps(), caplog.text,
-         markdown_report(config.to_dict(), events))
+    scan(
+        failed.message,
+        trace.Trace.of(config.to_dict(), events).dumps(),
+        caplog.text,
+        markdown_report(config.to_dict(), events),
+    )
 
 
 def test_cli_output_and_trace_file_hold_no_key(tmp_path):
     with FakeOpenAIServer(default=sensible) as server:
         out = tmp_path / "t.json"
         proc = subprocess.run(
-            [sys.executable, "-m", "agent_core", "run", "--pattern", "plan-execute", "--task", "Has order 10001 arrived?",
-             "--tools", "query_order", "--base-url", server.url, "--model", "fake-model", "--api-key", KEY,
-             "--show-tokens", "--trace-out", str(out)],
-            capture_output=True, text=True, timeout=60)
+            [
+                sys.executable,
+                "-m",
+                "agent_core",
+                "run",
+                "--pattern",
+                "plan-execute",
+                "--task",
+                "Has order 10001 arrived?",
+                "--tools",
+                "query_order",
+                "--base-url",
+                server.url,
+                "--model",
+                "fake-model",
+                "--api-key",
+                KEY,
+                "--show-tokens",
+                "--trace-out",
+                str(out),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
     assert proc.returncode == 0, proc.stderr
     scan(proc.stdout, proc.stderr, out.read_text(encoding="utf-8"))
 
 
 def test_cli_failure_message_holds_no_key(capsys):
     with FakeOpenAIServer(default=Fail(401, f"bad key {KEY}")) as server:
-        code = cli_main(["run", "--task", "hi", "--base-url", server.url, "--model", "m", "--api-key", KEY],
-                        out=io.StringIO())
+        code = cli_main(
+            ["run", "--task", "hi", "--base-url", server.url, "--model", "m", "--api-key", KEY], out=io.StringIO()
+        )
     captured = capsys.readouterr()
     assert code == 1
     scan(captured.out, captured.err)

@@ -38,17 +38,21 @@ def pick(verdict, choice="", feedback="because"):
 
 # --- reading a sample's final answer ----------------------------------------------------------------
 
-@pytest.mark.parametrize(("reply", "key", "rule"), [
-    ("Natalia sold 48 + 24 = 72 clips.\n#### 72", "72", "gsm8k"),
-    ("So 12 + 15 = 27, and 50 - 27 = 23.\nAnswer: 23 yuan", "23", "answer"),
-    ("3 × 4 = 12 …\nThe answer is $1,250.00.", "1250", "answer"),
-    ("先算 3 × 129 = 387。\n答案：408 元", "408", "answer"),
-    ("最终答案是 7", "7", "answer"),
-    ("<think>maybe 5?</think>She has 3 + 4 = 7 apples left.", "7", "number"),
-    ("```python\ndef f(x):\n    return x * 2\n```", "def f(x): return x * 2", "code"),
-    ("Paris.", "paris", "text"),
-    ("Answer: Paris.", "paris", "answer"),
-])
+
+@pytest.mark.parametrize(
+    ("reply", "key", "rule"),
+    [
+        ("Natalia sold 48 + 24 = 72 clips.\n#### 72", "72", "gsm8k"),
+        ("So 12 + 15 = 27, and 50 - 27 = 23.\nAnswer: 23 yuan", "23", "answer"),
+        ("3 × 4 = 12 …\nThe answer is $1,250.00.", "1250", "answer"),
+        ("先算 3 × 129 = 387。\n答案：408 元", "408", "answer"),
+        ("最终答案是 7", "7", "answer"),
+        ("<think>maybe 5?</think>She has 3 + 4 = 7 apples left.", "7", "number"),
+        ("```python\ndef f(x):\n    return x * 2\n```", "def f(x): return x * 2", "code"),
+        ("Paris.", "paris", "text"),
+        ("Answer: Paris.", "paris", "answer"),
+    ],
+)
 def test_a_samples_final_answer_is_read_by_the_first_rule_that_applies(reply, key, rule):
     cast = ballot(1, reply)
     assert cast is not None and (cast.key, cast.rule) == (key, rule)
@@ -61,6 +65,7 @@ def test_answers_that_mean_the_same_number_are_one_answer_and_an_empty_reply_abs
 
 
 # --- the vote ---------------------------------------------------------------------------------------
+
 
 def test_the_vote_overturns_one_wrong_sample_and_its_verdict_shows_the_tally():
     model = ScriptedModel(["3 × 129 = 377 … Answer: 398", "… Answer: 408", "… so 408.\nAnswer: 408"])
@@ -115,6 +120,7 @@ def test_tally_orders_its_answers_by_first_appearance_and_finds_the_winner():
 
 # --- the arbiter ------------------------------------------------------------------------------------
 
+
 def test_the_arbiter_is_not_called_when_it_is_off_or_every_sample_agrees():
     off = ScriptedModel(["Answer: 1", "Answer: 2", "Answer: 3"])
     assert ac.run("t", config(num_samples=3), off).llm_calls == 3
@@ -163,7 +169,10 @@ def test_without_the_repair_re_ask_a_malformed_arbiter_reply_falls_back_at_once(
 def test_the_arbiters_grammar_reads_replies_and_turns_a_persons_line_into_one():
     assert ARBITER.verdicts == ("PASS", "REVISE") and ARBITER.read(pick("REVISE", "B"), ())[1] is None
     assert json.loads(ARBITER.verdict_reply("revise: B the clock is not decimal")) == {
-        "verdict": "REVISE", "choice": "B", "feedback": "the clock is not decimal"}
+        "verdict": "REVISE",
+        "choice": "B",
+        "feedback": "the clock is not decimal",
+    }
     assert json.loads(ARBITER.verdict_reply("PASS"))["verdict"] == "PASS"
     assert reply_problem(ARBITER, "B, I think") is not None and reply_problem(ARBITER, pick("REVISE")) is not None
     assert parse_pick('{"verdict": "MAYBE", "choice": "A"}') is None
@@ -171,6 +180,7 @@ def test_the_arbiters_grammar_reads_replies_and_turns_a_persons_line_into_one():
 
 
 # --- the bound and the temperature ---------------------------------------------------------------
+
 
 @pytest.mark.parametrize("k", [2, 3, 8])
 @pytest.mark.parametrize("arbiter", [False, True])
@@ -217,6 +227,7 @@ def test_a_traces_config_with_another_patterns_fields_loads_its_own():
 
 # --- step mode, the poll, forks ---------------------------------------------------------------------
 
+
 def wait_for(predicate, timeout=10.0):
     deadline = time.monotonic() + timeout
     while not predicate():
@@ -262,8 +273,13 @@ def test_the_rooms_poll_opens_on_the_arbiter_and_its_verdict_answers_it():
         poll._POLLS.clear()
     cfg, task = ac.for_scenario("parcel-time-arbiter", "en")
     room = poll.RunPolls("presenter", "run-1")
-    handle = RunHandle.for_run(task, cfg, OfflineModel(), breakpoints=Breakpoints(roles=frozenset({"arbiter"})),
-                               on_event=lambda e: room.reveal(e.verdict) if isinstance(e, ev.VerdictEvent) else None)
+    handle = RunHandle.for_run(
+        task,
+        cfg,
+        OfflineModel(),
+        breakpoints=Breakpoints(roles=frozenset({"arbiter"})),
+        on_event=lambda e: room.reveal(e.verdict) if isinstance(e, ev.VerdictEvent) else None,
+    )
     handle.start()
     wait_for(lambda: handle.paused or not handle.alive)
     assert poll.open_for("presenter", "run-1", handle.pending.call, handle.pending.role, handle.finished)
@@ -296,7 +312,9 @@ def test_a_fork_at_any_sample_or_the_arbiter_without_an_edit_is_exact(scenario):
 def test_a_fork_at_the_slipping_sample_with_the_right_sum_makes_the_vote_unanimous():
     cfg, task = ac.for_scenario("order-total-vote", "en")
     parent = list(ac.stream(task, cfg, OfflineModel()))
-    stream, _ = fork(parent, 1, cfg, OfflineModel(), reply=Reply("3 × 129 = 387; 387 + 59 - 50 + 12 = 408.\nAnswer: 408"))
+    stream, _ = fork(
+        parent, 1, cfg, OfflineModel(), reply=Reply("3 × 129 = 387; 387 + 59 - 50 + 12 = 408.\nAnswer: 408")
+    )
     forked = [e for e in stream if not isinstance(e, ev.Token)]
     (vote,) = of(forked, ev.VerdictEvent)
     assert vote.feedback == "408: 3 of 3 samples (1, 2, 3)" and forked[-1].llm_calls == 3
@@ -313,17 +331,28 @@ def test_a_fork_at_the_arbiter_with_a_persons_pass_keeps_the_tie_rules_pick():
 
 # --- blocks: each sample a lane, the vote and the arbiter below ------------------------------------
 
+
 def test_each_sample_is_its_own_block_drawn_as_a_lane_and_the_vote_has_its_own():
     from pages.ui.blocks import final_blocks
 
     cfg, task = ac.for_scenario("parcel-time-arbiter", "en")
     shown = cfg.to_dict()
     blocks = final_blocks(shown, ac.stream(task, cfg, OfflineModel()), "en")
-    assert [b.title for b in blocks] == ["Sample 1 of 3", "Sample 2 of 3", "Sample 3 of 3", "Vote",
-                                         "Arbiter · reviews the vote"]
+    assert [b.title for b in blocks] == [
+        "Sample 1 of 3",
+        "Sample 2 of 3",
+        "Sample 3 of 3",
+        "Vote",
+        "Arbiter · reviews the vote",
+    ]
     assert [b.suffix for b in blocks[3:]] == ["REVISE", "REVISE"]
     assert [SPEC.block_lane(b.ident, shown) for b in blocks] == [
-        (("samples", 0), 0, 3), (("samples", 0), 1, 3), (("samples", 0), 2, 3), None, None]
+        (("samples", 0), 0, 3),
+        (("samples", 0), 1, 3),
+        (("samples", 0), 2, 3),
+        None,
+        None,
+    ]
     wide = {**shown, "num_samples": 6}
     assert [SPEC.block_lane(("sampler", i), wide) for i in (4, 5)] == [(("samples", 0), 3, 4), (("samples", 1), 0, 4)]
     zh = final_blocks(shown, ac.stream(task, cfg, OfflineModel()), "zh")

@@ -39,9 +39,12 @@ def url():
 @pytest.fixture(scope="module")
 def slow_endpoint():
     """The app on a local endpoint whose every reply streams for about 20 s."""
-    with FakeOpenAIServer(default=Reply("x" * 2000, chunks=1000, chunk_delay=0.02)) as fake, \
-            streamlit_app({"OPENAI_BASE_URL": fake.url, "OPENAI_MODEL": "fake-model"},
-                          log_name="sessions-endpoint.log") as base:
+    with (
+        FakeOpenAIServer(default=Reply("x" * 2000, chunks=1000, chunk_delay=0.02)) as fake,
+        streamlit_app(
+            {"OPENAI_BASE_URL": fake.url, "OPENAI_MODEL": "fake-model"}, log_name="sessions-endpoint.log"
+        ) as base,
+    ):
         yield fake, base
 
 

@@ -24,17 +24,18 @@ def test_a_key_alone_does_not_take_the_app_online():
 
 
 def test_environment_configures_an_endpoint():
-    env = {"OPENAI_BASE_URL": "http://gpu-box:9000/v1/", "OPENAI_MODEL": "qwen2.5-7b",
-           "OPENAI_API_KEY": OPENAI_KEY}
+    env = {"OPENAI_BASE_URL": "http://gpu-box:9000/v1/", "OPENAI_MODEL": "qwen2.5-7b", "OPENAI_API_KEY": OPENAI_KEY}
     assert load_settings(secrets={}, environ=env) == Settings(
-        base_url="http://gpu-box:9000/v1", model="qwen2.5-7b", api_key=OPENAI_KEY, provider="custom")
+        base_url="http://gpu-box:9000/v1", model="qwen2.5-7b", api_key=OPENAI_KEY, provider="custom"
+    )
 
 
 def test_secrets_win_over_the_environment():
     secrets = {"base_url": "http://127.0.0.1:8000/v1", "model": "served-model", "api_key": "secret-from-toml"}
     env = {"OPENAI_BASE_URL": "https://api.openai.com/v1", "OPENAI_MODEL": "gpt-4o", "OPENAI_API_KEY": OPENAI_KEY}
     assert load_settings(secrets=secrets, environ=env) == Settings(
-        base_url="http://127.0.0.1:8000/v1", model="served-model", api_key="secret-from-toml", provider="vllm")
+        base_url="http://127.0.0.1:8000/v1", model="served-model", api_key="secret-from-toml", provider="vllm"
+    )
 
 
 def test_env_style_names_in_secrets_work_too():
@@ -46,8 +47,11 @@ def test_env_style_names_in_secrets_work_too():
 def test_a_preset_in_secrets_takes_its_url_default_model_and_key_env():
     env = {"DASHSCOPE_API_KEY": "sk-dashscope-cccccccccc", "OPENAI_BASE_URL": "http://elsewhere/v1"}
     assert load_settings(secrets={"provider": "dashscope"}, environ=env) == Settings(
-        base_url="https://dashscope.aliyuncs.com/compatible-mode/v1", model="qwen-plus",
-        api_key="sk-dashscope-cccccccccc", provider="dashscope")
+        base_url="https://dashscope.aliyuncs.com/compatible-mode/v1",
+        model="qwen-plus",
+        api_key="sk-dashscope-cccccccccc",
+        provider="dashscope",
+    )
 
 
 def test_an_llm_table_in_secrets_overrides_top_level_values():
@@ -57,8 +61,11 @@ def test_an_llm_table_in_secrets_overrides_top_level_values():
 
 
 def test_provider_key_is_found_from_the_base_url():
-    env = {"OPENAI_BASE_URL": "https://api.deepseek.com/v1", "DEEPSEEK_API_KEY": DEEPSEEK_KEY,
-           "OPENAI_API_KEY": OPENAI_KEY}
+    env = {
+        "OPENAI_BASE_URL": "https://api.deepseek.com/v1",
+        "DEEPSEEK_API_KEY": DEEPSEEK_KEY,
+        "OPENAI_API_KEY": OPENAI_KEY,
+    }
     settings = load_settings(secrets={}, environ=env)
     assert (settings.provider, settings.model, settings.api_key) == ("deepseek", "deepseek-chat", DEEPSEEK_KEY)
 
@@ -79,12 +86,15 @@ def test_offline_can_be_forced_from_secrets():
     assert load_settings(secrets={"provider": "offline"}, environ=env).is_offline
 
 
-@pytest.mark.parametrize("url, provider", [
-    ("https://api.openai.com/v1", "openai"),
-    ("http://127.0.0.1:8080/v1", "llamacpp"),
-    ("http://LOCALHOST:8000/v1", "vllm"),
-    ("https://my-proxy.example.com/v1", "custom"),
-])
+@pytest.mark.parametrize(
+    "url, provider",
+    [
+        ("https://api.openai.com/v1", "openai"),
+        ("http://127.0.0.1:8080/v1", "llamacpp"),
+        ("http://LOCALHOST:8000/v1", "vllm"),
+        ("https://my-proxy.example.com/v1", "custom"),
+    ],
+)
 def test_provider_for_url(url, provider):
     assert provider_for_url(url) == provider
 

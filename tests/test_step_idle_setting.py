@@ -14,10 +14,19 @@ from agent_core.settings import STEP_IDLE_ENV, step_idle_timeout_s
 from agent_core.stepping import IDLE_TIMEOUT_S, Breakpoints, RunHandle
 
 
-@pytest.mark.parametrize(("value", "seconds"), [("20", 20.0), (" 0.5 ", 0.5), ("", IDLE_TIMEOUT_S),
-                                                 ("soon", IDLE_TIMEOUT_S), ("0", IDLE_TIMEOUT_S),
-                                                 ("-5", IDLE_TIMEOUT_S), ("nan", IDLE_TIMEOUT_S),
-                                                 ("inf", IDLE_TIMEOUT_S)])
+@pytest.mark.parametrize(
+    ("value", "seconds"),
+    [
+        ("20", 20.0),
+        (" 0.5 ", 0.5),
+        ("", IDLE_TIMEOUT_S),
+        ("soon", IDLE_TIMEOUT_S),
+        ("0", IDLE_TIMEOUT_S),
+        ("-5", IDLE_TIMEOUT_S),
+        ("nan", IDLE_TIMEOUT_S),
+        ("inf", IDLE_TIMEOUT_S),
+    ],
+)
 def test_the_setting_is_a_positive_number_of_seconds_or_the_default(value, seconds):
     assert step_idle_timeout_s({STEP_IDLE_ENV: value}) == seconds
     assert step_idle_timeout_s({}) == IDLE_TIMEOUT_S == 30 * 60

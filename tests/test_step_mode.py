@@ -40,8 +40,11 @@ def finish(handle):
 
 def timeless(events, drop_kinds=("paused", "resumed")):
     drop = {"t", "latency_ms", "elapsed_ms"}
-    return [{k: v for k, v in e.to_dict().items() if k not in drop}
-            for e in events if e.kind not in drop_kinds and e.kind != "token"]
+    return [
+        {k: v for k, v in e.to_dict().items() if k not in drop}
+        for e in events
+        if e.kind not in drop_kinds and e.kind != "token"
+    ]
 
 
 def test_primes_pauses_before_the_critic_with_draft_zero_and_a_person_passes_it():
@@ -81,26 +84,51 @@ def test_order_99999_stepped_one_call_at_a_time_names_every_role_and_ends_as_the
 def test_a_person_in_the_judge_role_from_the_cli_reads_both_verdicts_from_standard_input(tmp_path):
     out = tmp_path / "t.json"
     proc = subprocess.run(
-        [sys.executable, "-m", "agent_core", "run", "--pattern", "react", "--scenario", "weather-report",
-         "--reflection-rounds", "2", "--human", "judge", "--trace-out", str(out)],
-        input="REVISE: add the warning level\nPASS\n", capture_output=True, text=True, timeout=60)
+        [
+            sys.executable,
+            "-m",
+            "agent_core",
+            "run",
+            "--pattern",
+            "react",
+            "--scenario",
+            "weather-report",
+            "--reflection-rounds",
+            "2",
+            "--human",
+            "judge",
+            "--trace-out",
+            str(out),
+        ],
+        input="REVISE: add the warning level\nPASS\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "finished (pass)" in proc.stdout
     events = json.loads(out.read_text(encoding="utf-8"))["events"]
     humans = [e for e in events if e["kind"] == "human_reply"]
-    assert [json.loads(h["text"]) for h in humans] == [{"passed": False, "feedback": "add the warning level"},
-                                                        {"passed": True, "feedback": ""}]
+    assert [json.loads(h["text"]) for h in humans] == [
+        {"passed": False, "feedback": "add the warning level"},
+        {"passed": True, "feedback": ""},
+    ]
     assert [e["kind"] for e in events].count("paused") == 2
 
 
 def never_pass(request):
-    return json.dumps({"passed": False, "feedback": "more"}) if request.role == "judge" else f"answer {len(request.messages)}"
+    return (
+        json.dumps({"passed": False, "feedback": "more"})
+        if request.role == "judge"
+        else f"answer {len(request.messages)}"
+    )
 
 
 def test_a_hand_answered_run_never_exceeds_its_call_bound():
     config = ac.configure(pattern="react", max_rounds=6, max_reflection_rounds=3)
-    handle = RunHandle.for_run("task", config, ScriptedModel.forever(never_pass),
-                               breakpoints=Breakpoints(people=frozenset({"judge"}))).start()
+    handle = RunHandle.for_run(
+        "task", config, ScriptedModel.forever(never_pass), breakpoints=Breakpoints(people=frozenset({"judge"}))
+    ).start()
     while paused(handle) is not None:
         handle.answer(registry.role("judge").verdict_reply("REVISE: not good enough"))
     events = finish(handle)
@@ -110,8 +138,9 @@ def test_a_hand_answered_run_never_exceeds_its_call_bound():
 
 def test_an_edited_call_is_what_the_model_gets_and_what_the_record_shows():
     model = ScriptedModel(["The answer."])
-    handle = RunHandle.for_run("What is 2 + 2?", ac.configure(pattern="react"), model,
-                               breakpoints=Breakpoints(every_call=True)).start()
+    handle = RunHandle.for_run(
+        "What is 2 + 2?", ac.configure(pattern="react"), model, breakpoints=Breakpoints(every_call=True)
+    ).start()
     pending = paused(handle)
     edited = (*pending.messages[:-1], Message("user", "What is 3 + 3?"))
     handle.send(edited)
@@ -138,8 +167,9 @@ def test_a_template_edited_at_a_pause_is_used_from_there_on():
 
 def test_a_paused_run_costs_no_cpu_and_ends_after_its_idle_time_with_its_thread_gone():
     config, task = ac.for_scenario("primes", "en")
-    handle = RunHandle.for_run(task, config, OfflineModel(), breakpoints=Breakpoints(every_call=True),
-                               idle_timeout_s=0.6)
+    handle = RunHandle.for_run(
+        task, config, OfflineModel(), breakpoints=Breakpoints(every_call=True), idle_timeout_s=0.6
+    )
     threads = threading.active_count()
     paused(handle.start())
     before = resource.getrusage(resource.RUSAGE_SELF)
@@ -173,8 +203,12 @@ def test_step_mode_on_an_openai_compatible_endpoint_sends_the_edit_and_never_sen
     config = ac.configure(pattern="react", tools=("query_order",), max_reflection_rounds=1)
     with FakeOpenAIServer(default=sensible) as server:
         model = OpenAICompatibleModel(server.url, "fake-model", api_key="sk-test-not-a-real-key-000")
-        handle = RunHandle.for_run("Has order 10001 arrived?", config, model,
-                                   breakpoints=Breakpoints(roles=frozenset({"actor"}), people=frozenset({"judge"})))
+        handle = RunHandle.for_run(
+            "Has order 10001 arrived?",
+            config,
+            model,
+            breakpoints=Breakpoints(roles=frozenset({"actor"}), people=frozenset({"judge"})),
+        )
         handle.start()
         while (pending := paused(handle)) is not None:
             if pending.role == "judge":
@@ -195,8 +229,9 @@ def test_step_mode_on_an_openai_compatible_endpoint_sends_the_edit_and_never_sen
 def test_a_run_stops_soon_after_its_owner_goes_away_running_or_paused():
     there = [True]
     config, task = ac.for_scenario("primes", "en")
-    handle = RunHandle.for_run(task, config, OfflineModel(), breakpoints=Breakpoints(roles=frozenset({"critic"})),
-                               owner_alive=lambda: there[0])
+    handle = RunHandle.for_run(
+        task, config, OfflineModel(), breakpoints=Breakpoints(roles=frozenset({"critic"})), owner_alive=lambda: there[0]
+    )
     paused(handle.start())
     there[0] = False  # the tab closed while the run waited for a person
     events = finish(handle)

@@ -18,9 +18,15 @@ from pages.ui import i18n, setup_state
 from tests.app_pages import open_page
 
 #: (template field, what it does) — each more than naming a value
-NOT_BARE = [("{question:>20000000}", "a width of 20 MB"), ("{question:{answer}}", "a nested width"),
-            ("{question!r}", "a conversion"), ("{question!s:^999}", "both"), ("{question[0]}", "an index"),
-            ("{question.__class__}", "an attribute"), ("{question:,}", "a grouping spec")]
+NOT_BARE = [
+    ("{question:>20000000}", "a width of 20 MB"),
+    ("{question:{answer}}", "a nested width"),
+    ("{question!r}", "a conversion"),
+    ("{question!s:^999}", "both"),
+    ("{question[0]}", "an index"),
+    ("{question.__class__}", "an attribute"),
+    ("{question:,}", "a grouping spec"),
+]
 
 
 @pytest.mark.parametrize(("field", "_what"), NOT_BARE, ids=[w for _f, w in NOT_BARE])
@@ -59,8 +65,13 @@ def test_the_prompt_editor_says_why_in_the_pages_language(lang):
         check_overrides("react", lang, {"judge": "{question:>20000000} {answer}"})
     said = setup_state.template_problem(info.value, spec, lang)
     assert "{question:>20000000}" in said and said == i18n.t(
-        "setup_state.template.format", lang, prompt="judge", placeholder="{question:>20000000}",
-        allowed="{answer}, {question}", double="")
+        "setup_state.template.format",
+        lang,
+        prompt="judge",
+        placeholder="{question:>20000000}",
+        allowed="{answer}, {question}",
+        double="",
+    )
     assert ("不只是引用一个值" if lang == "zh" else "does more than name a value") in said
 
 
@@ -78,8 +89,20 @@ def test_the_cli_refuses_such_a_template_before_any_call(tmp_path, capsys, monke
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     path = tmp_path / "judge.txt"
     path.write_text("{question} {answer!r}", encoding="utf-8")
-    code = main(["run", "--pattern", "react", "--scenario", "weather-report", "--reflection-rounds", "1",
-                 "--prompt", f"judge={path}"], out=None)
+    code = main(
+        [
+            "run",
+            "--pattern",
+            "react",
+            "--scenario",
+            "weather-report",
+            "--reflection-rounds",
+            "1",
+            "--prompt",
+            f"judge={path}",
+        ],
+        out=None,
+    )
     assert code == 2
     assert "does more than name a value" in capsys.readouterr().err
 

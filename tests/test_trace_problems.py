@@ -18,8 +18,13 @@ from tests.test_app_replay import BAD_FILES, _trace_json, upload
 
 #: each kind of bad file and the reason the core gives it
 REASONS = {
-    "not JSON": "not_json", "wrong version": "version", "missing fields": "not_trace", "too big": "too_large",
-    "not a trace at all": "not_trace", "a bad event": "bad_event", "a config no run could have": "config",
+    "not JSON": "not_json",
+    "wrong version": "version",
+    "missing fields": "not_trace",
+    "too big": "too_large",
+    "not a trace at all": "not_trace",
+    "a bad event": "bad_event",
+    "a config no run could have": "config",
 }
 
 
@@ -31,10 +36,16 @@ def test_every_reason_has_words_in_both_languages():
     assert all(re.search(r"[\u4e00-\u9fff]", zh[r]) for r in TRACE_PROBLEMS)
 
 
-@pytest.mark.parametrize("data, reason", [
-    (b"{nope", "not_json"), (b"[" * 50_000 + b"]" * 50_000, "too_deep"), (b"[1]", "not_trace"),
-    (_trace_json(version=99), "version"), (_trace_json(events=[{"kind": "no_such_event"}]), "bad_event"),
-])
+@pytest.mark.parametrize(
+    "data, reason",
+    [
+        (b"{nope", "not_json"),
+        (b"[" * 50_000 + b"]" * 50_000, "too_deep"),
+        (b"[1]", "not_trace"),
+        (_trace_json(version=99), "version"),
+        (_trace_json(events=[{"kind": "no_such_event"}]), "bad_event"),
+    ],
+)
 def test_the_core_types_what_is_wrong(data, reason):
     with pytest.raises(TraceFormatError) as caught:
         trace.loads(data)

@@ -48,18 +48,31 @@ def xsrf_token(base: str) -> str:
     raise AssertionError("the page set no XSRF cookie")
 
 
-def put(base: str, session_id: str, data: bytes, file_id: str | None = None, *, xsrf: str,
-        cookie: bool = True) -> int:
+def put(base: str, session_id: str, data: bytes, file_id: str | None = None, *, xsrf: str, cookie: bool = True) -> int:
     """Upload `data` as one file, as the frontend does; the HTTP status (0: the server cut the upload)."""
     boundary = uuid.uuid4().hex
-    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"trace.json\"; filename=\"trace.json\"\r\n"
-            f"Content-Type: application/json\r\n\r\n").encode() + data + f"\r\n--{boundary}--\r\n".encode()
+    body = (
+        (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="trace.json"; filename="trace.json"\r\n'
+            f"Content-Type: application/json\r\n\r\n"
+        ).encode()
+        + data
+        + f"\r\n--{boundary}--\r\n".encode()
+    )
     parts = urlsplit(base)
     conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
     try:
-        conn.request("PUT", f"/_stcore/upload_file/{session_id}/{file_id or uuid.uuid4()}", body=body,
-                     headers={"Content-Type": f"multipart/form-data; boundary={boundary}", "X-Xsrftoken": xsrf,
-                              **({"Cookie": f"_streamlit_xsrf={xsrf}"} if cookie else {}), "Origin": base})
+        conn.request(
+            "PUT",
+            f"/_stcore/upload_file/{session_id}/{file_id or uuid.uuid4()}",
+            body=body,
+            headers={
+                "Content-Type": f"multipart/form-data; boundary={boundary}",
+                "X-Xsrftoken": xsrf,
+                **({"Cookie": f"_streamlit_xsrf={xsrf}"} if cookie else {}),
+                "Origin": base,
+            },
+        )
         response = conn.getresponse()
         response.read()
         return response.status
@@ -73,8 +86,11 @@ def delete(base: str, session_id: str, file_id: str, *, xsrf: str) -> int:
     parts = urlsplit(base)
     conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
     try:
-        conn.request("DELETE", f"/_stcore/upload_file/{session_id}/{file_id}",
-                     headers={"X-Xsrftoken": xsrf, "Cookie": f"_streamlit_xsrf={xsrf}"})
+        conn.request(
+            "DELETE",
+            f"/_stcore/upload_file/{session_id}/{file_id}",
+            headers={"X-Xsrftoken": xsrf, "Cookie": f"_streamlit_xsrf={xsrf}"},
+        )
         return conn.getresponse().status
     finally:
         conn.close()
@@ -100,6 +116,7 @@ def refused(status: int) -> bool:
 
 
 # --- per file -----------------------------------------------------------------------------------------
+
 
 def test_a_file_bigger_than_the_app_reads_is_refused_and_the_page_says_why(url):
     xsrf = xsrf_token(url)
@@ -141,6 +158,7 @@ def test_an_upload_from_another_site_without_the_pages_cookie_is_refused(url):
 
 # --- per session and per server ---------------------------------------------------------------------
 
+
 def test_a_session_past_its_files_or_bytes_is_refused_and_what_it_frees_can_be_used_again(url):
     xsrf = xsrf_token(url)
 
@@ -155,8 +173,9 @@ def test_a_session_past_its_files_or_bytes_is_refused_and_what_it_frees_can_be_u
             for i in ids:
                 await asyncio.to_thread(delete, url, s.session_id, i, xsrf=xsrf)
             full = [str(uuid.uuid4()) for _ in range(MAX_SESSION_BYTES // PER_FILE_BYTES)]
-            out["full"] = [await asyncio.to_thread(put, url, s.session_id, b"y" * PER_FILE_BYTES, i, xsrf=xsrf)
-                           for i in full]
+            out["full"] = [
+                await asyncio.to_thread(put, url, s.session_id, b"y" * PER_FILE_BYTES, i, xsrf=xsrf) for i in full
+            ]
             out["past_bytes"] = await asyncio.to_thread(put, url, s.session_id, b"{}", xsrf=xsrf)
             await s.open("eval")
             await s.settled(timeout=120)
@@ -202,8 +221,9 @@ def test_refused_uploads_hold_no_memory_and_the_server_stays_responsive(url):
                     await asyncio.sleep(0.05)
 
             prober = asyncio.create_task(probe())
-            statuses = [await asyncio.to_thread(put, url, s.session_id, b"w" * PER_FILE_BYTES, xsrf=xsrf)
-                        for _ in range(40)]  # 200 MB offered
+            statuses = [
+                await asyncio.to_thread(put, url, s.session_id, b"w" * PER_FILE_BYTES, xsrf=xsrf) for _ in range(40)
+            ]  # 200 MB offered
             stop.set()
             await prober
             after = rss_mb(pid)
@@ -247,6 +267,7 @@ def test_the_server_holds_at_most_its_bound_across_sessions(url):
 
 
 # --- the store itself, without a server ---------------------------------------------------------------
+
 
 def bounded(server_mb: int = SERVER_MB):
     from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
@@ -299,8 +320,13 @@ def test_every_refusal_is_explained_in_both_languages(lang):
     assert all(("refused" in t) if lang == "en" else ("拒绝" in t) for t in texts.values())
 
 
-@pytest.mark.parametrize("page, switch", [("pages/replay.py", ("segmented_control", "rp_source", "upload")),
-                                          ("pages/eval.py", ("radio", "ev_source", "upload"))])
+@pytest.mark.parametrize(
+    "page, switch",
+    [
+        ("pages/replay.py", ("segmented_control", "rp_source", "upload")),
+        ("pages/eval.py", ("radio", "ev_source", "upload")),
+    ],
+)
 def test_each_uploader_refuses_before_sending_a_file_bigger_than_the_app_reads(page, switch):
     from tests.app_pages import open_page
 

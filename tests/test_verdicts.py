@@ -5,15 +5,18 @@ import pytest
 from agent_core.verdicts import extract_json, parse_critique, parse_judgement, parse_step_verdict
 
 
-@pytest.mark.parametrize("reply", [
-    '{"passed": false, "feedback": "add the warnings"}',
-    '```json\n{"passed": false, "feedback": "add the warnings"}\n```',
-    'Here is my verdict:\n{"passed": false, "feedback": "add the warnings"}\nHope it helps.',
-    "{'passed': False, 'feedback': 'add the warnings'}",
-    '{"passed": false, "feedback": "add the warnings",}',
-    '{"passed": false, "feedback": "add the warnings"',
-    '<think>The report lacks {warnings}...</think>{"passed": "false", "feedback": "add the warnings"}',
-])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '{"passed": false, "feedback": "add the warnings"}',
+        '```json\n{"passed": false, "feedback": "add the warnings"}\n```',
+        'Here is my verdict:\n{"passed": false, "feedback": "add the warnings"}\nHope it helps.',
+        "{'passed': False, 'feedback': 'add the warnings'}",
+        '{"passed": false, "feedback": "add the warnings",}',
+        '{"passed": false, "feedback": "add the warnings"',
+        '<think>The report lacks {warnings}...</think>{"passed": "false", "feedback": "add the warnings"}',
+    ],
+)
 def test_judgement_survives_fences_prose_quotes_commas_truncation_and_think_blocks(reply):
     verdict = parse_judgement(reply)
     assert verdict is not None and verdict.verdict == "REVISE" and verdict.feedback == "add the warnings"

@@ -32,9 +32,16 @@ def ray_installed() -> bool:
         return False
 
 
-def start(p: backends.Plan, models: ModelRouter | ChatModel | None, *, backend: str = "local",
-          done: Collection[tuple[str, str, int]] = (), concurrency: int = 1, address: str | None = None,
-          prices: PriceTable | None = None) -> Any:
+def start(
+    p: backends.Plan,
+    models: ModelRouter | ChatModel | None,
+    *,
+    backend: str = "local",
+    done: Collection[tuple[str, str, int]] = (),
+    concurrency: int = 1,
+    address: str | None = None,
+    prices: PriceTable | None = None,
+) -> Any:
     """The plan's missing jobs under way on `backend`: the local pool's Evaluation, or a RayEvaluation
     (a local Ray instance, or the cluster at `address`, else at RAY_ADDRESS). ConfigError when the
     backend is unknown or Ray is not installed."""
@@ -44,5 +51,6 @@ def start(p: backends.Plan, models: ModelRouter | ChatModel | None, *, backend: 
         return backends.local(p, models, done=done, concurrency=concurrency, prices=prices)
     from . import ray_backend  # imports nothing of Ray itself until the instance starts
 
-    return ray_backend.RayEvaluation(p, models, done=done, address=address or os.environ.get("RAY_ADDRESS"),
-                                     concurrency=concurrency, prices=prices)
+    return ray_backend.RayEvaluation(
+        p, models, done=done, address=address or os.environ.get("RAY_ADDRESS"), concurrency=concurrency, prices=prices
+    )

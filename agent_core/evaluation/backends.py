@@ -49,8 +49,10 @@ QUESTION_TEXT = {
     "en": "{question}{choices}\n\nWork it out, then give your final answer on the last line.",
     "zh": "{question}{choices}\n\n请先推理，然后在最后一行给出最终答案。",
 }
-CHOICES_TEXT = {"en": "\n\nChoices:\n{lines}\nAnswer with the letter of one choice.",
-                "zh": "\n\n选项：\n{lines}\n请用一个选项的字母作答。"}
+CHOICES_TEXT = {
+    "en": "\n\nChoices:\n{lines}\nAnswer with the letter of one choice.",
+    "zh": "\n\n选项：\n{lines}\n请用一个选项的字母作答。",
+}
 
 
 def question_text(task: QuestionTask, lang: str = "en") -> str:
@@ -82,17 +84,27 @@ class Plan:
         """Every (task, pattern, repeat) not in `done`, in sequential order."""
         done = set(done)
         keys = [(t, p, r) for t in self.task_set.tasks for p in self.patterns for r in range(self.repeats)]
-        return [Job(i, t.task_id, p, (t, r)) for i, (t, p, r) in enumerate(k for k in keys
-                                                                            if (k[0].task_id, k[1], k[2]) not in done)]
+        return [
+            Job(i, t.task_id, p, (t, r))
+            for i, (t, p, r) in enumerate(k for k in keys if (k[0].task_id, k[1], k[2]) not in done)
+        ]
 
     @property
     def total(self) -> int:
         return len(self.task_set.tasks) * len(self.patterns) * self.repeats
 
 
-def plan(task_set: TaskSet, patterns: Collection[str], *, repeats: int = 1, limit: int | None = None,
-         lang: str = "en", timeout_s: float = 5.0, config_overrides: Mapping[str, Any] | None = None,
-         judge_prompts: Mapping[str, Mapping[str, str]] | None = None) -> Plan:
+def plan(
+    task_set: TaskSet,
+    patterns: Collection[str],
+    *,
+    repeats: int = 1,
+    limit: int | None = None,
+    lang: str = "en",
+    timeout_s: float = 5.0,
+    config_overrides: Mapping[str, Any] | None = None,
+    judge_prompts: Mapping[str, Mapping[str, str]] | None = None,
+) -> Plan:
     """A Plan, or ConfigError saying what cannot run."""
     patterns = tuple(dict.fromkeys(patterns))
     if not patterns:
@@ -135,8 +147,14 @@ def seeded(router: ModelRouter, seed: int) -> ModelRouter:
     return ModelRouter(SeededModel(router.default, seed), {r: SeededModel(m, seed) for r, m in router.by_role.items()})
 
 
-def run_job(p: Plan, job: Job, models: ModelRouter | None, prices: PriceTable,
-            stopped: threading.Event | None = None, gate: Gate | None = None) -> ResultRow | None:
+def run_job(
+    p: Plan,
+    job: Job,
+    models: ModelRouter | None,
+    prices: PriceTable,
+    stopped: threading.Event | None = None,
+    gate: Gate | None = None,
+) -> ResultRow | None:
     """One job's row (None when stopped part-way): the same for every backend. Every call goes through
     `gate` (the endpoint's shared 429 back-off), the repeat's seed inside it."""
     task, repeat = job.payload
@@ -155,11 +173,24 @@ def run_job(p: Plan, job: Job, models: ModelRouter | None, prices: PriceTable,
             row = harness._agent_row(task, job.pattern, config, router, p.lang, p.timeout_s, stopped, prices)
             if row is None:
                 return None
-        return ResultRow(task.task_id, job.pattern, repeat, row.passed, row.status, 1.0 if row.passed else 0.0,
-                         row.llm_calls, row.total_tokens, row.cost_usd, "tests", row.summary, row.error,
-                         row.rounds or ((row.passed,) if row.llm_calls else ()),
-                         row.round_calls or ((row.llm_calls,) if row.llm_calls else ()),
-                         round(time.perf_counter() - started, 3), row.code)
+        return ResultRow(
+            task.task_id,
+            job.pattern,
+            repeat,
+            row.passed,
+            row.status,
+            1.0 if row.passed else 0.0,
+            row.llm_calls,
+            row.total_tokens,
+            row.cost_usd,
+            "tests",
+            row.summary,
+            row.error,
+            row.rounds or ((row.passed,) if row.llm_calls else ()),
+            row.round_calls or ((row.llm_calls,) if row.llm_calls else ()),
+            round(time.perf_counter() - started, 3),
+            row.code,
+        )
     events: list[ev.Event] = []
     if config is None:
         answer, error = ("" if task.scorer == "regex" else task.answer), ""
@@ -178,13 +209,29 @@ def run_job(p: Plan, job: Job, models: ModelRouter | None, prices: PriceTable,
         verdicts, spent = _drafts(task, events, answer, score, router, p)
     else:
         verdicts, spent = ((score.passed,), (cost.llm_calls,)) if cost.llm_calls else ((), ())
-    return ResultRow(task.task_id, job.pattern, repeat, score.passed, score.status, score.score,
-                     cost.llm_calls + score.calls, cost.prompt_tokens + cost.completion_tokens + score.tokens, usd,
-                     task.scorer, detail, error, verdicts, spent, round(time.perf_counter() - started, 3), answer)
+    return ResultRow(
+        task.task_id,
+        job.pattern,
+        repeat,
+        score.passed,
+        score.status,
+        score.score,
+        cost.llm_calls + score.calls,
+        cost.prompt_tokens + cost.completion_tokens + score.tokens,
+        usd,
+        task.scorer,
+        detail,
+        error,
+        verdicts,
+        spent,
+        round(time.perf_counter() - started, 3),
+        answer,
+    )
 
 
-def _answer(task: QuestionTask, config: RunConfig, router: ModelRouter, lang: str,
-            stopped: threading.Event | None) -> tuple[str, list[ev.Event] | None]:
+def _answer(
+    task: QuestionTask, config: RunConfig, router: ModelRouter, lang: str, stopped: threading.Event | None
+) -> tuple[str, list[ev.Event] | None]:
     events: list[ev.Event] = []
     handle = RunHandle.for_run(question_text(task, lang), config, router, ToolRegistry())
     with closing(drive(handle, lambda h, _pending: h.resume())) as stream:
@@ -198,15 +245,27 @@ def _answer(task: QuestionTask, config: RunConfig, router: ModelRouter, lang: st
     return runner.result_of(events).final_answer, events
 
 
-def score_answer(task: QuestionTask, answer: str, router: ModelRouter | None, lang: str = "en",
-                 judge_prompts: Mapping[str, Mapping[str, str]] | None = None) -> scorers.Score:
+def score_answer(
+    task: QuestionTask,
+    answer: str,
+    router: ModelRouter | None,
+    lang: str = "en",
+    judge_prompts: Mapping[str, Mapping[str, str]] | None = None,
+) -> scorers.Score:
     """Score one answer with the task's scorer (the judge through the router's `judge` role)."""
     name = task.scorer
     if name == "judge":
         if router is None:
             return scorers.Score(False, "unparsable", "the judge scorer needs a model")
-        return scorers.judge_with(router.for_role(scorers.JUDGE_ROLE), task.question, answer, task.answer, lang=lang,
-                                  prompts=judge_prompts, scenario="eval/judge")
+        return scorers.judge_with(
+            router.for_role(scorers.JUDGE_ROLE),
+            task.question,
+            answer,
+            task.answer,
+            lang=lang,
+            prompts=judge_prompts,
+            scenario="eval/judge",
+        )
     if name == "regex" and not answer:
         return scorers.Score(False, "unparsable", "no answer to match")
     if name == "numeric":
@@ -216,28 +275,43 @@ def score_answer(task: QuestionTask, answer: str, router: ModelRouter | None, la
     return {"exact": scorers.exact, "contains": scorers.contains, "regex": scorers.regex}[name](answer, task.answer)
 
 
-def _drafts(task: QuestionTask, events: list[ev.Event], answer: str, final: scorers.Score,
-            router: ModelRouter | None, p: Plan) -> tuple[tuple[bool, ...], tuple[int, ...]]:
+def _drafts(
+    task: QuestionTask, events: list[ev.Event], answer: str, final: scorers.Score, router: ModelRouter | None, p: Plan
+) -> tuple[tuple[bool, ...], tuple[int, ...]]:
     """Every draft scored (the final answer's score reused), with the calls made when each was written."""
     drafts = harness.drafts_with_calls(events)
     if not drafts:
         return (final.passed,), (sum(isinstance(e, ev.LlmCall) for e in events),)
-    verdicts = tuple(final.passed if text == answer else score_answer(task, text, router, p.lang, p.judge_prompts).passed
-                     for text, _at in drafts)
+    verdicts = tuple(
+        final.passed if text == answer else score_answer(task, text, router, p.lang, p.judge_prompts).passed
+        for text, _at in drafts
+    )
     return verdicts, tuple(at for _text, at in drafts)
 
 
-def local(p: Plan, models: ModelRouter | ChatModel | None, *, done: Collection[tuple[str, str, int]] = (),
-          concurrency: int = 1, gate: RateGate | None = None, prices: PriceTable | None = None) -> Evaluation:
+def local(
+    p: Plan,
+    models: ModelRouter | ChatModel | None,
+    *,
+    done: Collection[tuple[str, str, int]] = (),
+    concurrency: int = 1,
+    gate: RateGate | None = None,
+    prices: PriceTable | None = None,
+) -> Evaluation:
     """The local pool: `concurrency` runs at once, rows handed back in sequential order."""
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or not 1 <= concurrency <= MAX_CONCURRENCY:
         raise ConfigError(f"concurrency must be an integer from 1 to {MAX_CONCURRENCY}, got {concurrency!r}")
     needs_model = any(c is not None for c in p.configs.values()) or any(
-        getattr(t, "scorer", "") == "judge" for t in p.task_set.tasks)
+        getattr(t, "scorer", "") == "judge" for t in p.task_set.tasks
+    )
     if models is None and needs_model:
         raise ConfigError("a model is needed for every pattern but reference, and for the judge scorer")
     router = models if isinstance(models, ModelRouter) or models is None else ModelRouter(models)
     gate = gate or RateGate()
     prices = prices or PriceTable()
-    return Evaluation(p.jobs(done), lambda job, stopped: run_job(p, job, router, prices, stopped, gate),
-                      concurrency=concurrency, gate=gate)
+    return Evaluation(
+        p.jobs(done),
+        lambda job, stopped: run_job(p, job, router, prices, stopped, gate),
+        concurrency=concurrency,
+        gate=gate,
+    )

@@ -48,24 +48,28 @@ SEES_TESTS = frozenset(i for i, (_spec, e) in ENTRIES.items() if e.tests)
 WITH_TESTS = next((i for i in ENTRIES if i in SEES_TESTS), "")
 #: The baselines, for the rounds view: the baseline pattern's entries (one call) first, then the entries
 #: that spend a larger budget without a critique (self-consistency's vote).
-BASELINE_ENTRIES = (*(i for i, (spec, _e) in ENTRIES.items() if spec.baseline),
-                    *(i for i, (spec, e) in ENTRIES.items() if e.baseline and not spec.baseline))
+BASELINE_ENTRIES = (
+    *(i for i, (spec, _e) in ENTRIES.items() if spec.baseline),
+    *(i for i, (spec, e) in ENTRIES.items() if e.baseline and not spec.baseline),
+)
 #: What `evaluate` can run: the ground truth, then every pattern entry.
 EVAL_PATTERNS = (REFERENCE, *ENTRIES)
 
 PATTERN_HELP = {
-    REFERENCE: {"en": "the task's canonical solution, no model: checks the harness and the task set",
-                "zh": "直接使用任务自带的标准答案，不调用模型：用于检验评测框架和任务集本身"},
+    REFERENCE: {
+        "en": "the task's canonical solution, no model: checks the harness and the task set",
+        "zh": "直接使用任务自带的标准答案，不调用模型：用于检验评测框架和任务集本身",
+    },
     **{i: {"en": e.help.en, "zh": e.help.zh} for i, (_spec, e) in ENTRIES.items()},
 }
 
 #: Said beside every result of reflection+tests: it is not the setting of the Reflexion paper.
 TEST_FEEDBACK_NOTE = {
     "en": "reflection+tests gives the refiner the task's own tests, the same ones that judge the answer. "
-          "Reflexion (Shinn et al. 2023) writes internal tests of its own and keeps the hidden tests for "
-          "scoring, so this pass rate is optimistic next to the paper's setting.",
+    "Reflexion (Shinn et al. 2023) writes internal tests of its own and keeps the hidden tests for "
+    "scoring, so this pass rate is optimistic next to the paper's setting.",
     "zh": "“反思 + 测试”把任务自带的测试（也就是最终判分的测试）交给修订者。Reflexion（Shinn 等，2023）"
-          "使用自己生成的内部测试，隐藏测试只用于判分；因此与论文的设定相比，这里的通过率偏乐观。",
+    "使用自己生成的内部测试，隐藏测试只用于判分；因此与论文的设定相比，这里的通过率偏乐观。",
 }
 
 #: Options the harness sets itself for every run.
@@ -73,9 +77,9 @@ _HARNESS_OWNED = ("pattern", "scenario", "tools", "lang", *(n for s in registry.
 
 TASK_TEXT = {
     "en": "Complete the Python function below. Keep its name and signature, and reply with the whole "
-          "function in one ```python code block.\n\n```python\n{prompt}```",
+    "function in one ```python code block.\n\n```python\n{prompt}```",
     "zh": "请补全下面的 Python 函数。保持函数名和签名不变，把完整的函数放在一个 ```python 代码块中回复。"
-          "\n\n```python\n{prompt}```",
+    "\n\n```python\n{prompt}```",
 }
 
 
@@ -184,22 +188,35 @@ MAX_ANSWER_CHARS = 512 * 1024
 def judge(task: EvalTask, answer: str, *, timeout_s: float = 5.0) -> tuple[str, TestOutcome]:
     """The code taken from `answer`, and how it fared against the task's tests."""
     if len(answer or "") > MAX_ANSWER_CHARS:
-        return "", TestOutcome(passed=False, status="error",
-                               summary=f"the answer is {len(answer):,} characters, too long to judge "
-                                       f"(the limit is {MAX_ANSWER_CHARS:,})")
+        return "", TestOutcome(
+            passed=False,
+            status="error",
+            summary=f"the answer is {len(answer):,} characters, too long to judge (the limit is {MAX_ANSWER_CHARS:,})",
+        )
     code = extract_code(answer, task)
     if not code:
-        return "", TestOutcome(passed=False, status="error",
-                               summary="the answer holds no code: no code block, function or function body")
+        return "", TestOutcome(
+            passed=False, status="error", summary="the answer holds no code: no code block, function or function body"
+        )
     return code, run_python_tests(code, task.test, entry_point=task.entry_point, timeout_s=timeout_s)
 
 
 # --- running ----------------------------------------------------------------------------------------
 
-def evaluate(tasks: Iterable[EvalTask], patterns: Iterable[str], models: ModelRouter | ChatModel | None, *,
-             limit: int | None = None, config_overrides: Mapping[str, Any] | None = None, lang: str = "en",
-             timeout_s: float = 5.0, concurrency: int = 1, gate: RateGate | None = None,
-             prices: PriceTable | None = None) -> Evaluation:
+
+def evaluate(
+    tasks: Iterable[EvalTask],
+    patterns: Iterable[str],
+    models: ModelRouter | ChatModel | None,
+    *,
+    limit: int | None = None,
+    config_overrides: Mapping[str, Any] | None = None,
+    lang: str = "en",
+    timeout_s: float = 5.0,
+    concurrency: int = 1,
+    gate: RateGate | None = None,
+    prices: PriceTable | None = None,
+) -> Evaluation:
     """Run every pattern on every task (the first `limit` tasks), `concurrency` runs at a time,
     yielding progress and rows (rows in sequential order, whatever the concurrency).
 
@@ -225,8 +242,9 @@ def evaluate(tasks: Iterable[EvalTask], patterns: Iterable[str], models: ModelRo
     prices = prices or PriceTable()
     gate = gate or RateGate()
     router = gated(router, gate) if router is not None else None
-    jobs = [Job(i, task.task_id, pattern, task)
-            for i, (task, pattern) in enumerate((t, p) for t in tasks for p in patterns)]
+    jobs = [
+        Job(i, task.task_id, pattern, task) for i, (task, pattern) in enumerate((t, p) for t in tasks for p in patterns)
+    ]
 
     def run(job: Job, stopped: threading.Event) -> EvalRow | None:
         config = configs[job.pattern]
@@ -267,8 +285,14 @@ def _config(pattern: str, lang: str, overrides: Mapping[str, Any]) -> RunConfig 
     return config
 
 
-def worst_case(tasks: Iterable[EvalTask], patterns: Iterable[str], *, limit: int | None = None, lang: str = "en",
-               config_overrides: Mapping[str, Any] | None = None) -> WorstCase:
+def worst_case(
+    tasks: Iterable[EvalTask],
+    patterns: Iterable[str],
+    *,
+    limit: int | None = None,
+    lang: str = "en",
+    config_overrides: Mapping[str, Any] | None = None,
+) -> WorstCase:
     """The most calls and tokens an evaluation can use: every run's worst case (agent_core.pricing), summed.
 
     Checks its arguments as `evaluate` does.
@@ -305,9 +329,16 @@ def _reference_row(task: EvalTask, timeout_s: float) -> EvalRow:
     return _row(task, REFERENCE, outcome, code, end_reason="answer")
 
 
-def _agent_row(task: EvalTask, pattern: str, config: RunConfig, router: ModelRouter | None, lang: str,
-               timeout_s: float, stopped: threading.Event | None = None,
-               prices: PriceTable | None = None) -> EvalRow | None:
+def _agent_row(
+    task: EvalTask,
+    pattern: str,
+    config: RunConfig,
+    router: ModelRouter | None,
+    lang: str,
+    timeout_s: float,
+    stopped: threading.Event | None = None,
+    prices: PriceTable | None = None,
+) -> EvalRow | None:
     # The scenario id lets the offline model find the bundled task's script; real models ignore it.
     config = _with_tests(config.replace(scenario=f"eval/{task.task_id}"), task)
     assert router is not None  # evaluate() refuses agent patterns without a model
@@ -329,10 +360,15 @@ def _agent_row(task: EvalTask, pattern: str, config: RunConfig, router: ModelRou
     if not code and cost.error:
         outcome = TestOutcome(passed=False, status="error", summary=f"the run failed: {cost.error}")
     used = spend(events, prices or PriceTable())
-    verdicts, calls = _score_drafts(task, events, answer, outcome, timeout_s) if ENTRIES[pattern][1].rounds else ((), ())
-    return dataclasses.replace(_row(task, pattern, outcome, code, cost=cost, end_reason=cost.end_reason or "stop"),
-                               cost_usd=round(used.usd, 6) if used.known else None, rounds=verdicts,
-                               round_calls=calls)
+    verdicts, calls = (
+        _score_drafts(task, events, answer, outcome, timeout_s) if ENTRIES[pattern][1].rounds else ((), ())
+    )
+    return dataclasses.replace(
+        _row(task, pattern, outcome, code, cost=cost, end_reason=cost.end_reason or "stop"),
+        cost_usd=round(used.usd, 6) if used.known else None,
+        rounds=verdicts,
+        round_calls=calls,
+    )
 
 
 def drafts_with_calls(events: list[ev.Event]) -> list[tuple[str, int]]:
@@ -348,8 +384,9 @@ def drafts_with_calls(events: list[ev.Event]) -> list[tuple[str, int]]:
     return [drafts[v] for v in sorted(drafts)]
 
 
-def _score_drafts(task: EvalTask, events: list[ev.Event], answer: str, outcome: TestOutcome,
-                  timeout_s: float) -> tuple[tuple[bool, ...], tuple[int, ...]]:
+def _score_drafts(
+    task: EvalTask, events: list[ev.Event], answer: str, outcome: TestOutcome, timeout_s: float
+) -> tuple[tuple[bool, ...], tuple[int, ...]]:
     """Judge every draft of a run in the sandbox (the final answer's verdict is reused), with the calls
     the run had made when each draft was written."""
     verdicts, spent = [], []
@@ -359,11 +396,31 @@ def _score_drafts(task: EvalTask, events: list[ev.Event], answer: str, outcome: 
     return tuple(verdicts), tuple(spent)
 
 
-def _row(task: EvalTask, pattern: str, outcome: TestOutcome, code: str, *, end_reason: str,
-         cost: metrics.RunSummary | None = None) -> EvalRow:
+def _row(
+    task: EvalTask,
+    pattern: str,
+    outcome: TestOutcome,
+    code: str,
+    *,
+    end_reason: str,
+    cost: metrics.RunSummary | None = None,
+) -> EvalRow:
     cost = cost or metrics.RunSummary()
-    return EvalRow(task.task_id, pattern, outcome.passed, outcome.status, outcome.summary,
-                   llm_calls=cost.llm_calls, prompt_tokens=cost.prompt_tokens,
-                   completion_tokens=cost.completion_tokens, tokens_estimated=cost.usage_estimated,
-                   elapsed_ms=round(cost.elapsed_s * 1000, 1), judge_ms=outcome.duration_ms, end_reason=end_reason,
-                   tests_run=outcome.tests_run, tests_failed=outcome.tests_failed, error=cost.error, code=code)
+    return EvalRow(
+        task.task_id,
+        pattern,
+        outcome.passed,
+        outcome.status,
+        outcome.summary,
+        llm_calls=cost.llm_calls,
+        prompt_tokens=cost.prompt_tokens,
+        completion_tokens=cost.completion_tokens,
+        tokens_estimated=cost.usage_estimated,
+        elapsed_ms=round(cost.elapsed_s * 1000, 1),
+        judge_ms=outcome.duration_ms,
+        end_reason=end_reason,
+        tests_run=outcome.tests_run,
+        tests_failed=outcome.tests_failed,
+        error=cost.error,
+        code=code,
+    )

@@ -66,8 +66,15 @@ RunJob = Callable[[Job, threading.Event], Any]
 class Evaluation:
     """An evaluation under way: iterate it for EvalProgress and rows (in job order); stop it any time."""
 
-    def __init__(self, jobs: Sequence[Job], run: RunJob, *, concurrency: int = 1, gate: RateGate | None = None,
-                 stop_timeout_s: float = 5.0) -> None:
+    def __init__(
+        self,
+        jobs: Sequence[Job],
+        run: RunJob,
+        *,
+        concurrency: int = 1,
+        gate: RateGate | None = None,
+        stop_timeout_s: float = 5.0,
+    ) -> None:
         self.jobs = list(jobs)
         self.total = len(self.jobs)
         self.concurrency = max(1, min(concurrency, self.total or 1))
@@ -98,8 +105,10 @@ class Evaluation:
         self.stop()
 
     def _generate(self) -> Generator[Any, None, None]:
-        self._threads = [threading.Thread(target=self._context.copy().run, args=(self._work,), name=f"eval-{i}",
-                                          daemon=True) for i in range(self.concurrency)]
+        self._threads = [
+            threading.Thread(target=self._context.copy().run, args=(self._work,), name=f"eval-{i}", daemon=True)
+            for i in range(self.concurrency)
+        ]
         for thread in self._threads:
             thread.start()
         done, running, next_out, exited, ready = 0, 0, 0, 0, {}

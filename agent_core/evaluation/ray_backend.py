@@ -51,8 +51,16 @@ def portable(model: ChatModel) -> Any:
     from ..llm import OpenAICompatibleModel
 
     if isinstance(model, OpenAICompatibleModel):
-        return (OpenAICompatibleModel, {"base_url": model.base_url, "model": model.name, "api_key": model._api_key,
-                                        "timeout": model.timeout, "temperature": model.temperature})
+        return (
+            OpenAICompatibleModel,
+            {
+                "base_url": model.base_url,
+                "model": model.name,
+                "api_key": model._api_key,
+                "timeout": model.timeout,
+                "temperature": model.temperature,
+            },
+        )
     return model
 
 
@@ -153,8 +161,9 @@ class _Gate:
         return self.gate.refusals, self.gate.waited_s
 
 
-def _run_remote(p: backends.Plan, job: Any, made: tuple[Any, dict[str, Any]] | None, gate_actor: Any,
-                prices: PriceTable) -> ResultRow:
+def _run_remote(
+    p: backends.Plan, job: Any, made: tuple[Any, dict[str, Any]] | None, gate_actor: Any, prices: PriceTable
+) -> ResultRow:
     """One job on a worker: the router rebuilt there, every call behind the shared gate, priced as the
     driver prices (a page's own price table, as its local pool would)."""
     router = None
@@ -169,9 +178,17 @@ def _run_remote(p: backends.Plan, job: Any, made: tuple[Any, dict[str, Any]] | N
 class RayEvaluation:
     """The jobs of a plan on Ray: iterate it for rows as they finish; stop it any time."""
 
-    def __init__(self, p: backends.Plan, models: ModelRouter | ChatModel | None, *,
-                 done: Collection[tuple[str, str, int]] = (), address: str | None = None, concurrency: int = 4,
-                 num_cpus: int | None = None, prices: PriceTable | None = None) -> None:
+    def __init__(
+        self,
+        p: backends.Plan,
+        models: ModelRouter | ChatModel | None,
+        *,
+        done: Collection[tuple[str, str, int]] = (),
+        address: str | None = None,
+        concurrency: int = 4,
+        num_cpus: int | None = None,
+        prices: PriceTable | None = None,
+    ) -> None:
         ray = _ray()
         self.plan, self.jobs = p, p.jobs(done)
         self.total = len(self.jobs)
@@ -182,11 +199,11 @@ class RayEvaluation:
             else:
                 env = {"PYTHONPATH": os.pathsep.join(filter(None, (_ROOT, os.environ.get("PYTHONPATH"))))}
                 env.update({k: os.environ[k] for k in _FORWARDED if k in os.environ})
-                ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False,
-                         runtime_env={"env_vars": env})
+                ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False, runtime_env={"env_vars": env})
         router = models if isinstance(models, ModelRouter) or models is None else ModelRouter(models)
-        self._made = None if router is None else (portable(router.default),
-                                                  {r: portable(m) for r, m in router.by_role.items()})
+        self._made = (
+            None if router is None else (portable(router.default), {r: portable(m) for r, m in router.by_role.items()})
+        )
         self._gate_actor = ray.remote(num_cpus=0)(_Gate).remote()
         self.gate = RemoteGate(self._gate_actor)
         self._remote = ray.remote(num_cpus=JOB_CPUS, max_retries=0)(_run_remote)

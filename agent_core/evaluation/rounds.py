@@ -123,9 +123,19 @@ def round_stats(rows: Iterable[Drafted]) -> list[RoundStat]:
             if k:
                 for before, after in zip((_at(r.rounds, k - 1) for r in group), now, strict=True):
                     counts[f"{'right' if before else 'wrong'}→{'right' if after else 'wrong'}"] += 1
-            out.append(RoundStat(pattern, k, len(group), sum(now), sum(1 for r in group if k < len(r.rounds)),
-                                 counts["right→wrong"], counts["wrong→right"], counts["right→right"],
-                                 counts["wrong→wrong"]))
+            out.append(
+                RoundStat(
+                    pattern,
+                    k,
+                    len(group),
+                    sum(now),
+                    sum(1 for r in group if k < len(r.rounds)),
+                    counts["right→wrong"],
+                    counts["wrong→right"],
+                    counts["right→right"],
+                    counts["wrong→wrong"],
+                )
+            )
     return out
 
 
@@ -151,8 +161,17 @@ def stop_stats(rows: Iterable[Drafted], baseline: str | Collection[str] | None =
                 oracle_calls += r.llm_calls
         if not group[0].rounds:  # the baseline has one answer: its oracle stop is its own
             oracle_passed, oracle_calls = sum(r.passed for r in group), sum(r.llm_calls for r in group)
-        out.append(StopStat(pattern, n, sum(r.passed for r in group), round(self_calls, 2), oracle_passed,
-                            round(oracle_calls / n, 2), pattern in baselines))
+        out.append(
+            StopStat(
+                pattern,
+                n,
+                sum(r.passed for r in group),
+                round(self_calls, 2),
+                oracle_passed,
+                round(oracle_calls / n, 2),
+                pattern in baselines,
+            )
+        )
     return out
 
 
@@ -178,15 +197,31 @@ def rounds_figure(stats: Sequence[RoundStat], stops: Sequence[StopStat] = (), la
     fig = go.Figure()
     for pattern in dict.fromkeys(s.pattern for s in stats):
         mine = [s for s in stats if s.pattern == pattern]
-        fig.add_trace(go.Scatter(x=[s.round for s in mine], y=[round(100 * s.pass_rate, 1) for s in mine],
-                                 mode="lines+markers", name=pattern))
+        fig.add_trace(
+            go.Scatter(
+                x=[s.round for s in mine],
+                y=[round(100 * s.pass_rate, 1) for s in mine],
+                mode="lines+markers",
+                name=pattern,
+            )
+        )
     # the baselines' labels avoid each other: the highest line is labelled above itself, the next below
     # itself (so two labels never share a line's side), the third and fourth the same on the left
     levels = sorted((s for s in stops if s.baseline), key=lambda s: -s.self_rate)
     for i, stop in enumerate(levels):
-        fig.add_hline(y=round(100 * stop.self_rate, 1), line_dash="dash",
-                      annotation_text=f"{t['baseline']}: {stop.pattern}",
-                      annotation_position=_BASELINE_PLACES[i % len(_BASELINE_PLACES)])
-    fig.update_layout(title=t["title"], xaxis_title=t["x"], yaxis_title=t["y"], yaxis_range=[0, 105],
-                      xaxis={"dtick": 1}, margin={"t": 50, "b": 40, "l": 50, "r": 20}, height=340)
+        fig.add_hline(
+            y=round(100 * stop.self_rate, 1),
+            line_dash="dash",
+            annotation_text=f"{t['baseline']}: {stop.pattern}",
+            annotation_position=_BASELINE_PLACES[i % len(_BASELINE_PLACES)],
+        )
+    fig.update_layout(
+        title=t["title"],
+        xaxis_title=t["x"],
+        yaxis_title=t["y"],
+        yaxis_range=[0, 105],
+        xaxis={"dtick": 1},
+        margin={"t": 50, "b": 40, "l": 50, "r": 20},
+        height=340,
+    )
     return fig

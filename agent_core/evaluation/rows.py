@@ -20,10 +20,41 @@ from ..errors import ConfigError
 from . import stats
 
 #: free text (detail, the answer) after the fixed columns, the answer last: a long program stays out of the way
-ROW_COLUMNS = ("task_id", "pattern", "repeat", "passed", "status", "score", "calls", "tokens", "cost", "scorer",
-               "detail", "error", "rounds", "round_calls", "latency", "answer")
-SUMMARY_COLUMNS = ("kind", "pattern", "versus", "n", "tasks", "passed", "pass_rate", "ci_low", "ci_high", "ci_method",
-                   "cost_per_solved", "difference", "b_only", "a_only", "p_value")
+ROW_COLUMNS = (
+    "task_id",
+    "pattern",
+    "repeat",
+    "passed",
+    "status",
+    "score",
+    "calls",
+    "tokens",
+    "cost",
+    "scorer",
+    "detail",
+    "error",
+    "rounds",
+    "round_calls",
+    "latency",
+    "answer",
+)
+SUMMARY_COLUMNS = (
+    "kind",
+    "pattern",
+    "versus",
+    "n",
+    "tasks",
+    "passed",
+    "pass_rate",
+    "ci_low",
+    "ci_high",
+    "ci_method",
+    "cost_per_solved",
+    "difference",
+    "b_only",
+    "a_only",
+    "p_value",
+)
 #: the longest answer kept in a row (the end of a longer one is cut off, marked with …)
 ROW_ANSWER_CHARS = 4000
 
@@ -76,7 +107,7 @@ def _cell(row: ResultRow, name: str) -> object:
     if name == "cost":
         return "" if value is None else f"{value:.6f}"
     if name == "answer" and len(value) > ROW_ANSWER_CHARS:
-        return value[:ROW_ANSWER_CHARS - 1] + "…"
+        return value[: ROW_ANSWER_CHARS - 1] + "…"
     return value
 
 
@@ -109,17 +140,32 @@ def read_rows(path: str | Path) -> list[ResultRow]:
         return []
     reader = csv.DictReader(io.StringIO(text, newline=""))
     if tuple(reader.fieldnames or ()) != ROW_COLUMNS:
-        raise ConfigError(f"{path} has other columns than eval's rows ({', '.join(ROW_COLUMNS)}); "
-                          "write to a new file or remove it")
+        raise ConfigError(
+            f"{path} has other columns than eval's rows ({', '.join(ROW_COLUMNS)}); write to a new file or remove it"
+        )
     out = []
     try:
         for line in reader:
-            out.append(ResultRow(line["task_id"], line["pattern"], int(line["repeat"]), line["passed"] == "True",
-                                 line["status"], float(line["score"]), int(line["calls"]), int(line["tokens"]),
-                                 float(line["cost"]) if line["cost"] else None, line["scorer"], line["detail"],
-                                 line["error"], tuple(v == "1" for v in line["rounds"].split()),
-                                 tuple(int(v) for v in line["round_calls"].split()), float(line["latency"]),
-                                 line["answer"]))
+            out.append(
+                ResultRow(
+                    line["task_id"],
+                    line["pattern"],
+                    int(line["repeat"]),
+                    line["passed"] == "True",
+                    line["status"],
+                    float(line["score"]),
+                    int(line["calls"]),
+                    int(line["tokens"]),
+                    float(line["cost"]) if line["cost"] else None,
+                    line["scorer"],
+                    line["detail"],
+                    line["error"],
+                    tuple(v == "1" for v in line["rounds"].split()),
+                    tuple(int(v) for v in line["round_calls"].split()),
+                    float(line["latency"]),
+                    line["answer"],
+                )
+            )
     except (ValueError, TypeError, KeyError) as exc:
         raise ConfigError(f"{path}, line {reader.line_num}: not an eval row ({exc})") from None
     # a key written twice (an interrupted write, then a rerun) counts once: the last one wins
@@ -127,6 +173,7 @@ def read_rows(path: str | Path) -> list[ResultRow]:
 
 
 # --- the summary ------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class PatternSummary:
@@ -162,14 +209,27 @@ def summarize_rows(rows: Sequence[ResultRow], *, seed: int = stats.DEFAULT_SEED)
         known = all(c is not None for c in costs)
         spent = sum(c for c in costs if c is not None)
         n = len(group)
-        out.append(PatternSummary(pattern, n, len(per_task), passed, passed / n, low, high, method,
-                                  spent / passed if passed and known else None,
-                                  sum(r.calls for r in group) / n, sum(r.tokens for r in group) / n))
+        out.append(
+            PatternSummary(
+                pattern,
+                n,
+                len(per_task),
+                passed,
+                passed / n,
+                low,
+                high,
+                method,
+                spent / passed if passed and known else None,
+                sum(r.calls for r in group) / n,
+                sum(r.tokens for r in group) / n,
+            )
+        )
     return out
 
 
-def comparisons(rows: Sequence[ResultRow], baseline: str | None = None, *,
-                seed: int = stats.DEFAULT_SEED) -> list[stats.Paired]:
+def comparisons(
+    rows: Sequence[ResultRow], baseline: str | None = None, *, seed: int = stats.DEFAULT_SEED
+) -> list[stats.Paired]:
     """Every other pattern against `baseline` (default: the first pattern) on their shared tasks × repeats."""
     from .harness import REFERENCE  # the ground truth is no pattern to compare with
 
@@ -193,12 +253,45 @@ def summary_to_csv(summaries: Iterable[PatternSummary], pairs: Iterable[stats.Pa
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(SUMMARY_COLUMNS)
     for s in summaries:
-        writer.writerow(["pattern", s.pattern, "", s.n, s.tasks, s.passed, f"{s.pass_rate:.4f}", f"{s.ci_low:.4f}",
-                         f"{s.ci_high:.4f}", s.ci_method,
-                         "" if s.cost_per_solved is None else f"{s.cost_per_solved:.6f}", "", "", "", ""])
+        writer.writerow(
+            [
+                "pattern",
+                s.pattern,
+                "",
+                s.n,
+                s.tasks,
+                s.passed,
+                f"{s.pass_rate:.4f}",
+                f"{s.ci_low:.4f}",
+                f"{s.ci_high:.4f}",
+                s.ci_method,
+                "" if s.cost_per_solved is None else f"{s.cost_per_solved:.6f}",
+                "",
+                "",
+                "",
+                "",
+            ]
+        )
     for p in pairs:
-        writer.writerow(["paired", p.b, p.a, p.pairs, p.tasks, "", "", f"{p.ci_low:.4f}", f"{p.ci_high:.4f}",
-                         p.ci_method, "", f"{p.difference:.4f}", p.b_only, p.a_only, f"{p.p_value:.4g}"])
+        writer.writerow(
+            [
+                "paired",
+                p.b,
+                p.a,
+                p.pairs,
+                p.tasks,
+                "",
+                "",
+                f"{p.ci_low:.4f}",
+                f"{p.ci_high:.4f}",
+                p.ci_method,
+                "",
+                f"{p.difference:.4f}",
+                p.b_only,
+                p.a_only,
+                f"{p.p_value:.4g}",
+            ]
+        )
     return buffer.getvalue()
 
 

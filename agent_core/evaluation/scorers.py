@@ -82,7 +82,9 @@ def _unparsable(detail: str) -> Score:
 # --- normalising ------------------------------------------------------------------------------------
 
 _SPACE = re.compile(r"\s+")
-_PREFIX = re.compile(r"^(?:the\s+)?(?:final\s+)?answer\s*(?:is)?\s*[:：]?\s*|^答案\s*(?:是|为)?\s*[:：]?\s*", re.IGNORECASE)
+_PREFIX = re.compile(
+    r"^(?:the\s+)?(?:final\s+)?answer\s*(?:is)?\s*[:：]?\s*|^答案\s*(?:是|为)?\s*[:：]?\s*", re.IGNORECASE
+)
 _EDGE = " \t\n\r.。,，;；:：!！?？'\"`“”‘’()（）[]"
 
 
@@ -120,15 +122,21 @@ def contains(answer: str, expected: str) -> Score:
 
 _UNBOUNDED = sre_constants.MAXREPEAT
 _REPEATS = (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT, getattr(sre_constants, "POSSESSIVE_REPEAT", None))
-_REFUSED = {sre_constants.GROUPREF: "a backreference", sre_constants.GROUPREF_EXISTS: "a conditional group",
-            sre_constants.ASSERT: "a lookaround", sre_constants.ASSERT_NOT: "a lookaround"}
+_REFUSED = {
+    sre_constants.GROUPREF: "a backreference",
+    sre_constants.GROUPREF_EXISTS: "a conditional group",
+    sre_constants.ASSERT: "a lookaround",
+    sre_constants.ASSERT_NOT: "a lookaround",
+}
 
 
 def check_regex(pattern: str) -> re.Pattern[str]:
     """The compiled pattern, or TaskSetError saying why it could stall the server (see the module doc)."""
     if len(pattern) > REGEX_MAX_PATTERN:
-        raise TaskSetError(f"the regex is {len(pattern)} characters; a scorer's regex is limited to "
-                           f"{REGEX_MAX_PATTERN}", reason="not_task")
+        raise TaskSetError(
+            f"the regex is {len(pattern)} characters; a scorer's regex is limited to {REGEX_MAX_PATTERN}",
+            reason="not_task",
+        )
     try:
         parsed = sre_parse.parse(pattern)
         compiled = re.compile(pattern, re.IGNORECASE)
@@ -136,9 +144,12 @@ def check_regex(pattern: str) -> re.Pattern[str]:
         raise TaskSetError(f"the regex {pattern!r} does not compile ({exc})", reason="not_task") from None
     steps = _steps(parsed, REGEX_SUBJECT_CHARS, inside_repeat=False, pattern=pattern)
     if steps * REGEX_SUBJECT_CHARS > REGEX_STEP_BUDGET:
-        raise TaskSetError(f"the regex {pattern!r} can backtrack too much: more than one unbounded repeat "
-                           "(* + {n,}) may scan the answer from every position; bound the repeats "
-                           "(e.g. \\s{0,5})", reason="not_task")
+        raise TaskSetError(
+            f"the regex {pattern!r} can backtrack too much: more than one unbounded repeat "
+            "(* + {n,}) may scan the answer from every position; bound the repeats "
+            "(e.g. \\s{0,5})",
+            reason="not_task",
+        )
     return compiled
 
 
@@ -148,13 +159,18 @@ def _steps(items: Any, n: int, *, inside_repeat: bool, pattern: str) -> int:
     total = 1
     for op, arg in items:
         if op in _REFUSED:
-            raise TaskSetError(f"the regex {pattern!r} uses {_REFUSED[op]}, which a scorer refuses "
-                               "(it can take exponential time)", reason="not_task")
+            raise TaskSetError(
+                f"the regex {pattern!r} uses {_REFUSED[op]}, which a scorer refuses (it can take exponential time)",
+                reason="not_task",
+            )
         if op in _REPEATS and op is not None:
             _low, high, body = arg
             if inside_repeat:
-                raise TaskSetError(f"the regex {pattern!r} nests a repeat inside a repeat, which can take "
-                                   "exponential time; a scorer refuses it", reason="not_task")
+                raise TaskSetError(
+                    f"the regex {pattern!r} nests a repeat inside a repeat, which can take "
+                    "exponential time; a scorer refuses it",
+                    reason="not_task",
+                )
             bound = n if high == _UNBOUNDED else min(high, n) + 1
             total *= bound * _steps(body, n, inside_repeat=True, pattern=pattern)
         elif op is sre_constants.SUBPATTERN:
@@ -171,7 +187,9 @@ def regex(answer: str, expected: str) -> Score:
     compiled = check_regex(expected)
     subject = _tail(answer, REGEX_SUBJECT_CHARS)
     found = compiled.search(subject)
-    return _verdict(found is not None, f"/{_short(expected)}/ {'matched ' + repr(_short(found.group(0))) if found else 'no match'}")
+    return _verdict(
+        found is not None, f"/{_short(expected)}/ {'matched ' + repr(_short(found.group(0))) if found else 'no match'}"
+    )
 
 
 # --- numbers ----------------------------------------------------------------------------------------
@@ -186,7 +204,7 @@ def number_of(text: str) -> float | None:
     text = _tail(text)
     at = text.rfind(_HASHES)
     if at >= 0 and _NUMBER.search(text, at):
-        text = text[at + len(_HASHES):]
+        text = text[at + len(_HASHES) :]
     last = _last(_NUMBER.finditer(text))
     if last is None:
         return None
@@ -218,8 +236,9 @@ def _num(x: float) -> str:
 # --- choices ----------------------------------------------------------------------------------------
 
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-_SAID_LETTER = re.compile(r"(?:answer|option|choice|答案|选项)\s*(?:is|:|：|是|为)?\s*[\(（]?([A-Za-z])[\)）]?(?![A-Za-z])",
-                          re.IGNORECASE)
+_SAID_LETTER = re.compile(
+    r"(?:answer|option|choice|答案|选项)\s*(?:is|:|：|是|为)?\s*[\(（]?([A-Za-z])[\)）]?(?![A-Za-z])", re.IGNORECASE
+)
 _LEAD_LETTER = re.compile(r"^[\(（]?([A-Za-z])(?:[\)）.:：]|$)")
 
 
@@ -263,13 +282,17 @@ def choice(answer: str, expected: str, choices: tuple[str, ...]) -> Score:
 # --- the LLM judge ----------------------------------------------------------------------------------
 
 JUDGE_PROMPTS: Mapping[str, Mapping[str, str]] = {
-    "en": {"system": "You grade answers. Compare the candidate's final answer with the reference answer. Ignore "
-                     "wording, formatting and working; judge only whether the final answer means the same. Reply with "
-                     "one line: VERDICT: CORRECT or VERDICT: INCORRECT.",
-           "user": "Question:\n{question}\n\nReference answer:\n{expected}\n\nCandidate answer:\n{answer}"},
-    "zh": {"system": "你负责评分。把候选答案的最终结论与参考答案比较，不看措辞、格式和推理过程，只判断最终答案的意思是否相同。"
-                     "只回复一行：VERDICT: CORRECT 或 VERDICT: INCORRECT（也可写“判定：正确”或“判定：错误”）。",
-           "user": "问题：\n{question}\n\n参考答案：\n{expected}\n\n候选答案：\n{answer}"},
+    "en": {
+        "system": "You grade answers. Compare the candidate's final answer with the reference answer. Ignore "
+        "wording, formatting and working; judge only whether the final answer means the same. Reply with "
+        "one line: VERDICT: CORRECT or VERDICT: INCORRECT.",
+        "user": "Question:\n{question}\n\nReference answer:\n{expected}\n\nCandidate answer:\n{answer}",
+    },
+    "zh": {
+        "system": "你负责评分。把候选答案的最终结论与参考答案比较，不看措辞、格式和推理过程，只判断最终答案的意思是否相同。"
+        "只回复一行：VERDICT: CORRECT 或 VERDICT: INCORRECT（也可写“判定：正确”或“判定：错误”）。",
+        "user": "问题：\n{question}\n\n参考答案：\n{expected}\n\n候选答案：\n{answer}",
+    },
 }
 _JUDGE_VERDICT = re.compile(r"(?:verdict|判定)\s*[:：]\s*(correct|incorrect|正确|错误)", re.IGNORECASE)
 _PLACEHOLDER = re.compile(r"\{(\w{1,32})\}")
@@ -285,15 +308,26 @@ def parse_judge(reply: str) -> bool | None:
     return last.group(1).casefold() in ("correct", "正确")
 
 
-def judge_with(model: Any, question: str, answer: str, expected: str, *, lang: str = "en",
-               prompts: Mapping[str, Mapping[str, str]] | None = None, scenario: str = "") -> Score:
+def judge_with(
+    model: Any,
+    question: str,
+    answer: str,
+    expected: str,
+    *,
+    lang: str = "en",
+    prompts: Mapping[str, Mapping[str, str]] | None = None,
+    scenario: str = "",
+) -> Score:
     """Ask an LLM judge (a ChatModel, role `judge`); a reply it cannot read is "unparsable", a failed call too."""
     words = (prompts or JUDGE_PROMPTS).get(lang) or JUDGE_PROMPTS["en"]
     values = {"question": question, "expected": expected, "answer": _tail(answer, JUDGE_ANSWER_CHARS)}
     messages = (system(words["system"]), user(_fill(words["user"], values)))
-    request = ChatRequest(messages, role=JUDGE_ROLE, temperature=0.0,
-                          context=CallContext(pattern="", scenario=scenario, lang=lang, node=JUDGE_ROLE,
-                                              inputs=tuple(values.items())))
+    request = ChatRequest(
+        messages,
+        role=JUDGE_ROLE,
+        temperature=0.0,
+        context=CallContext(pattern="", scenario=scenario, lang=lang, node=JUDGE_ROLE, inputs=tuple(values.items())),
+    )
     started = time.perf_counter()
     completion: Completion | None = None
     try:
@@ -307,10 +341,23 @@ def judge_with(model: Any, question: str, answer: str, expected: str, *, lang: s
     verdict = parse_judge(text)
     ms = (time.perf_counter() - started) * 1000
     if verdict is None:
-        return Score(False, "unparsable", f"the judge's reply has no VERDICT line ({ms:.0f} ms)", calls=1,
-                     tokens=tokens, judge_reply=_short(text, 400))
-    return Score(verdict, "passed" if verdict else "failed", f"judge: {'CORRECT' if verdict else 'INCORRECT'}",
-                 1.0 if verdict else 0.0, calls=1, tokens=tokens, judge_reply=_short(text, 400))
+        return Score(
+            False,
+            "unparsable",
+            f"the judge's reply has no VERDICT line ({ms:.0f} ms)",
+            calls=1,
+            tokens=tokens,
+            judge_reply=_short(text, 400),
+        )
+    return Score(
+        verdict,
+        "passed" if verdict else "failed",
+        f"judge: {'CORRECT' if verdict else 'INCORRECT'}",
+        1.0 if verdict else 0.0,
+        calls=1,
+        tokens=tokens,
+        judge_reply=_short(text, 400),
+    )
 
 
 def _fill(template: str, values: Mapping[str, str]) -> str:
@@ -320,4 +367,4 @@ def _fill(template: str, values: Mapping[str, str]) -> str:
 
 
 def _short(text: str, n: int = 60) -> str:
-    return text if len(text) <= n else text[:n - 1] + "…"
+    return text if len(text) <= n else text[: n - 1] + "…"

@@ -52,8 +52,9 @@ def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
     return low, high
 
 
-def bootstrap_mean(values: Sequence[float], *, seed: int = DEFAULT_SEED, resamples: int = BOOTSTRAP_RESAMPLES,
-                   level: float = 0.95) -> tuple[float, float]:
+def bootstrap_mean(
+    values: Sequence[float], *, seed: int = DEFAULT_SEED, resamples: int = BOOTSTRAP_RESAMPLES, level: float = 0.95
+) -> tuple[float, float]:
     """A percentile bootstrap interval of the mean of `values` (one per task); (0, 1) for no values."""
     values = list(values)
     if not values:
@@ -78,7 +79,7 @@ def mcnemar_exact(b: int, c: int) -> float:
     if n == 0:
         return 1.0
     tail = sum(math.comb(n, i) for i in range(min(b, c) + 1))
-    return min(1.0, 2 * tail / 2 ** n)
+    return min(1.0, 2 * tail / 2**n)
 
 
 @dataclass(frozen=True)
@@ -107,8 +108,7 @@ class Paired:
         return self.p_value < ALPHA
 
 
-def paired(a: str, b: str, verdicts: Mapping[tuple[str, str, int], bool], *,
-           seed: int = DEFAULT_SEED) -> Paired | None:
+def paired(a: str, b: str, verdicts: Mapping[tuple[str, str, int], bool], *, seed: int = DEFAULT_SEED) -> Paired | None:
     """Compare b with a on (task_id, pattern, repeat) -> passed; None when they share no pair."""
     keys = sorted({(t, r) for (t, p, r) in verdicts if p == a} & {(t, r) for (t, p, r) in verdicts if p == b})
     if not keys:
@@ -122,8 +122,18 @@ def paired(a: str, b: str, verdicts: Mapping[tuple[str, str, int], bool], *,
     b_only = sum(1 for d in diffs if d > 0)
     a_only = sum(1 for d in diffs if d < 0)
     low, high = bootstrap_mean(diffs, seed=seed)
-    return Paired(a, b, len(per_task), len(keys), sum(diffs) / len(diffs), low, high, b_only, a_only,
-                  mcnemar_exact(b_only, a_only))
+    return Paired(
+        a,
+        b,
+        len(per_task),
+        len(keys),
+        sum(diffs) / len(diffs),
+        low,
+        high,
+        b_only,
+        a_only,
+        mcnemar_exact(b_only, a_only),
+    )
 
 
 @dataclass(frozen=True)

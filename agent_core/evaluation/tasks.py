@@ -80,8 +80,9 @@ def read_text(source: bytes | str | os.PathLike[str], name: str = "") -> tuple[s
     else:
         data, name = _read(Path(source)), Path(source).name
     if len(data) > MAX_BYTES:
-        raise TaskSetError(f"{name} is {len(data) / 1e6:.1f} MB; task sets are limited to {_mb(MAX_BYTES)}",
-                           reason="too_large")
+        raise TaskSetError(
+            f"{name} is {len(data) / 1e6:.1f} MB; task sets are limited to {_mb(MAX_BYTES)}", reason="too_large"
+        )
     if data[:2] == _GZIP_MAGIC:
         data = _gunzip(data, name)
     elif name.endswith(".gz"):
@@ -89,7 +90,7 @@ def read_text(source: bytes | str | os.PathLike[str], name: str = "") -> tuple[s
     try:
         return data.decode("utf-8-sig"), data, name
     except UnicodeDecodeError as exc:
-        line = data[:exc.start].count(b"\n") + 1
+        line = data[: exc.start].count(b"\n") + 1
         raise TaskSetError(f"{name} is not UTF-8 text (line {line}, byte {exc.start})", reason="not_text") from None
 
 
@@ -108,8 +109,9 @@ def _read(path: Path) -> bytes:
     try:
         size = path.stat().st_size
         if size > MAX_BYTES:  # refused before reading it into memory
-            raise TaskSetError(f"{path.name} is {size / 1e6:.1f} MB; task sets are limited to {_mb(MAX_BYTES)}",
-                               reason="too_large")
+            raise TaskSetError(
+                f"{path.name} is {size / 1e6:.1f} MB; task sets are limited to {_mb(MAX_BYTES)}", reason="too_large"
+            )
         return path.read_bytes()
     except OSError as exc:
         raise TaskSetError(f"cannot read {path}: {exc.strerror or exc}", reason="unreadable") from None
@@ -122,8 +124,9 @@ def _gunzip(data: bytes, name: str) -> bytes:
     except (OSError, EOFError, zlib.error) as exc:
         raise TaskSetError(f"{name} is not a valid gzip file ({exc})", reason="not_gzip", detail=str(exc)) from None
     if len(out) > MAX_BYTES:
-        raise TaskSetError(f"{name} unpacks to more than {_mb(MAX_BYTES)}; task sets are limited to that",
-                           reason="too_large")
+        raise TaskSetError(
+            f"{name} unpacks to more than {_mb(MAX_BYTES)}; task sets are limited to that", reason="too_large"
+        )
     return out
 
 
@@ -134,12 +137,14 @@ def _parse(text: str) -> list[EvalTask]:
         if not line.strip():
             continue
         if len(tasks) == MAX_TASKS:
-            raise TaskSetError(f"more than {MAX_TASKS} tasks (line {lineno}); evaluate a smaller set",
-                               reason="too_many")
+            raise TaskSetError(
+                f"more than {MAX_TASKS} tasks (line {lineno}); evaluate a smaller set", reason="too_many"
+            )
         task = _task(line, lineno)
         if task.task_id in seen:
-            raise TaskSetError(f"line {lineno}: task_id {task.task_id[:80]!r} repeats line {seen[task.task_id]}",
-                               reason="not_task")
+            raise TaskSetError(
+                f"line {lineno}: task_id {task.task_id[:80]!r} repeats line {seen[task.task_id]}", reason="not_task"
+            )
         seen[task.task_id] = lineno
         tasks.append(task)
     if not tasks:
@@ -151,56 +156,79 @@ def _task(line: str, lineno: int) -> EvalTask:
     try:
         raw = untrusted.loads(line, max_depth=None)  # a task's extra fields may nest; only json's own limit
     except untrusted.JSONTooDeep:
-        raise TaskSetError(f"line {lineno}: the JSON is nested too deeply; expected one task object a line "
-                           "(HumanEval's JSONL format)", reason="not_json") from None
+        raise TaskSetError(
+            f"line {lineno}: the JSON is nested too deeply; expected one task object a line (HumanEval's JSONL format)",
+            reason="not_json",
+        ) from None
     except ValueError as exc:
-        raise TaskSetError(f"line {lineno}: not JSON ({getattr(exc, 'msg', exc)}); expected one task object "
-                           "a line (HumanEval's JSONL format)", reason="not_json",
-                           detail=f"line {lineno}: {getattr(exc, 'msg', exc)}") from None
+        raise TaskSetError(
+            f"line {lineno}: not JSON ({getattr(exc, 'msg', exc)}); expected one task object "
+            "a line (HumanEval's JSONL format)",
+            reason="not_json",
+            detail=f"line {lineno}: {getattr(exc, 'msg', exc)}",
+        ) from None
     if not isinstance(raw, dict):
         raise TaskSetError(f"line {lineno}: expected a JSON object, got {_json_type(raw)}", reason="not_task")
     missing = [f for f in REQUIRED_FIELDS if f not in raw]
     if missing:
-        raise TaskSetError(f"line {lineno}: missing field(s) {', '.join(missing)}; a task needs "
-                           f"{', '.join(REQUIRED_FIELDS)}", reason="not_task")
+        raise TaskSetError(
+            f"line {lineno}: missing field(s) {', '.join(missing)}; a task needs {', '.join(REQUIRED_FIELDS)}",
+            reason="not_task",
+        )
     if raw.get("canonical_solution") is None:
         raw["canonical_solution"] = ""
     for field in (*REQUIRED_FIELDS, "canonical_solution"):
         value = raw[field]
         if not isinstance(value, str):
-            raise TaskSetError(f"line {lineno}: field {field!r} must be a string, got {_json_type(value)}",
-                               reason="not_task")
+            raise TaskSetError(
+                f"line {lineno}: field {field!r} must be a string, got {_json_type(value)}", reason="not_task"
+            )
         if len(value) > MAX_FIELD_CHARS:
-            raise TaskSetError(f"line {lineno}: field {field!r} is {len(value):,} characters; a field is limited "
-                               f"to {MAX_FIELD_CHARS:,}", reason="too_large")
+            raise TaskSetError(
+                f"line {lineno}: field {field!r} is {len(value):,} characters; a field is limited "
+                f"to {MAX_FIELD_CHARS:,}",
+                reason="too_large",
+            )
         if not value.isascii():
             try:
                 value.encode("utf-8")
             except UnicodeEncodeError as exc:  # a lone surrogate (JSON's \ud800): no page or sandbox can carry it
-                raise TaskSetError(f"line {lineno}: field {field!r} holds an invalid character "
-                                   f"(a lone surrogate, {value[exc.start]!r}, at character {exc.start})",
-                                   reason="not_text") from None
+                raise TaskSetError(
+                    f"line {lineno}: field {field!r} holds an invalid character "
+                    f"(a lone surrogate, {value[exc.start]!r}, at character {exc.start})",
+                    reason="not_text",
+                ) from None
     task = EvalTask(*(raw[f] for f in (*REQUIRED_FIELDS, "canonical_solution")))
     where = f"line {lineno} ({task.task_id[:80]})"
     if not task.task_id.strip():
         raise TaskSetError(f"line {lineno}: task_id is empty", reason="not_task")
     if not task.entry_point.isidentifier():
-        raise TaskSetError(f"{where}: entry_point {task.entry_point[:80]!r} is not a Python function name",
-                           reason="not_task")
+        raise TaskSetError(
+            f"{where}: entry_point {task.entry_point[:80]!r} is not a Python function name", reason="not_task"
+        )
     if not task.test.strip():
         raise TaskSetError(f"{where}: the test is empty", reason="bad_test")
     try:
         module = compile(task.test, "<test>", "exec", dont_inherit=True)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
-        raise TaskSetError(f"{where}: the test does not parse (its line {getattr(exc, 'lineno', '?')}: "
-                           f"{getattr(exc, 'msg', exc)})", reason="bad_test") from None
+        raise TaskSetError(
+            f"{where}: the test does not parse (its line {getattr(exc, 'lineno', '?')}: {getattr(exc, 'msg', exc)})",
+            reason="bad_test",
+        ) from None
     task.__dict__["defines_check"] = _defines_check(module)  # the cached property, from this compile
     return task
 
 
 def _json_type(value: object) -> str:
-    names = {dict: "an object", list: "an array", str: "a string", bool: "true/false", int: "a number",
-             float: "a number", type(None): "null"}
+    names = {
+        dict: "an object",
+        list: "an array",
+        str: "a string",
+        bool: "true/false",
+        int: "a number",
+        float: "a number",
+        type(None): "null",
+    }
     return names.get(type(value), type(value).__name__)
 
 

@@ -42,7 +42,7 @@ def gsm8k_final(working: str) -> str | None:
     at = working.rfind("####")
     if at < 0:
         return None
-    final = working[at + 4:].strip()
+    final = working[at + 4 :].strip()
     return final if final and "\n" not in final else None
 
 
@@ -83,8 +83,9 @@ class TaskSet:
         if name not in scorers.SCORERS:
             raise TaskSetError(f"unknown scorer {name!r}; choose from {', '.join(scorers.SCORERS)}", reason="invalid")
         if self.is_code:
-            raise TaskSetError(f"a {self.format} set is judged by its unit tests; --scorer applies to question sets",
-                               reason="invalid")
+            raise TaskSetError(
+                f"a {self.format} set is judged by its unit tests; --scorer applies to question sets", reason="invalid"
+            )
         if name == "regex":
             for t in self.tasks:
                 scorers.check_regex(t.answer)  # type: ignore[union-attr]
@@ -107,6 +108,7 @@ def load_task_set(source: bytes | str | os.PathLike[str], *, name: str = "") -> 
 
 # --- JSONL ------------------------------------------------------------------------------------------
 
+
 def _from_jsonl(text: str, data: bytes) -> TaskSet:
     rows = list(_json_lines(text))
     if not rows:
@@ -128,17 +130,21 @@ def _json_lines(text: str) -> Any:
             continue
         count += 1
         if count > MAX_TASKS:
-            raise TaskSetError(f"more than {MAX_TASKS} tasks (line {lineno}); evaluate a smaller set", reason="too_many")
+            raise TaskSetError(
+                f"more than {MAX_TASKS} tasks (line {lineno}); evaluate a smaller set", reason="too_many"
+            )
         try:
             raw = untrusted.loads(line, max_depth=8)
         except untrusted.JSONTooDeep:
             raise TaskSetError(f"line {lineno}: the JSON is nested too deeply", reason="not_json") from None
         except ValueError as exc:
-            raise TaskSetError(f"line {lineno}: not JSON ({getattr(exc, 'msg', exc)}); expected one object a line",
-                               reason="not_json", detail=f"line {lineno}: {getattr(exc, 'msg', exc)}") from None
+            raise TaskSetError(
+                f"line {lineno}: not JSON ({getattr(exc, 'msg', exc)}); expected one object a line",
+                reason="not_json",
+                detail=f"line {lineno}: {getattr(exc, 'msg', exc)}",
+            ) from None
         if not isinstance(raw, dict):
-            raise TaskSetError(f"line {lineno}: expected a JSON object, got {tasks._json_type(raw)}",
-                               reason="not_task")
+            raise TaskSetError(f"line {lineno}: expected a JSON object, got {tasks._json_type(raw)}", reason="not_task")
         yield lineno, raw
 
 
@@ -149,12 +155,15 @@ def _text(raw: dict[str, Any], key: str, lineno: int, *, required: bool = True) 
             raise TaskSetError(f"line {lineno}: missing field {key!r}", reason="not_task")
         return ""
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-        raise TaskSetError(f"line {lineno}: field {key!r} must be a string, got {tasks._json_type(value)}",
-                           reason="not_task")
+        raise TaskSetError(
+            f"line {lineno}: field {key!r} must be a string, got {tasks._json_type(value)}", reason="not_task"
+        )
     value = str(value)
     if len(value) > MAX_FIELD_CHARS:
-        raise TaskSetError(f"line {lineno}: field {key!r} is {len(value):,} characters; a field is limited to "
-                           f"{MAX_FIELD_CHARS:,}", reason="too_large")
+        raise TaskSetError(
+            f"line {lineno}: field {key!r} is {len(value):,} characters; a field is limited to {MAX_FIELD_CHARS:,}",
+            reason="too_large",
+        )
     if not value.isascii():
         try:
             value.encode("utf-8")
@@ -178,8 +187,9 @@ def _generic(raw: dict[str, Any], lineno: int, *, choices: tuple[str, ...] | Non
         choices = _choices(raw.get("choices"), lineno)
     scorer = _text(raw, "scorer", lineno, required=False).strip() or ("choice" if choices else "exact")
     if scorer not in scorers.SCORERS:
-        raise TaskSetError(f"line {lineno}: unknown scorer {scorer!r}; choose from {', '.join(scorers.SCORERS)}",
-                           reason="not_task")
+        raise TaskSetError(
+            f"line {lineno}: unknown scorer {scorer!r}; choose from {', '.join(scorers.SCORERS)}", reason="not_task"
+        )
     if scorer == "regex":
         try:
             scorers.check_regex(answer)
@@ -198,8 +208,9 @@ def _choices(value: Any, lineno: int) -> tuple[str, ...]:
         return ()
     if isinstance(value, str):
         value = [c.strip() for c in value.split("|")]
-    if not isinstance(value, list) or not all(isinstance(c, (str, int, float)) and not isinstance(c, bool)
-                                              for c in value):
+    if not isinstance(value, list) or not all(
+        isinstance(c, (str, int, float)) and not isinstance(c, bool) for c in value
+    ):
         raise TaskSetError(f"line {lineno}: choices must be an array of strings", reason="not_task")
     if not 2 <= len(value) <= MAX_CHOICES:
         raise TaskSetError(f"line {lineno}: a task has 2 to {MAX_CHOICES} choices, got {len(value)}", reason="not_task")
@@ -227,10 +238,12 @@ def _gsm8k(raw: dict[str, Any], lineno: int) -> QuestionTask:
     final = gsm8k_final(working)
     if final is None or scorers.number_of(final) is None:
         raise TaskSetError(f"line {lineno}: a GSM8K answer ends in '#### N' with a number N", reason="not_task")
-    task_id = _text(raw, "id", lineno, required=False) or _text(raw, "task_id", lineno, required=False) \
-        or f"gsm8k/{lineno}"
-    return QuestionTask(task_id.strip(), question, final, (), "numeric",
-                        _tolerance(raw.get("tolerance"), lineno), working)
+    task_id = (
+        _text(raw, "id", lineno, required=False) or _text(raw, "task_id", lineno, required=False) or f"gsm8k/{lineno}"
+    )
+    return QuestionTask(
+        task_id.strip(), question, final, (), "numeric", _tolerance(raw.get("tolerance"), lineno), working
+    )
 
 
 def _mbpp(raw: dict[str, Any], lineno: int) -> EvalTask:
@@ -238,20 +251,32 @@ def _mbpp(raw: dict[str, Any], lineno: int) -> EvalTask:
     code = _text(raw, "code", lineno)
     tests = raw.get("test_list")
     if not isinstance(tests, list) or not tests or not all(isinstance(t, str) for t in tests):
-        raise TaskSetError(f"line {lineno}: test_list must be a non-empty array of assert statements", reason="not_task")
+        raise TaskSetError(
+            f"line {lineno}: test_list must be a non-empty array of assert statements", reason="not_task"
+        )
     if sum(map(len, tests)) > MAX_FIELD_CHARS:
-        raise TaskSetError(f"line {lineno}: the tests are longer than {MAX_FIELD_CHARS:,} characters", reason="too_large")
+        raise TaskSetError(
+            f"line {lineno}: the tests are longer than {MAX_FIELD_CHARS:,} characters", reason="too_large"
+        )
     setup = _text(raw, "test_setup_code", lineno, required=False)
     # whitespace collapsed first (linear), so the pattern's blanks never meet a long run of them
-    entry = re.match(r"\s*assert\s+(?:not\s+)?\(?\s*(?:set\(|sorted\(|math\.isclose\()?\s*([A-Za-z_]\w*)\s*\(", " ".join(tests[0].split()))
+    entry = re.match(
+        r"\s*assert\s+(?:not\s+)?\(?\s*(?:set\(|sorted\(|math\.isclose\()?\s*([A-Za-z_]\w*)\s*\(",
+        " ".join(tests[0].split()),
+    )
     if entry is None:
         raise TaskSetError(f"line {lineno}: cannot tell the function's name from the first test", reason="not_task")
     task_id = f"mbpp/{_text(raw, 'task_id', lineno)}"
     # the task as MBPP states it: the description and one test as an example of the signature
     prompt = f'"""\n{text.strip()}\nYour code should pass this test:\n{tests[0].strip()}\n"""\n'
     test = "\n".join([setup, *tests]).strip() + "\n"
-    line = {"task_id": task_id, "prompt": prompt, "entry_point": entry.group(1), "test": test,
-            "canonical_solution": code}
+    line = {
+        "task_id": task_id,
+        "prompt": prompt,
+        "entry_point": entry.group(1),
+        "test": test,
+        "canonical_solution": code,
+    }
     return tasks._task(untrusted.dumps(line) or "", lineno)
 
 
@@ -268,6 +293,7 @@ def _unique(items: Any) -> list[Any]:
 
 
 # --- CSV --------------------------------------------------------------------------------------------
+
 
 def _from_csv(text: str) -> list[QuestionTask]:
     csv.field_size_limit(MAX_FIELD_CHARS + 1)

@@ -26,10 +26,16 @@ def build_server(lang: str = "en", names: Sequence[str] | None = None) -> Any:
     from .. import mock_tools
 
     reg = mock_tools.registry(list(names) if names else None, lang)
-    listing = types.ListToolsResult(tools=[
-        types.Tool(name=t.name, description=(t.description_zh if lang == "zh" and t.description_zh else t.description),
-                   input_schema=dict(t.parameters))
-        for t in reg.tools.values()])
+    listing = types.ListToolsResult(
+        tools=[
+            types.Tool(
+                name=t.name,
+                description=(t.description_zh if lang == "zh" and t.description_zh else t.description),
+                input_schema=dict(t.parameters),
+            )
+            for t in reg.tools.values()
+        ]
+    )
 
     async def list_tools(_ctx: Any, _params: Any) -> Any:
         return listing

@@ -15,15 +15,18 @@ from ..tools import ToolRegistry
 from .errors import McpError
 
 BUNDLED = "bundled"
-HELP = ("an MCP server whose tools the run may use (repeatable): a command line in quotes, e.g. "
-        "\"python -m mcp_server_time --local-timezone UTC\", an http(s):// URL, or 'bundled' for the mock "
-        "tools served over MCP")
+HELP = (
+    "an MCP server whose tools the run may use (repeatable): a command line in quotes, e.g. "
+    "\"python -m mcp_server_time --local-timezone UTC\", an http(s):// URL, or 'bundled' for the mock "
+    "tools served over MCP"
+)
 
 
 def add_run_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mcp", action="append", default=[], metavar="SERVER", help=HELP)
-    parser.add_argument("--mcp-timeout", type=float, default=None, metavar="S",
-                        help="seconds one MCP tool call may take (default 30)")
+    parser.add_argument(
+        "--mcp-timeout", type=float, default=None, metavar="S", help="seconds one MCP tool call may take (default 30)"
+    )
 
 
 def add_tools_command(sub: Any) -> None:
@@ -40,8 +43,9 @@ def _spec(text: str, lang: str, tools: tuple[str, ...] = ()) -> Any:
     return servers.bundled(lang, tools) if text.strip() == BUNDLED else parse_server(text)
 
 
-def connect(texts: Sequence[str], lang: str, call_timeout: float | None = None,
-            tools: tuple[str, ...] = ()) -> list[Any]:
+def connect(
+    texts: Sequence[str], lang: str, call_timeout: float | None = None, tools: tuple[str, ...] = ()
+) -> list[Any]:
     """Start the servers; `bundled` serves only `tools` when given (a scenario's)."""
     from .client import CALL_TIMEOUT_S, connect_all
 
@@ -58,7 +62,9 @@ def parameters(schema: Mapping[str, Any]) -> str:
     out = []
     for name, spec in props.items():
         kind = spec.get("type", "any") if isinstance(spec, Mapping) else "any"
-        out.append(f"{name}{'' if name in required else '?'}: {kind if isinstance(kind, str) else '|'.join(map(str, kind))}")
+        out.append(
+            f"{name}{'' if name in required else '?'}: {kind if isinstance(kind, str) else '|'.join(map(str, kind))}"
+        )
     return ", ".join(out)
 
 
@@ -76,14 +82,26 @@ def tools_command(args: argparse.Namespace, out: TextIO) -> int:
     conns = connect(args.mcp, args.lang)
     try:
         if args.json:
-            print(json.dumps([{"server": c.name, "name": t.name, "description": t.description,
-                               "parameters": dict(t.schema)} for c in conns for t in c.tools],
-                             ensure_ascii=False, indent=1), file=out)
+            print(
+                json.dumps(
+                    [
+                        {"server": c.name, "name": t.name, "description": t.description, "parameters": dict(t.schema)}
+                        for c in conns
+                        for t in c.tools
+                    ],
+                    ensure_ascii=False,
+                    indent=1,
+                ),
+                file=out,
+            )
             return 0
         for c in conns:
             zh = args.lang == "zh"
-            print(f"{c.name}  [{c.server_info or 'MCP'}; {c.health(args.lang)}; "
-                  f"{'启动' if zh else 'started in'} {c.started_s * 1000:.0f} ms]", file=out)
+            print(
+                f"{c.name}  [{c.server_info or 'MCP'}; {c.health(args.lang)}; "
+                f"{'启动' if zh else 'started in'} {c.started_s * 1000:.0f} ms]",
+                file=out,
+            )
             for t in c.tools:
                 print(f"  {t.name}({parameters(t.schema)})", file=out)
                 if t.description:
@@ -110,8 +128,11 @@ def run_tools(args: argparse.Namespace, config: Any, base: ToolRegistry) -> tupl
         if getattr(args, "from_trace", None):
             reg, missing = recorded.fork_tools(args.parent.events, base, conns, config.lang, args.parent.config)
             if missing:
-                print(f"note: not connected: {', '.join(missing)}; the fork serves their recorded results before "
-                      "the fork point, and their tools answer with an error after it", file=sys.stderr)
+                print(
+                    f"note: not connected: {', '.join(missing)}; the fork serves their recorded results before "
+                    "the fork point, and their tools answer with an error after it",
+                    file=sys.stderr,
+                )
             return (reg if any(t.server for t in reg.tools.values()) else None), conns
         if not conns:
             return None, []

@@ -107,8 +107,11 @@ def parse_server(text: str, label: str = "") -> ServerSpec:
         raise McpError("bad_spec", detail="empty")
     if re.match(r"(?i)https?://", text):
         if origin(text) is None:
-            raise McpError("bad_spec", shown_url(text), "a URL with user info, a backslash, a percent sign, "
-                           "spaces or an unreadable host is refused")
+            raise McpError(
+                "bad_spec",
+                shown_url(text),
+                "a URL with user info, a backslash, a percent sign, spaces or an unreadable host is refused",
+            )
         return ServerSpec(url=text, label=label)
     try:
         argv = tuple(shlex.split(text))
@@ -222,8 +225,9 @@ def _http_client(headers: dict[str, str], on_oversize: Any = None) -> Any:
             response.stream = Bounded(response.stream)
             return response
 
-    return httpx2.AsyncClient(headers=headers or None, timeout=httpx2.Timeout(30.0, read=300.0),
-                              transport=Transport(), follow_redirects=False)
+    return httpx2.AsyncClient(
+        headers=headers or None, timeout=httpx2.Timeout(30.0, read=300.0), transport=Transport(), follow_redirects=False
+    )
 
 
 _OPEN: weakref.WeakSet[Connection] = weakref.WeakSet()
@@ -264,8 +268,14 @@ def _group_alive(pgid: int) -> bool:
 class Connection:
     """One live MCP server. `tools` are the usable ones, `skipped` the (name, reason) of the rest."""
 
-    def __init__(self, spec: ServerSpec, *, lang: str = "en", connect_timeout: float = CONNECT_TIMEOUT_S,
-                 call_timeout: float = CALL_TIMEOUT_S) -> None:
+    def __init__(
+        self,
+        spec: ServerSpec,
+        *,
+        lang: str = "en",
+        connect_timeout: float = CONNECT_TIMEOUT_S,
+        call_timeout: float = CALL_TIMEOUT_S,
+    ) -> None:
         self.spec, self.lang = spec, lang
         self.connect_timeout, self.call_timeout = connect_timeout, call_timeout
         self.tools: list[McpTool] = []
@@ -331,8 +341,11 @@ class Connection:
                 self._find_pid(before)
                 tail = self.stderr_tail()
                 self.close()
-                raise McpError("handshake", self.name, f"no answer within {self.connect_timeout:g} s"
-                               + (f"; stderr: {tail}" if tail else "")) from None
+                raise McpError(
+                    "handshake",
+                    self.name,
+                    f"no answer within {self.connect_timeout:g} s" + (f"; stderr: {tail}" if tail else ""),
+                ) from None
             except McpError:
                 self._find_pid(before)
                 self.close()
@@ -355,8 +368,11 @@ class Connection:
             return
         for pid in _children() - before:
             argv = _argv_of(pid)
-            if argv and argv[1:] == list(self.spec.command[1:]) and \
-                    os.path.basename(argv[0]) == os.path.basename(self.spec.command[0]):
+            if (
+                argv
+                and argv[1:] == list(self.spec.command[1:])
+                and os.path.basename(argv[0]) == os.path.basename(self.spec.command[0])
+            ):
                 with contextlib.suppress(OSError):
                     if os.getpgid(pid) == pid:
                         self.pid = pid
@@ -530,8 +546,14 @@ class Connection:
         timeout = self.call_timeout if timeout is None else timeout
         if not self.alive or self._client is None or self._loop is None:
             why = self.dead or _say(lang, "closed", "已关闭")
-            return Observation(_say(lang, f"error: the MCP server {s} is not running ({why}); {name} was not called",
-                                    f"error: MCP 服务器 {s} 未运行（{why}），没有调用 {name}"), True)
+            return Observation(
+                _say(
+                    lang,
+                    f"error: the MCP server {s} is not running ({why}); {name} was not called",
+                    f"error: MCP 服务器 {s} 未运行（{why}），没有调用 {name}",
+                ),
+                True,
+            )
         future = asyncio.run_coroutine_threadsafe(self._call(name, dict(arguments), timeout), self._loop)
         try:
             result = future.result(timeout + 1.0)
@@ -557,8 +579,14 @@ class Connection:
 
     def _timed_out(self, name: str, timeout: float) -> Observation:
         lang, s = self.lang, self.name
-        return Observation(_say(lang, f"error: the MCP server {s} did not answer {name} within {timeout:g} s",
-                                f"error: MCP 服务器 {s} 在 {timeout:g} 秒内没有返回 {name} 的结果"), True)
+        return Observation(
+            _say(
+                lang,
+                f"error: the MCP server {s} did not answer {name} within {timeout:g} s",
+                f"error: MCP 服务器 {s} 在 {timeout:g} 秒内没有返回 {name} 的结果",
+            ),
+            True,
+        )
 
     def _failed(self, name: str, exc: BaseException) -> Observation:
         lang, s = self.lang, self.name
@@ -567,23 +595,40 @@ class Connection:
         detail = f"{type(exc).__name__}: {exc}"[:500]
         if self.oversized:
             n = f"{MAX_HTTP_RESPONSE_BYTES:,}"
-            return Observation(_say(lang, f"error: the MCP server {s} answered {name} with over {n} bytes; "
-                                          "the answer was refused and the connection closed",
-                                    f"error: MCP 服务器 {s} 对 {name} 的回答超过 {n} 字节，已拒收并断开连接"), True)
+            return Observation(
+                _say(
+                    lang,
+                    f"error: the MCP server {s} answered {name} with over {n} bytes; "
+                    "the answer was refused and the connection closed",
+                    f"error: MCP 服务器 {s} 对 {name} 的回答超过 {n} 字节，已拒收并断开连接",
+                ),
+                True,
+            )
         if not self.alive or "closed" in detail.lower() or isinstance(exc, (OSError, EOFError)):
             self.dead = self.dead or detail
-            return Observation(_say(lang, f"error: the MCP server {s} stopped during {name} ({detail})",
-                                    f"error: MCP 服务器 {s} 在执行 {name} 时停止了（{detail}）"), True)
-        return Observation(_say(lang, f"error: {name} failed on the MCP server {s}: {detail}",
-                                f"error: {name} 在 MCP 服务器 {s} 上执行失败：{detail}"), True)
+            return Observation(
+                _say(
+                    lang,
+                    f"error: the MCP server {s} stopped during {name} ({detail})",
+                    f"error: MCP 服务器 {s} 在执行 {name} 时停止了（{detail}）",
+                ),
+                True,
+            )
+        return Observation(
+            _say(
+                lang,
+                f"error: {name} failed on the MCP server {s}: {detail}",
+                f"error: {name} 在 MCP 服务器 {s} 上执行失败：{detail}",
+            ),
+            True,
+        )
 
     # -- as tools --------------------------------------------------------------------------------
     def as_tools(self, enabled: Sequence[str] | None = None) -> list[Tool]:
         """The server's tools as `Tool`s the patterns run like any other (`enabled`: a subset by name)."""
         by_name = {t.name: t for t in self.tools}
         chosen = self.tools if enabled is None else [by_name[n] for n in dict.fromkeys(enabled) if n in by_name]
-        return [Tool(t.name, t.description or t.name, t.schema, self._caller(t.name), server=self.name)
-                for t in chosen]
+        return [Tool(t.name, t.description or t.name, t.schema, self._caller(t.name), server=self.name) for t in chosen]
 
     def _caller(self, name: str) -> Any:
         def call(**arguments: Any) -> Observation:
@@ -593,8 +638,11 @@ class Connection:
         return call
 
 
-def registry(connections: Sequence[Connection], base: ToolRegistry | None = None,
-             enabled: Mapping[str, Sequence[str]] | None = None) -> tuple[ToolRegistry, list[tuple[str, str, str]]]:
+def registry(
+    connections: Sequence[Connection],
+    base: ToolRegistry | None = None,
+    enabled: Mapping[str, Sequence[str]] | None = None,
+) -> tuple[ToolRegistry, list[tuple[str, str, str]]]:
     """`base`'s tools plus every connection's (those `enabled[server]` names, when given). A server's
     tool takes the place of a built-in tool of the same name (it was asked for); a name another server
     already gave is left out. Returns the registry and (server, tool, note) for each."""
@@ -634,4 +682,3 @@ def _close_open() -> None:
     for conn in list(_OPEN):
         with contextlib.suppress(Exception):
             conn.close()
-

@@ -33,8 +33,11 @@ CONFIG_KEY = "mcp_tools"
 def tool_specs(registry: ToolRegistry) -> list[dict[str, Any]]:
     """The run's MCP tools as the model saw them (name, server, description, parameters), for the
     trace's config: a fork without the server offers the model the same tools, so its prefix is exact."""
-    return [{"name": t.name, "server": t.server, "description": t.description, "parameters": dict(t.parameters)}
-            for t in registry.tools.values() if t.server]
+    return [
+        {"name": t.name, "server": t.server, "description": t.description, "parameters": dict(t.parameters)}
+        for t in registry.tools.values()
+        if t.server
+    ]
 
 
 def with_tools(config: Mapping[str, Any], registry: ToolRegistry) -> dict[str, Any]:
@@ -46,8 +49,10 @@ def with_tools(config: Mapping[str, Any], registry: ToolRegistry) -> dict[str, A
 def not_connected(server: str, name: str, lang: str) -> str:
     if lang == "zh":
         return f"error: MCP 服务器 {server} 未连接：这次分叉在分叉点之后无法调用 {name}（之前的结果取自记录）"
-    return (f"error: the MCP server {server} is not connected: this fork cannot call {name} after the fork point "
-            "(the results before it came from the record)")
+    return (
+        f"error: the MCP server {server} is not connected: this fork cannot call {name} after the fork point "
+        "(the results before it came from the record)"
+    )
 
 
 def _stand_in(server: str, name: str, lang: str, spec: Mapping[str, Any] | None) -> Tool:
@@ -56,13 +61,18 @@ def _stand_in(server: str, name: str, lang: str, spec: Mapping[str, Any] | None)
 
     description, parameters = f"{name} (from the MCP server {server})", {"type": "object", "properties": {}}
     if spec is not None and check_tool(name, spec.get("parameters")) is None:
-        description = str(spec.get("description") or name)[:MAX_DESCRIPTION_CHARS + 20]
+        description = str(spec.get("description") or name)[: MAX_DESCRIPTION_CHARS + 20]
         parameters = dict(spec["parameters"])
     return Tool(name, description, parameters, call, server=server)
 
 
-def fork_tools(events: Sequence[ev.Event], base: ToolRegistry, connections: Sequence[Connection] = (),
-               lang: str = "en", config: Mapping[str, Any] | None = None) -> tuple[ToolRegistry, list[str]]:
+def fork_tools(
+    events: Sequence[ev.Event],
+    base: ToolRegistry,
+    connections: Sequence[Connection] = (),
+    lang: str = "en",
+    config: Mapping[str, Any] | None = None,
+) -> tuple[ToolRegistry, list[str]]:
     """`base` plus the trace's MCP tools, live where their server is connected; returns the registry
     and the servers that are not connected (a page or the CLI says so). `config` is the trace's: its
     recorded tool specs give a stand-in the description and parameters the model saw."""
@@ -73,8 +83,11 @@ def fork_tools(events: Sequence[ev.Event], base: ToolRegistry, connections: Sequ
     specs = {str(s.get("name")): s for s in raw if isinstance(s, Mapping)} if isinstance(raw, list) else {}
     # the tools in the order the run offered them (the prompts list them in that order), then any
     # the trace called that its config does not name (a trace written without the specs)
-    used = {str(spec["name"]): spec["server"] for spec in specs.values()
-            if isinstance(spec.get("server"), str) and spec["server"]}
+    used = {
+        str(spec["name"]): spec["server"]
+        for spec in specs.values()
+        if isinstance(spec.get("server"), str) and spec["server"]
+    }
     for name, server in recorded_servers(events).items():
         used.setdefault(name, server)
     for name, server in used.items():

@@ -63,8 +63,9 @@ def _tables(secrets: Mapping[str, Any] | None) -> list[Any]:
     return tables
 
 
-def operator_servers(secrets: Mapping[str, Any] | None = None,
-                     environ: Mapping[str, str] | None = None) -> list[ServerSpec]:
+def operator_servers(
+    secrets: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None
+) -> list[ServerSpec]:
     """The operator's servers, each checked; a table that is not usable is left out."""
     env = os.environ if environ is None else environ
     out: list[ServerSpec] = []
@@ -76,20 +77,29 @@ def operator_servers(secrets: Mapping[str, Any] | None = None,
         try:
             if item.get("url"):
                 spec = parse_server(str(item["url"]), label)
-                headers = {str(k): str(v) for k, v in (item.get("headers") or {}).items()} \
-                    if isinstance(item.get("headers"), Mapping) else {}
+                headers = (
+                    {str(k): str(v) for k, v in (item.get("headers") or {}).items()}
+                    if isinstance(item.get("headers"), Mapping)
+                    else {}
+                )
                 if isinstance(item.get("headers_env"), Mapping):
                     headers |= {str(k): env[str(v)] for k, v in item["headers_env"].items() if env.get(str(v))}
                 spec = ServerSpec(url=spec.url, label=label or shown_url(spec.url), headers=headers)
             else:
                 command = item.get("command")
-                argv = shlex.split(command) if isinstance(command, str) else \
-                    [str(a) for a in command] if isinstance(command, list) else []
+                argv = (
+                    shlex.split(command)
+                    if isinstance(command, str)
+                    else [str(a) for a in command]
+                    if isinstance(command, list)
+                    else []
+                )
                 if not argv:
                     continue
                 extra = {str(k): str(v) for k, v in item["env"].items()} if isinstance(item.get("env"), Mapping) else {}
-                spec = ServerSpec(command=tuple(argv), label=label, env=extra,
-                                  cwd=str(item["cwd"]) if item.get("cwd") else None)
+                spec = ServerSpec(
+                    command=tuple(argv), label=label, env=extra, cwd=str(item["cwd"]) if item.get("cwd") else None
+                )
         except (McpError, ValueError):
             continue
         if spec.name in seen:
@@ -109,8 +119,7 @@ def bundled(lang: str = "en", tools: tuple[str, ...] = ()) -> ServerSpec:
     return ServerSpec(command=tuple(argv), label=LABEL, env={"PYTHONPATH": str(ROOT)}, cwd=str(ROOT))
 
 
-def may_type(kind: str, secrets: Mapping[str, Any] | None = None,
-             environ: Mapping[str, str] | None = None) -> bool:
+def may_type(kind: str, secrets: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None) -> bool:
     """Whether a person may type a server of this kind ("stdio" or "http") here."""
     from ..endpoints import endpoints_locked
 
@@ -119,8 +128,9 @@ def may_type(kind: str, secrets: Mapping[str, Any] | None = None,
     return kind == "http" and not endpoints_locked(secrets, environ)
 
 
-def typed_server(text: str, secrets: Mapping[str, Any] | None = None,
-                 environ: Mapping[str, str] | None = None) -> ServerSpec:
+def typed_server(
+    text: str, secrets: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None
+) -> ServerSpec:
     """A server a person typed, if they may connect it here; McpError("refused") otherwise. A typed
     server never carries the operator's headers, whatever its URL."""
     spec = parse_server(text)

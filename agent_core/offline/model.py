@@ -48,13 +48,23 @@ class OfflineModel:
             if delay:
                 time.sleep(delay)
             yield piece
-        calls = tuple(ToolCall(f"call_{i}_{zlib.crc32((name + args).encode()):08x}", name, args)
-                      for i, (name, args) in enumerate(reply.tool_calls))
-        usage = Usage(estimate_prompt_tokens(request.messages),
-                      estimate_tokens(reply.text) + sum(estimate_tokens(a) for _, a in reply.tool_calls),
-                      estimated=True)
-        yield Completion(reply.text, calls, usage, self.name, (time.perf_counter() - started) * 1000,
-                         "length" if cut else "tool_calls" if calls else "stop")
+        calls = tuple(
+            ToolCall(f"call_{i}_{zlib.crc32((name + args).encode()):08x}", name, args)
+            for i, (name, args) in enumerate(reply.tool_calls)
+        )
+        usage = Usage(
+            estimate_prompt_tokens(request.messages),
+            estimate_tokens(reply.text) + sum(estimate_tokens(a) for _, a in reply.tool_calls),
+            estimated=True,
+        )
+        yield Completion(
+            reply.text,
+            calls,
+            usage,
+            self.name,
+            (time.perf_counter() - started) * 1000,
+            "length" if cut else "tool_calls" if calls else "stop",
+        )
 
     @staticmethod
     def _script_for(request: ChatRequest) -> Script:
@@ -113,6 +123,6 @@ def _chunks(text: str) -> Iterator[str]:
     for piece in _PIECE.findall(text):
         if len(piece) > 6 and re.search(r"[\u4e00-\u9fff]", piece):
             for i in range(0, len(piece), 3):
-                yield piece[i:i + 3]
+                yield piece[i : i + 3]
         else:
             yield piece

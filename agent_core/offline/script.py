@@ -58,8 +58,9 @@ class Call:
 
     def tool_results(self) -> list[Message]:
         """Tool observations so far (native tool messages or text-protocol Observation lines)."""
-        return [m for m in self.messages
-                if m.role == "tool" or (m.role == "user" and m.content.startswith("Observation:"))]
+        return [
+            m for m in self.messages if m.role == "tool" or (m.role == "user" and m.content.startswith("Observation:"))
+        ]
 
     def tool_names(self) -> list[str]:
         return [t["function"]["name"] for t in self.request.tools]
@@ -78,9 +79,11 @@ ScriptT = TypeVar("ScriptT", bound=Script)
 
 def script(scenario_id: str) -> Callable[[ScriptT], ScriptT]:
     """Register the script of a scenario (the function keeps its own type: the generic one never says None)."""
+
     def register(fn: ScriptT) -> ScriptT:
         SCRIPTS[scenario_id] = fn
         return fn
+
     return register
 
 

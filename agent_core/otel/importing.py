@@ -32,7 +32,7 @@ _CHAT_OPERATIONS = ("chat", "text_completion", "generate_content")
 #: How many unmapped spans are named one by one; the rest are counted.
 MAX_LISTED = 200
 #: The latest time OTLP can say: fixed64 nanoseconds since the epoch.
-MAX_NS = 2 ** 64 - 1
+MAX_NS = 2**64 - 1
 
 
 @dataclass
@@ -54,8 +54,10 @@ def loads(data: str | bytes) -> list[tuple[str, ImportedTrace]]:
     """Parse an OTLP/JSON file: (name, trace) per trace id in it; raises TraceFormatError saying why not."""
     size = len(data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data)
     if size > trace.MAX_BYTES:
-        raise TraceFormatError(f"the file is {size / 1e6:.1f} MB; files are limited to "
-                               f"{trace.MAX_BYTES // 1024 // 1024} MB", reason="too_large")
+        raise TraceFormatError(
+            f"the file is {size / 1e6:.1f} MB; files are limited to {trace.MAX_BYTES // 1024 // 1024} MB",
+            reason="too_large",
+        )
     try:
         raw = json.loads(data)
     except RecursionError:
@@ -70,8 +72,9 @@ def from_request(raw: Any) -> list[tuple[str, ImportedTrace]]:
     if not is_otlp(raw):
         raise TraceFormatError("not OTLP/JSON: expected an object with resourceSpans", reason="not_otlp")
     if trace._depth(raw, trace.MAX_DEPTH) > trace.MAX_DEPTH:
-        raise TraceFormatError(f"the JSON is nested more than {trace.MAX_DEPTH} levels deep; not OTLP/JSON",
-                               reason="too_deep")
+        raise TraceFormatError(
+            f"the JSON is nested more than {trace.MAX_DEPTH} levels deep; not OTLP/JSON", reason="too_deep"
+        )
     spans = list(_spans(raw))
     if not spans:
         raise TraceFormatError("the OTLP/JSON file holds no spans", reason="no_run")
@@ -88,6 +91,7 @@ def from_request(raw: Any) -> list[tuple[str, ImportedTrace]]:
 
 
 # --- reading the request ------------------------------------------------------------------------
+
 
 @dataclass
 class _Span:
@@ -106,15 +110,17 @@ def _list(value: Any, where: str) -> list[Any]:
     if value is None:
         return []
     if not isinstance(value, list):
-        raise TraceFormatError(f"not OTLP/JSON: {where} should be a list, got {type(value).__name__}",
-                               reason="not_otlp")
+        raise TraceFormatError(
+            f"not OTLP/JSON: {where} should be a list, got {type(value).__name__}", reason="not_otlp"
+        )
     return value
 
 
 def _object(value: Any, where: str) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise TraceFormatError(f"not OTLP/JSON: {where} should be an object, got {type(value).__name__}",
-                               reason="not_otlp")
+        raise TraceFormatError(
+            f"not OTLP/JSON: {where} should be an object, got {type(value).__name__}", reason="not_otlp"
+        )
     return value
 
 
@@ -124,8 +130,9 @@ def _time(value: Any, where: str) -> int:
     except (TypeError, ValueError):
         out = None
     if out is None or not 0 <= out <= MAX_NS:
-        raise TraceFormatError(f"not OTLP/JSON: {where} should be a time in nanoseconds, got {str(value)[:40]!r}",
-                               reason="not_otlp")
+        raise TraceFormatError(
+            f"not OTLP/JSON: {where} should be a time in nanoseconds, got {str(value)[:40]!r}", reason="not_otlp"
+        )
     return out
 
 
@@ -140,8 +147,9 @@ def _spans(raw: dict[str, Any]):
                 sp = _object(sp, where)
                 trace_id, span_id = sp.get("traceId"), sp.get("spanId")
                 if not isinstance(trace_id, str) or not isinstance(span_id, str):
-                    raise TraceFormatError(f"not OTLP/JSON: {where} needs traceId and spanId strings",
-                                           reason="not_otlp")
+                    raise TraceFormatError(
+                        f"not OTLP/JSON: {where} needs traceId and spanId strings", reason="not_otlp"
+                    )
                 parent = sp.get("parentSpanId")
                 status = sp.get("status")
                 if not isinstance(status, dict):
@@ -149,13 +157,25 @@ def _spans(raw: dict[str, Any]):
                 events = []
                 for m, item in enumerate(_list(sp.get("events"), f"{where}.events")):
                     item = _object(item, f"{where}.events[{m}]")
-                    events.append((str(item.get("name", "")), _time(item.get("timeUnixNano", 0), f"{where}.events[{m}].timeUnixNano"),
-                                   _attributes(item.get("attributes"), f"{where}.events[{m}]")))
+                    events.append(
+                        (
+                            str(item.get("name", "")),
+                            _time(item.get("timeUnixNano", 0), f"{where}.events[{m}].timeUnixNano"),
+                            _attributes(item.get("attributes"), f"{where}.events[{m}]"),
+                        )
+                    )
                 start = _time(sp.get("startTimeUnixNano", 0), f"{where}.startTimeUnixNano")
-                yield _Span(trace_id, span_id, parent if isinstance(parent, str) and parent else None,
-                            str(sp.get("name", "")), start, max(start, _time(sp.get("endTimeUnixNano", start), f"{where}.endTimeUnixNano")),
-                            _attributes(sp.get("attributes"), where), events,
-                            status.get("code") in (2, "STATUS_CODE_ERROR"))
+                yield _Span(
+                    trace_id,
+                    span_id,
+                    parent if isinstance(parent, str) and parent else None,
+                    str(sp.get("name", "")),
+                    start,
+                    max(start, _time(sp.get("endTimeUnixNano", start), f"{where}.endTimeUnixNano")),
+                    _attributes(sp.get("attributes"), where),
+                    events,
+                    status.get("code") in (2, "STATUS_CODE_ERROR"),
+                )
 
 
 def _attributes(items: Any, where: str) -> dict[str, Any]:
@@ -196,6 +216,7 @@ def _value(value: Any) -> Any:
 
 # --- spans to events ----------------------------------------------------------------------------
 
+
 def _event(kind: str, attributes: dict[str, Any], t: float, base: dict[str, Any] | None = None) -> dict[str, Any]:
     """An event dict of `kind` from `agent_patterns.<field>` attributes (over `base`)."""
     cls = ev.EVENT_TYPES[kind]
@@ -209,8 +230,9 @@ def _event(kind: str, attributes: dict[str, Any], t: float, base: dict[str, Any]
             try:
                 value = untrusted.loads(value, max_depth=trace.MAX_DEPTH)
             except untrusted.JSONTooDeep:
-                raise TraceFormatError(f"{kind}.{f.name} holds JSON nested more than {trace.MAX_DEPTH} levels deep",
-                                       reason="too_deep") from None
+                raise TraceFormatError(
+                    f"{kind}.{f.name} holds JSON nested more than {trace.MAX_DEPTH} levels deep", reason="too_deep"
+                ) from None
             except ValueError:
                 raise TraceFormatError(f"{kind}.{f.name} should hold JSON", reason="bad_event") from None
         data[f.name] = value
@@ -276,8 +298,13 @@ def _our_message(message: Any) -> dict[str, Any] | None:
             texts.append(str(part.get("content", "")))
         elif kind == "tool_call":
             arguments = part.get("arguments")
-            calls.append({"id": str(part.get("id") or ""), "name": str(part.get("name") or ""),
-                          "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)})
+            calls.append(
+                {
+                    "id": str(part.get("id") or ""),
+                    "name": str(part.get("name") or ""),
+                    "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False),
+                }
+            )
         elif kind == "tool_call_response":
             out["tool_call_id"] = str(part.get("id") or "")
             response = part.get("response")
@@ -325,33 +352,47 @@ def _rebuild(trace_id: str, spans: list[_Span]) -> ImportedTrace:
                 add(s.end, a.get(NS + "end_seq"), _event("run_finished", a, t_of(s.end), finished))
         elif op in _CHAT_OPERATIONS or oi == "LLM":
             reasons = a.get("gen_ai.response.finish_reasons")
-            chat = {"model": str(a.get("gen_ai.request.model") or a.get("gen_ai.response.model")
-                                 or a.get("llm.model_name") or ""),
-                    "prompt_tokens": _int(a.get("gen_ai.usage.input_tokens", a.get("llm.token_count.prompt"))),
-                    "completion_tokens": _int(a.get("gen_ai.usage.output_tokens",
-                                                    a.get("llm.token_count.completion"))),
-                    "finish_reason": str(reasons[0]) if isinstance(reasons, list) and reasons and reasons[0] else None,
-                    "latency_ms": round((s.end - s.start) / 1e6, 1)}
+            chat = {
+                "model": str(
+                    a.get("gen_ai.request.model") or a.get("gen_ai.response.model") or a.get("llm.model_name") or ""
+                ),
+                "prompt_tokens": _int(a.get("gen_ai.usage.input_tokens", a.get("llm.token_count.prompt"))),
+                "completion_tokens": _int(a.get("gen_ai.usage.output_tokens", a.get("llm.token_count.completion"))),
+                "finish_reason": str(reasons[0]) if isinstance(reasons, list) and reasons and reasons[0] else None,
+                "latency_ms": round((s.end - s.start) / 1e6, 1),
+            }
             if NS + "reply_message" not in a and NS + "messages" not in a:
                 pairs, new, _ = messages.record(_json_or_text(a.get("gen_ai.input.messages")))
                 out_pairs, out_new, out_ids = messages.record(_json_or_text(a.get("gen_ai.output.messages")))
-                chat.update(messages=pairs, new_messages=new + out_new,
-                            reply_message=out_ids[0] if out_ids else None)
+                chat.update(messages=pairs, new_messages=new + out_new, reply_message=out_ids[0] if out_ids else None)
             add(s.end, a.get(NS + "seq"), _event("llm_call", a, t_of(s.end), chat))
         elif op == "execute_tool" or oi == "TOOL":
             name = str(a.get("gen_ai.tool.name") or a.get("tool.name") or s.name.removeprefix("execute_tool ").strip())
-            call = {"name": name, "call_id": str(a.get("gen_ai.tool.call.id") or ""),
-                    "arguments": _json_or_text(a.get("gen_ai.tool.call.arguments", a.get("input.value"))),
-                    "step": a.get(NS + "step")}
+            call = {
+                "name": name,
+                "call_id": str(a.get("gen_ai.tool.call.id") or ""),
+                "arguments": _json_or_text(a.get("gen_ai.tool.call.arguments", a.get("input.value"))),
+                "step": a.get(NS + "step"),
+            }
             if isinstance(a.get("mcp.server.name"), str):
                 call["server"] = a["mcp.server.name"]
             add(s.start, a.get(NS + "seq"), {"kind": "tool_call", "t": t_of(s.start), **call})
             if NS + "result_seq" in a or NS + "seq" not in a:
                 output = a.get("gen_ai.tool.call.result", a.get("output.value"))
-                add(s.end, a.get(NS + "result_seq"), {
-                    "kind": "tool_result", "t": t_of(s.end), "name": name, "call_id": call["call_id"],
-                    "step": call["step"], "server": call.get("server", ""), "is_error": bool(a.get(NS + "is_error", s.error)),
-                    "output": output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)})
+                add(
+                    s.end,
+                    a.get(NS + "result_seq"),
+                    {
+                        "kind": "tool_result",
+                        "t": t_of(s.end),
+                        "name": name,
+                        "call_id": call["call_id"],
+                        "step": call["step"],
+                        "server": call.get("server", ""),
+                        "is_error": bool(a.get(NS + "is_error", s.error)),
+                        "output": output if isinstance(output, str) else json.dumps(output, ensure_ascii=False),
+                    },
+                )
         elif NS + "step_id" in a and NS + "attempt" in a:
             add(s.start, a.get(NS + "seq"), _event("step_started", a, t_of(s.start)))
             if NS + "end_seq" in a:
@@ -388,12 +429,28 @@ def _rebuild(trace_id: str, spans: list[_Span]) -> ImportedTrace:
     from ..runner import result_of
 
     result = result_of(events)
-    raw = {"version": trace.VERSION, "run_id": run_id or trace_id[:12], "config": config,
-           "events": [e.to_dict() for e in events],
-           "result": {"final_answer": result.final_answer, "reason": result.reason, "llm_calls": result.llm_calls,
-                      "error": result.failed.message if result.failed else None}}
+    raw = {
+        "version": trace.VERSION,
+        "run_id": run_id or trace_id[:12],
+        "config": config,
+        "events": [e.to_dict() for e in events],
+        "result": {
+            "final_answer": result.final_answer,
+            "reason": result.reason,
+            "llm_calls": result.llm_calls,
+            "error": result.failed.message if result.failed else None,
+        },
+    }
     if isinstance(fork, dict):
         raw["fork"] = fork
     checked = trace.loads(json.dumps(raw, ensure_ascii=False))
-    return ImportedTrace(checked.config, checked.events, checked.result, checked.version, checked.run_id,
-                         checked.fork, unmapped=unmapped, span_count=len(spans))
+    return ImportedTrace(
+        checked.config,
+        checked.events,
+        checked.result,
+        checked.version,
+        checked.run_id,
+        checked.fork,
+        unmapped=unmapped,
+        span_count=len(spans),
+    )

@@ -17,8 +17,10 @@ from typing import Any
 from .. import events as ev
 from .mapping import KIND_CLIENT, SCOPE_NAME, SCOPE_VERSION, SERVICE_NAME, Span, SpanBuilder
 
-SDK_MISSING = ("live OpenTelemetry export needs the optional extra: pip install -r requirements-otel.txt "
-               "(opentelemetry-sdk, opentelemetry-exporter-otlp-proto-http)")
+SDK_MISSING = (
+    "live OpenTelemetry export needs the optional extra: pip install -r requirements-otel.txt "
+    "(opentelemetry-sdk, opentelemetry-exporter-otlp-proto-http)"
+)
 #: Seconds one export request may take, retries included; the processor's thread waits, never the run.
 EXPORT_TIMEOUT_S = 5.0
 
@@ -75,8 +77,9 @@ class _Pipeline:
             def force_flush(self, timeout_millis: int = 30000) -> bool:
                 return True
 
-        self.processor = BatchSpanProcessor(Recording(), schedule_delay_millis=200,
-                                            export_timeout_millis=int(EXPORT_TIMEOUT_S * 1000))
+        self.processor = BatchSpanProcessor(
+            Recording(), schedule_delay_millis=200, export_timeout_millis=int(EXPORT_TIMEOUT_S * 1000)
+        )
 
     def flush(self, timeout_s: float) -> bool:
         return self.processor.force_flush(int(timeout_s * 1000))
@@ -97,8 +100,15 @@ def pipeline_for(endpoint: str) -> _Pipeline:
 class RunExporter:
     """Feeds one run's events to the span mapping and hands each closed span to the SDK."""
 
-    def __init__(self, endpoint: str, run_id: str, config: dict[str, Any], secrets: Iterable[str] = (),
-                 start_ns: int | None = None, fork: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        endpoint: str,
+        run_id: str,
+        config: dict[str, Any],
+        secrets: Iterable[str] = (),
+        start_ns: int | None = None,
+        fork: dict[str, Any] | None = None,
+    ) -> None:
         from opentelemetry.sdk.resources import Resource
         from opentelemetry.sdk.util.instrumentation import InstrumentationScope
 
@@ -144,27 +154,42 @@ class RunExporter:
         from opentelemetry.trace import SpanContext, SpanKind, Status, StatusCode, TraceFlags
 
         def context(span_id: str) -> SpanContext:
-            return SpanContext(int(span.trace_id, 16), int(span_id, 16), is_remote=False,
-                               trace_flags=TraceFlags(TraceFlags.SAMPLED))
+            return SpanContext(
+                int(span.trace_id, 16), int(span_id, 16), is_remote=False, trace_flags=TraceFlags(TraceFlags.SAMPLED)
+            )
 
         def clean(attributes: dict[str, Any]) -> dict[str, Any]:
             return {k: self._clean(v) for k, v in attributes.items() if v is not None}
 
-        status = Status(StatusCode.ERROR, self._clean(span.error)) if span.error is not None else Status(StatusCode.UNSET)
+        status = (
+            Status(StatusCode.ERROR, self._clean(span.error)) if span.error is not None else Status(StatusCode.UNSET)
+        )
         readable = ReadableSpan(
-            name=span.name, context=context(span.span_id), parent=context(span.parent_id) if span.parent_id else None,
-            resource=self.resource, attributes=clean(span.attributes),
+            name=span.name,
+            context=context(span.span_id),
+            parent=context(span.parent_id) if span.parent_id else None,
+            resource=self.resource,
+            attributes=clean(span.attributes),
             events=[Event(e.name, clean(e.attributes), e.time_ns) for e in span.events],
-            kind=SpanKind.CLIENT if span.kind == KIND_CLIENT else SpanKind.INTERNAL, status=status,
-            start_time=span.start_ns, end_time=span.end_ns, instrumentation_scope=self.scope)
+            kind=SpanKind.CLIENT if span.kind == KIND_CLIENT else SpanKind.INTERNAL,
+            status=status,
+            start_time=span.start_ns,
+            end_time=span.end_ns,
+            instrumentation_scope=self.scope,
+        )
         try:
             self.pipeline.processor.on_end(readable)
         except Exception as exc:  # pragma: no cover - the SDK's queue only drops when full
             self.pipeline.problem = f"{type(exc).__name__}: {exc}"
 
 
-def exporter_for(endpoint: str | None, run_id: str, config: dict[str, Any], secrets: Iterable[str] = (),
-                 fork: dict[str, Any] | None = None) -> tuple[RunExporter | None, str | None]:
+def exporter_for(
+    endpoint: str | None,
+    run_id: str,
+    config: dict[str, Any],
+    secrets: Iterable[str] = (),
+    fork: dict[str, Any] | None = None,
+) -> tuple[RunExporter | None, str | None]:
     """(an exporter for this run, None) when an endpoint is set and the SDK is installed; else
     (None, why not) — why is None when no endpoint is set, since then there is nothing to say."""
     if not endpoint:

@@ -69,14 +69,22 @@ class Span:
     key: Any = None
 
     def to_otlp(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"traceId": self.trace_id, "spanId": self.span_id, "name": self.name,
-                               "kind": self.kind, "startTimeUnixNano": str(self.start_ns),
-                               "endTimeUnixNano": str(self.end_ns), "attributes": attributes_json(self.attributes)}
+        out: dict[str, Any] = {
+            "traceId": self.trace_id,
+            "spanId": self.span_id,
+            "name": self.name,
+            "kind": self.kind,
+            "startTimeUnixNano": str(self.start_ns),
+            "endTimeUnixNano": str(self.end_ns),
+            "attributes": attributes_json(self.attributes),
+        }
         if self.parent_id:
             out["parentSpanId"] = self.parent_id
         if self.events:
-            out["events"] = [{"timeUnixNano": str(e.time_ns), "name": e.name,
-                              "attributes": attributes_json(e.attributes)} for e in self.events]
+            out["events"] = [
+                {"timeUnixNano": str(e.time_ns), "name": e.name, "attributes": attributes_json(e.attributes)}
+                for e in self.events
+            ]
         out["status"] = {"code": STATUS_ERROR, "message": self.error} if self.error is not None else {}
         return out
 
@@ -138,8 +146,13 @@ def _ns(start_ns: int, t: float) -> int:
 class SpanBuilder:
     """Turns a run's events into spans as they come: `add` returns the spans an event closed."""
 
-    def __init__(self, run_id: str, config: dict[str, Any] | None = None, start_ns: int = DEFAULT_START_NS,
-                 fork: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        run_id: str,
+        config: dict[str, Any] | None = None,
+        start_ns: int = DEFAULT_START_NS,
+        fork: dict[str, Any] | None = None,
+    ) -> None:
         self.run_id = run_id or "run"
         self.config = dict(config or {})
         self.start_ns = start_ns
@@ -156,14 +169,31 @@ class SpanBuilder:
 
     # --- spans ------------------------------------------------------------------------------------
 
-    def _new(self, name: str, start_ns: int, role: str, attributes: dict[str, Any], *, kind: int = KIND_INTERNAL,
-             parent: Span | None = None) -> Span:
+    def _new(
+        self,
+        name: str,
+        start_ns: int,
+        role: str,
+        attributes: dict[str, Any],
+        *,
+        kind: int = KIND_INTERNAL,
+        parent: Span | None = None,
+    ) -> Span:
         """A span under `parent` (else the open step or iteration, else the run); attribute names hold dots."""
         self._count += 1
         span_id = hashlib.sha256(f"{self.trace_id}/{self._count}".encode()).hexdigest()[:16]
         parent = parent if parent is not None else (self._group or self._root)
-        span = Span(self.trace_id, span_id, parent.span_id if parent else None, name, start_ns, start_ns, kind,
-                    dict(attributes), role=role)
+        span = Span(
+            self.trace_id,
+            span_id,
+            parent.span_id if parent else None,
+            name,
+            start_ns,
+            start_ns,
+            kind,
+            dict(attributes),
+            role=role,
+        )
         if parent is not None:  # a chat span starts before the event that records it: widen its parents
             for p in (self._group, self._root):
                 if p is not None and start_ns < p.start_ns:
@@ -173,8 +203,9 @@ class SpanBuilder:
     def _root_span(self, t_ns: int) -> Span:
         """The run's span; a trace cut before its run_started still gets one, so nothing is orphaned."""
         if self._root is None:
-            self._root = self._new("invoke_agent", t_ns, "run", {"gen_ai.operation.name": "invoke_agent",
-                                                                  NS + "run_id": self.run_id})
+            self._root = self._new(
+                "invoke_agent", t_ns, "run", {"gen_ai.operation.name": "invoke_agent", NS + "run_id": self.run_id}
+            )
         return self._root
 
     def _close_group(self, end_ns: int) -> list[Span]:
@@ -212,8 +243,9 @@ class SpanBuilder:
         root = self._root_span(t_ns)
         if isinstance(event, ev.RunFinished):
             closed += self._close_tools(t_ns) + self._close_group(t_ns)
-            root.attributes.update({NS + "end_seq": seq, NS + "end_reason": event.reason,
-                                    **event_attributes(event, skip=("step",))})
+            root.attributes.update(
+                {NS + "end_seq": seq, NS + "end_reason": event.reason, **event_attributes(event, skip=("step",))}
+            )
             if event.reason == "error" and root.error is None:
                 root.error = "the run failed"
             root.end_ns = max(root.end_ns, t_ns)
@@ -223,8 +255,9 @@ class SpanBuilder:
             closed += self._iteration(event, t_ns)
         if isinstance(event, ev.StepStarted):
             closed += self._close_group(t_ns)
-            self._group = self._new(f"step {event.step_id}", t_ns, "step", {NS + "seq": seq, **event_attributes(event)},
-                                    parent=root)
+            self._group = self._new(
+                f"step {event.step_id}", t_ns, "step", {NS + "seq": seq, **event_attributes(event)}, parent=root
+            )
             self._group.key = event.step_id
             return closed
         if isinstance(event, ev.StepFinished):
@@ -239,11 +272,20 @@ class SpanBuilder:
         if isinstance(event, ev.LlmCall):
             return closed + [self._chat(event, seq, t_ns)]
         if isinstance(event, ev.ToolCallEvent):
-            span = self._new(f"execute_tool {event.name}", t_ns, "tool", {
-                "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": event.name, "gen_ai.tool.type": "function",
-                "gen_ai.tool.call.id": event.call_id or None,
-                "gen_ai.tool.call.arguments": json.dumps(event.arguments, ensure_ascii=False, default=str),
-                NS + "seq": seq, NS + "step": event.step})
+            span = self._new(
+                f"execute_tool {event.name}",
+                t_ns,
+                "tool",
+                {
+                    "gen_ai.operation.name": "execute_tool",
+                    "gen_ai.tool.name": event.name,
+                    "gen_ai.tool.type": "function",
+                    "gen_ai.tool.call.id": event.call_id or None,
+                    "gen_ai.tool.call.arguments": json.dumps(event.arguments, ensure_ascii=False, default=str),
+                    NS + "seq": seq,
+                    NS + "step": event.step,
+                },
+            )
             if event.server:  # the MCP server that served the tool
                 span.attributes[MCP_SERVER] = event.server
             self._tools[event.call_id or event.name] = span
@@ -253,8 +295,9 @@ class SpanBuilder:
             if opened is None:
                 self._host().events.append(self._span_event(event, seq, t_ns))
                 return closed
-            opened.attributes.update({"gen_ai.tool.call.result": event.output, NS + "result_seq": seq,
-                                      NS + "is_error": event.is_error})
+            opened.attributes.update(
+                {"gen_ai.tool.call.result": event.output, NS + "result_seq": seq, NS + "is_error": event.is_error}
+            )
             if event.is_error:
                 opened.error = event.output[:500]
             opened.end_ns = max(opened.end_ns, t_ns)
@@ -280,25 +323,42 @@ class SpanBuilder:
             return []
         closed = self._close_group(t_ns)
         start = t_ns - (round(event.latency_ms * 1e6) if isinstance(event, ev.LlmCall) else 0)
-        self._group = self._new(f"iteration {event.step}", max(start, self.start_ns), "iteration",
-                                {NS + "iteration": event.step}, parent=self._root)
+        self._group = self._new(
+            f"iteration {event.step}",
+            max(start, self.start_ns),
+            "iteration",
+            {NS + "iteration": event.step},
+            parent=self._root,
+        )
         self._group.key = event.step
         return closed
 
     def _chat(self, event: ev.LlmCall, seq: int, t_ns: int) -> Span:
         self.table.add(event)
         start = max(t_ns - round(event.latency_ms * 1e6), self.start_ns)
-        span = self._new(f"chat {event.model}".strip(), start, "chat", kind=KIND_CLIENT, attributes={
-            "gen_ai.operation.name": "chat", "gen_ai.request.model": event.model, "gen_ai.response.model": event.model,
-            "gen_ai.usage.input_tokens": event.prompt_tokens, "gen_ai.usage.output_tokens": event.completion_tokens,
-            "gen_ai.response.finish_reasons": [event.finish_reason] if event.finish_reason else None,
-            "gen_ai.request.temperature": event.temperature, NS + "seq": seq,
-            **event_attributes(event, skip=_CHAT_GEN_AI)})
+        span = self._new(
+            f"chat {event.model}".strip(),
+            start,
+            "chat",
+            kind=KIND_CLIENT,
+            attributes={
+                "gen_ai.operation.name": "chat",
+                "gen_ai.request.model": event.model,
+                "gen_ai.response.model": event.model,
+                "gen_ai.usage.input_tokens": event.prompt_tokens,
+                "gen_ai.usage.output_tokens": event.completion_tokens,
+                "gen_ai.response.finish_reasons": [event.finish_reason] if event.finish_reason else None,
+                "gen_ai.request.temperature": event.temperature,
+                NS + "seq": seq,
+                **event_attributes(event, skip=_CHAT_GEN_AI),
+            },
+        )
         span.end_ns = t_ns
         request = self.table.request(event)
         if request:
-            span.attributes["gen_ai.input.messages"] = json.dumps([_semconv_message(m) for m in request],
-                                                                  ensure_ascii=False)
+            span.attributes["gen_ai.input.messages"] = json.dumps(
+                [_semconv_message(m) for m in request], ensure_ascii=False
+            )
         reply = self.table.reply(event)
         if reply is not None or event.partial_text:
             message = _semconv_message(reply or {"role": "assistant", "content": event.partial_text})
@@ -313,8 +373,13 @@ class SpanBuilder:
         if isinstance(event, ev.Draft):
             if self._last_draft is not None:
                 stats = diff_stats(self._last_draft, event.text)
-                attributes.update({NS + "diff.lines_added": stats.added_lines, NS + "diff.lines_removed": stats.removed_lines,
-                                   NS + "diff.changed_ratio": stats.changed_ratio})
+                attributes.update(
+                    {
+                        NS + "diff.lines_added": stats.added_lines,
+                        NS + "diff.lines_removed": stats.removed_lines,
+                        NS + "diff.changed_ratio": stats.changed_ratio,
+                    }
+                )
             self._last_draft = event.text
         return SpanEvent(NS + event.kind, t_ns, attributes)
 
@@ -359,8 +424,13 @@ def _semconv_message(message: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def spans_of(events: list[ev.Event], run_id: str, config: dict[str, Any] | None = None,
-             start_ns: int = DEFAULT_START_NS, fork: dict[str, Any] | None = None) -> list[Span]:
+def spans_of(
+    events: list[ev.Event],
+    run_id: str,
+    config: dict[str, Any] | None = None,
+    start_ns: int = DEFAULT_START_NS,
+    fork: dict[str, Any] | None = None,
+) -> list[Span]:
     """Every span of a run, children before parents (as they close)."""
     builder = SpanBuilder(run_id, config, start_ns, fork)
     spans: list[Span] = []
@@ -372,6 +442,13 @@ def spans_of(events: list[ev.Event], run_id: str, config: dict[str, Any] | None 
 def request_of(spans: list[Span], resource: dict[str, Any] | None = None) -> dict[str, Any]:
     """An ExportTraceServiceRequest in the OTLP/JSON mapping."""
     attrs = {"service.name": SERVICE_NAME, **(resource or {})}
-    return {"resourceSpans": [{"resource": {"attributes": attributes_json(attrs)},
-                               "scopeSpans": [{"scope": {"name": SCOPE_NAME, "version": SCOPE_VERSION},
-                                               "spans": [s.to_otlp() for s in spans]}]}]}
+    return {
+        "resourceSpans": [
+            {
+                "resource": {"attributes": attributes_json(attrs)},
+                "scopeSpans": [
+                    {"scope": {"name": SCOPE_NAME, "version": SCOPE_VERSION}, "spans": [s.to_otlp() for s in spans]}
+                ],
+            }
+        ]
+    }

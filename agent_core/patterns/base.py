@@ -39,7 +39,7 @@ Body = Generator[ev.Event, None, str]
 #: Said by a fallback verdict or plan error when the reply it could not parse hit the output cap.
 CUT_AT_CAP = {
     "en": "The reply was cut at max_output_tokens ({cap}), which may be why it could not be parsed; "
-          "raise the cap for this role.",
+    "raise the cap for this role.",
     "zh": "回复在 max_output_tokens（{cap}）处被截断，这可能是无法解析的原因；请为该角色调高上限。",
 }
 
@@ -51,8 +51,11 @@ class BudgetExhausted(Exception):
         super().__init__(limit)
         self.limit = limit
         self.value = value
-        self.message = message or (f"the run's time limit {limit}={value} s is up" if limit == "max_seconds"
-                                   else f"the run-wide budget {limit}={value} is spent")
+        self.message = message or (
+            f"the run's time limit {limit}={value} s is up"
+            if limit == "max_seconds"
+            else f"the run-wide budget {limit}={value} is spent"
+        )
 
 
 @dataclass
@@ -94,9 +97,16 @@ class RunContext:
     # The three events of every ReAct step (llm_call, tool_call, tool_result) are built directly below,
     # not through `event(cls, **fields)`: that path builds two dicts per event, a fifth of a step's cost.
 
-    def llm(self, role: str, messages: list[Message] | tuple[Message, ...], *, tools: bool = False,
-            inputs: dict[str, str] | None = None, temperature: float | None = None,
-            **labels: Any) -> Generator[ev.Event, None, Completion]:
+    def llm(
+        self,
+        role: str,
+        messages: list[Message] | tuple[Message, ...],
+        *,
+        tools: bool = False,
+        inputs: dict[str, str] | None = None,
+        temperature: float | None = None,
+        **labels: Any,
+    ) -> Generator[ev.Event, None, Completion]:
         """Call the model bound to `role`, streaming `token` events, then one `llm_call` event.
 
         `labels` are CallContext fields (round, step_id, iteration...); `inputs` the values the prompt
@@ -117,9 +127,18 @@ class RunContext:
         values[-1] = (*inputs.items(), ("task", self.task)) if inputs else self._task_input
         context = _new(CallContext, values)
         # built in C (see messages.py's builders): every field given, in ChatRequest's order
-        request = _new(ChatRequest, (tuple(messages), self._schemas() if tools else (), role, context,
-                                     cfg.temperature if temperature is None else temperature,
-                                     cfg.output_cap(role), self._time_left() if cfg.max_seconds else None))
+        request = _new(
+            ChatRequest,
+            (
+                tuple(messages),
+                self._schemas() if tools else (),
+                role,
+                context,
+                cfg.temperature if temperature is None else temperature,
+                cfg.output_cap(role),
+                self._time_left() if cfg.max_seconds else None,
+            ),
+        )
         self.llm_calls += 1
         reply = None
         if self.models.gate is not None:  # step mode: a person may pause, edit or answer this call
@@ -128,9 +147,14 @@ class RunContext:
             for cls, fields in outcome.events:
                 yield self.event(cls, **fields)
         if reply is not None:
-            completion = Completion(reply.text, reply.tool_calls,
-                                    Usage(estimate_prompt_tokens(request.messages), estimate_tokens(reply.text), True),
-                                    "person", 0.0, "tool_calls" if reply.tool_calls else "stop")
+            completion = Completion(
+                reply.text,
+                reply.tool_calls,
+                Usage(estimate_prompt_tokens(request.messages), estimate_tokens(reply.text), True),
+                "person",
+                0.0,
+                "tool_calls" if reply.tool_calls else "stop",
+            )
         else:
             completion = yield from self._streamed(model, request)
         usage = completion.usage
@@ -138,12 +162,23 @@ class RunContext:
         self.last_finish = completion.finish_reason
         sent, new = self.calls.request(request.messages)
         reply, new_reply = self.calls.reply(completion)
-        yield ev.LlmCall(t=round(_perf_counter() - self._start, 4), step=self.step, role=role,
-                         model=completion.model or model.name, prompt_tokens=usage.prompt_tokens,
-                         completion_tokens=usage.completion_tokens, latency_ms=round(completion.latency_ms, 1),
-                         usage_estimated=usage.estimated, finish_reason=completion.finish_reason, messages=sent,
-                         new_messages=(*new, *new_reply) if new_reply else tuple(new), reply_message=reply,
-                         tools=self._tool_names() if tools else (), temperature=request.temperature, context=context)
+        yield ev.LlmCall(
+            t=round(_perf_counter() - self._start, 4),
+            step=self.step,
+            role=role,
+            model=completion.model or model.name,
+            prompt_tokens=usage.prompt_tokens,
+            completion_tokens=usage.completion_tokens,
+            latency_ms=round(completion.latency_ms, 1),
+            usage_estimated=usage.estimated,
+            finish_reason=completion.finish_reason,
+            messages=sent,
+            new_messages=(*new, *new_reply) if new_reply else tuple(new),
+            reply_message=reply,
+            tools=self._tool_names() if tools else (),
+            temperature=request.temperature,
+            context=context,
+        )
         return completion
 
     def _tool_names(self) -> tuple[str, ...]:
@@ -176,14 +211,20 @@ class RunContext:
                 streamed += estimate_tokens(item)
                 if cfg.max_total_tokens and self.total_tokens + prompt_estimate + streamed > cfg.max_total_tokens:
                     yield self._unfinished(model, request, "".join(parts), started)
-                    raise BudgetExhausted("max_total_tokens", cfg.max_total_tokens,
-                                          f"the run-wide budget max_total_tokens={cfg.max_total_tokens} ran out while "
-                                          f"a {request.role} reply was streaming; its text so far is kept on the call")
+                    raise BudgetExhausted(
+                        "max_total_tokens",
+                        cfg.max_total_tokens,
+                        f"the run-wide budget max_total_tokens={cfg.max_total_tokens} ran out while "
+                        f"a {request.role} reply was streaming; its text so far is kept on the call",
+                    )
                 if self._time_left() == 0:
                     yield self._unfinished(model, request, "".join(parts), started)
-                    raise BudgetExhausted("max_seconds", cfg.max_seconds,
-                                          f"the run's time limit max_seconds={cfg.max_seconds} s ran out while a "
-                                          f"{request.role} reply was streaming; its text so far is kept on the call")
+                    raise BudgetExhausted(
+                        "max_seconds",
+                        cfg.max_seconds,
+                        f"the run's time limit max_seconds={cfg.max_seconds} s ran out while a "
+                        f"{request.role} reply was streaming; its text so far is kept on the call",
+                    )
         except (StreamCutError, EndpointTimeoutError) as exc:
             yield self._unfinished(model, request, getattr(exc, "partial_text", "") or "".join(parts), started)
             if self._time_left() == 0:  # the read timeout was the run's time left: the limit, not the server
@@ -206,11 +247,21 @@ class RunContext:
         prompt_tokens, completion_tokens = estimate_prompt_tokens(request.messages), estimate_tokens(partial)
         self.total_tokens += prompt_tokens + completion_tokens
         sent, new = self.calls.request(request.messages)  # what it was sent is on the record; no reply is
-        return self.event(ev.LlmCall, role=request.role, model=model.name, prompt_tokens=prompt_tokens,
-                          completion_tokens=completion_tokens, usage_estimated=True, partial_text=partial,
-                          latency_ms=round((time.perf_counter() - started) * 1000, 1), messages=sent,
-                          new_messages=tuple(new), tools=self._tool_names() if request.tools else (),
-                          temperature=request.temperature, context=request.context)
+        return self.event(
+            ev.LlmCall,
+            role=request.role,
+            model=model.name,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            usage_estimated=True,
+            partial_text=partial,
+            latency_ms=round((time.perf_counter() - started) * 1000, 1),
+            messages=sent,
+            new_messages=tuple(new),
+            tools=self._tool_names() if request.tools else (),
+            temperature=request.temperature,
+            context=request.context,
+        )
 
     def _time_left(self) -> float | None:
         """Seconds left under `max_seconds` (0 when it is up), or None when the run has no time limit."""
@@ -233,8 +284,9 @@ class RunContext:
         if self._time_left() == 0:
             raise BudgetExhausted("max_seconds", cfg.max_seconds)
 
-    def run_tool(self, call: ToolCall, arguments: dict[str, Any] | None = None
-                 ) -> Generator[ev.Event, None, tuple[str, bool]]:
+    def run_tool(
+        self, call: ToolCall, arguments: dict[str, Any] | None = None
+    ) -> Generator[ev.Event, None, tuple[str, bool]]:
         """Emit `tool_call`, run it, emit `tool_result`; returns (output, is_error).
 
         `arguments` are the call's arguments when the caller has already parsed them (the hot path
@@ -244,20 +296,37 @@ class RunContext:
             arguments, _problem = parse_arguments(call.arguments)
         usable = arguments is not None
         shown = arguments if usable else call.arguments
-        yield ev.ToolCallEvent(t=round(_perf_counter() - self._start, 4), step=self.step, name=call.name,
-                               arguments=shown, call_id=call.id)
+        yield ev.ToolCallEvent(
+            t=round(_perf_counter() - self._start, 4), step=self.step, name=call.name, arguments=shown, call_id=call.id
+        )
         obs = self.tools.run(call.name, shown)
-        yield ev.ToolResult(t=round(_perf_counter() - self._start, 4), step=self.step, name=call.name,
-                            output=obs.output, is_error=obs.is_error, call_id=call.id)
+        yield ev.ToolResult(
+            t=round(_perf_counter() - self._start, 4),
+            step=self.step,
+            name=call.name,
+            output=obs.output,
+            is_error=obs.is_error,
+            call_id=call.id,
+        )
         return obs.output, obs.is_error
 
-    def judge(self, role: str, messages: list[Message], parse: Callable[[str], Verdict | None],
-              fallback: Verdict, **labels: Any) -> Generator[ev.Event, None, Verdict]:
+    def judge(
+        self,
+        role: str,
+        messages: list[Message],
+        parse: Callable[[str], Verdict | None],
+        fallback: Verdict,
+        **labels: Any,
+    ) -> Generator[ev.Event, None, Verdict]:
         """A verdict call with one optional repair re-ask; an unparsable reply gives `fallback`."""
         completion = yield from self.llm(role, messages, **labels)
         verdict = parse(completion.text)
         if verdict is None and self.config.repair_reask:
-            retry = [*messages, Message("assistant", completion.text), Message("user", REPAIR_REQUEST[self.config.lang])]
+            retry = [
+                *messages,
+                Message("assistant", completion.text),
+                Message("user", REPAIR_REQUEST[self.config.lang]),
+            ]
             completion = yield from self.llm(role, retry, repair=True, **labels)
             verdict = parse(completion.text)
         if verdict is not None:
@@ -276,8 +345,15 @@ class RunContext:
         return self.event(ev.LimitReached, limit=name, value=value, message=message)
 
     def verdict_event(self, role: str, v: Verdict) -> ev.Event:
-        return self.event(ev.VerdictEvent, role=role, verdict=v.verdict, feedback=v.feedback, analysis=v.analysis,
-                          suggestion=v.suggestion, parsed=v.parsed)
+        return self.event(
+            ev.VerdictEvent,
+            role=role,
+            verdict=v.verdict,
+            feedback=v.feedback,
+            analysis=v.analysis,
+            suggestion=v.suggestion,
+            parsed=v.parsed,
+        )
 
     @property
     def repair_factor(self) -> int:
@@ -285,9 +361,15 @@ class RunContext:
         return 2 if self.config.repair_reask else 1
 
 
-def run_pattern(task: str, config: RunConfig, models: ModelRouter, tools: ToolRegistry | None,
-                body: Callable[[RunContext], Body], bound: int,
-                prompt_specs: tuple[PromptSpec, ...]) -> Iterator[ev.Event]:
+def run_pattern(
+    task: str,
+    config: RunConfig,
+    models: ModelRouter,
+    tools: ToolRegistry | None,
+    body: Callable[[RunContext], Body],
+    bound: int,
+    prompt_specs: tuple[PromptSpec, ...],
+) -> Iterator[ev.Event]:
     """Drive a pattern body, with the pattern's own prompts, and guarantee the closing events.
 
     Every run ends with `final_answer` (possibly after `limit_reached`) or `run_failed`, then
@@ -319,11 +401,17 @@ def run_pattern(task: str, config: RunConfig, models: ModelRouter, tools: ToolRe
         ctx.step = None
         yield ctx.event(ev.RunFailed, error_type=type(exc).__name__, message=f"unexpected error: {exc}")
         reason = "error"
-    yield ctx.event(ev.RunFinished, reason=reason, llm_calls=ctx.llm_calls, total_tokens=ctx.total_tokens,
-                    elapsed_ms=round(ctx.clock.now() * 1000, 1))
+    yield ctx.event(
+        ev.RunFinished,
+        reason=reason,
+        llm_calls=ctx.llm_calls,
+        total_tokens=ctx.total_tokens,
+        elapsed_ms=round(ctx.clock.now() * 1000, 1),
+    )
 
 
 # --- a tool loop's attempt (a plan step's executor, an orchestrator's worker) ------------------------
+
 
 class Seen(NamedTuple):
     """One tool observation made during an attempt."""

@@ -96,6 +96,7 @@ def limits() -> dict[str, Limit]:
 
 # --- the border: a name and flat fields -> RunConfig ----------------------------------------------
 
+
 def configure(pattern: str = "", **fields: Any) -> RunConfig:
     """The config of a run of `pattern` ("" = the first pattern) from flat fields, shared and the
     pattern's own alike: `configure("react", max_rounds=3, lang="zh")`. Another pattern's option is
@@ -109,7 +110,9 @@ def configure(pattern: str = "", **fields: Any) -> RunConfig:
     caps = shared.get("max_output_tokens_by_role")
     stray = [r for r in caps if r not in role_names()] if isinstance(caps, dict) else []
     if stray:
-        raise ConfigError(f"max_output_tokens_by_role: unknown role {stray[0]!r}; choose from {', '.join(role_names())}")
+        raise ConfigError(
+            f"max_output_tokens_by_role: unknown role {stray[0]!r}; choose from {', '.join(role_names())}"
+        )
     if "tools" in shared:
         shared["tools"] = tuple(shared["tools"])
     try:

@@ -196,8 +196,7 @@ class PatternSpec:
     #: the block an event that is no model call opens (None: it goes in the block under way)
     event_block: Callable[[ev.Event], tuple[Any, ...] | None] = lambda event: None
     #: blocks drawn side by side: a block's (row, column, columns), or None to draw it below the last one
-    block_lane: Callable[[tuple[Any, ...], Mapping[str, Any]], tuple[Any, int, int] | None] = \
-        lambda ident, config: None
+    block_lane: Callable[[tuple[Any, ...], Mapping[str, Any]], tuple[Any, int, int] | None] = lambda ident, config: None
     #: what one `step` of the pattern's events is called
     step_word: Text = Text("step", "步骤")
     #: the summary table a finished run shows: plan, drafts or tools

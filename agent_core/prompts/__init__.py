@@ -44,8 +44,9 @@ class PromptSpec:
         return self.zh if lang == "zh" else self.en
 
 
-def spec(key: str, role: str, purpose: Text, en: str, zh: str, *, required: Iterable[str] = (),
-         optional: Iterable[str] = ()) -> PromptSpec:
+def spec(
+    key: str, role: str, purpose: Text, en: str, zh: str, *, required: Iterable[str] = (), optional: Iterable[str] = ()
+) -> PromptSpec:
     return PromptSpec(key, role, purpose, frozenset(required), frozenset(optional), en.strip("\n"), zh.strip("\n"))
 
 
@@ -57,24 +58,37 @@ def placeholders(template: str, key: str = "") -> list[str]:
             if name is None:
                 continue
             head = _FIELD_HEAD.match(name)
-            if spec_ or conversion or (head and name[head.end():head.end() + 1] in ("[", ".")):
+            if spec_ or conversion or (head and name[head.end() : head.end() + 1] in ("[", ".")):
                 # an index or an attribute (`{task[0]}`, `{task.x}`), a conversion or a format spec
-                shown = _short("{" + name + (f"!{conversion}" if conversion else "") + (f":{spec_}" if spec_ else "") + "}")
+                shown = _short(
+                    "{" + name + (f"!{conversion}" if conversion else "") + (f":{spec_}" if spec_ else "") + "}"
+                )
                 bare = "{" + (head.group(0) if head else "task") + "}"
                 raise TemplateError(
                     f"prompt {key!r}: {shown} does more than name a value; a placeholder is a bare name such "
-                    f"as {bare}, with no ':', '!', '[' or '.'", role=key, placeholder=shown, kind="format")
+                    f"as {bare}, with no ':', '!', '[' or '.'",
+                    role=key,
+                    placeholder=shown,
+                    kind="format",
+                )
             if name == "" or not name.isidentifier():
                 shown = _short("{" + name + "}")
                 raise TemplateError(
                     f"prompt {key!r}: {shown} is not a valid placeholder; use a name like {{task}}, "
-                    "or write literal braces as {{ and }}", role=key, placeholder=shown, kind="invalid")
+                    "or write literal braces as {{ and }}",
+                    role=key,
+                    placeholder=shown,
+                    kind="invalid",
+                )
             names.append(name)
     except ValueError as exc:
         brace = "}" if "'}'" in str(exc) else "{"
         raise TemplateError(
             f"prompt {key!r}: stray {brace!r} ({exc}); write a literal brace as {brace * 2}",
-            role=key, placeholder=brace, kind="stray") from None
+            role=key,
+            placeholder=brace,
+            kind="stray",
+        ) from None
     return names
 
 
@@ -93,12 +107,20 @@ def validate(template: str, prompt: PromptSpec) -> None:
     unknown = sorted(found - prompt.required - prompt.optional)
     if unknown:
         allowed = ", ".join("{" + n + "}" for n in sorted(prompt.required | prompt.optional)) or "none"
-        raise TemplateError(f"prompt {prompt.key!r}: unknown placeholder {{{unknown[0]}}}; allowed: {allowed}",
-                            role=prompt.key, placeholder=unknown[0], kind="unknown")
+        raise TemplateError(
+            f"prompt {prompt.key!r}: unknown placeholder {{{unknown[0]}}}; allowed: {allowed}",
+            role=prompt.key,
+            placeholder=unknown[0],
+            kind="unknown",
+        )
     missing = sorted(prompt.required - found)
     if missing:
-        raise TemplateError(f"prompt {prompt.key!r}: missing placeholder {{{missing[0]}}}",
-                            role=prompt.key, placeholder=missing[0], kind="missing")
+        raise TemplateError(
+            f"prompt {prompt.key!r}: missing placeholder {{{missing[0]}}}",
+            role=prompt.key,
+            placeholder=missing[0],
+            kind="missing",
+        )
 
 
 @functools.lru_cache(maxsize=1024)
@@ -117,8 +139,7 @@ class PromptSet:
         overrides = dict(overrides or {})
         unknown = sorted(set(overrides) - set(self.specs))
         if unknown:
-            raise TemplateError(f"no prompt called {unknown[0]!r}; prompts: {', '.join(self.specs)}",
-                                role=unknown[0])
+            raise TemplateError(f"no prompt called {unknown[0]!r}; prompts: {', '.join(self.specs)}", role=unknown[0])
         self.texts = {key: overrides.get(key, s.default(lang)) for key, s in self.specs.items()}
         # validated and parsed once per distinct template: a run of the defaults pays a dict lookup each
         self._parsed = {key: _checked(text, self.specs[key]) for key, text in self.texts.items()}

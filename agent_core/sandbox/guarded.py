@@ -25,41 +25,69 @@ MAX_FILES_WRITTEN = 100  # opens for writing per run; with the size limit this b
 ISOLATION = ("in-process audit hooks (unsafe)", "rlimits")
 
 
-def run_guarded(code: str, tests: str, *, entry_point: str | None, timeout_s: float, memory_mb: int,
-                max_output_chars: int) -> TestOutcome:
+def run_guarded(
+    code: str, tests: str, *, entry_point: str | None, timeout_s: float, memory_mb: int, max_output_chars: int
+) -> TestOutcome:
     """Run `code` then `tests` in a child guarded by audit hooks (arguments already checked)."""
-    payload = {"code": code, "tests": tests, "entry_point": entry_point, "max_output_chars": max_output_chars,
-               "cpu_s": math.ceil(timeout_s) + 1, "memory_mb": memory_mb,
-               "fsize": max(FILE_SIZE_LIMIT, 8 * max_output_chars), "max_files": MAX_FILES_WRITTEN}
+    payload = {
+        "code": code,
+        "tests": tests,
+        "entry_point": entry_point,
+        "max_output_chars": max_output_chars,
+        "cpu_s": math.ceil(timeout_s) + 1,
+        "memory_mb": memory_mb,
+        "fsize": max(FILE_SIZE_LIMIT, 8 * max_output_chars),
+        "max_files": MAX_FILES_WRITTEN,
+    }
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="sandbox-", ignore_cleanup_errors=True) as workdir:
         for name, text in (("runner.py", _RUNNER), ("payload.json", json.dumps(payload))):
             with open(os.path.join(workdir, name), "w", encoding="utf-8") as f:
                 f.write(text)
-        with open(os.path.join(workdir, "stdout.txt"), "w+b") as out, \
-                open(os.path.join(workdir, "stderr.txt"), "w+b") as err:
+        with (
+            open(os.path.join(workdir, "stdout.txt"), "w+b") as out,
+            open(os.path.join(workdir, "stderr.txt"), "w+b") as err,
+        ):
             # Limits are set by the runner itself, not preexec_fn: preexec_fn is unsafe in threaded
             # parents such as Streamlit. -I: no user site, no PYTHON* variables, no cwd on sys.path.
-            proc = subprocess.Popen([sys.executable, "-I", "runner.py", "payload.json"], cwd=workdir,
-                                    env=_child_env(workdir), stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                                    start_new_session=True)
+            proc = subprocess.Popen(
+                [sys.executable, "-I", "runner.py", "payload.json"],
+                cwd=workdir,
+                env=_child_env(workdir),
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+                start_new_session=True,
+            )
             timed_out = _wait_then_kill_group(proc, timeout_s)
             stdout, stderr = _read_capped(out, max_output_chars), _read_capped(err, max_output_chars)
         records = _read_records(os.path.join(workdir, "result.jsonl"))
     duration_ms = int((time.monotonic() - started) * 1000)
     try:
-        return build(records, proc.returncode, timed_out, timeout_s, memory_mb, stdout, stderr, duration_ms,
-                     ISOLATION)
+        return build(records, proc.returncode, timed_out, timeout_s, memory_mb, stdout, stderr, duration_ms, ISOLATION)
     except (KeyError, TypeError, ValueError, AttributeError):  # the code under test scribbled on the records
-        return TestOutcome(passed=False, status="error", summary="the sandbox's result records were corrupted "
-                           "(did the code write to the runner's files?)", details=stdout, duration_ms=duration_ms,
-                           isolation=ISOLATION)
+        return TestOutcome(
+            passed=False,
+            status="error",
+            summary="the sandbox's result records were corrupted (did the code write to the runner's files?)",
+            details=stdout,
+            duration_ms=duration_ms,
+            isolation=ISOLATION,
+        )
 
 
 def _child_env(workdir: str) -> dict[str, str]:
     # An allow-list built from scratch: nothing of the parent's (API keys above all) is inherited.
-    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": workdir, "TMPDIR": workdir,
-           "PYTHONHASHSEED": "0", "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    env = {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "LANG": "C.UTF-8",
+        "HOME": workdir,
+        "TMPDIR": workdir,
+        "PYTHONHASHSEED": "0",
+        "OMP_NUM_THREADS": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+    }
     if "LD_LIBRARY_PATH" in os.environ:  # some Python builds cannot start without it
         env["LD_LIBRARY_PATH"] = os.environ["LD_LIBRARY_PATH"]
     return env

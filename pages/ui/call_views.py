@@ -40,8 +40,13 @@ def call_views(container: Any, table: MessageTable, call: ev.LlmCall, lang: str,
     w = words(lang)
     row = container.container(horizontal=True, vertical_alignment="center", gap="small")
     # counted, not built: the messages themselves are read only when the popover is open
-    prompt = row.popover(f"{w['prompt']} · {w['messages'].format(n=table.count(call))}", icon=":material/input:",
-                         type="tertiary", key=f"{key}-prompt", on_change="rerun")
+    prompt = row.popover(
+        f"{w['prompt']} · {w['messages'].format(n=table.count(call))}",
+        icon=":material/input:",
+        type="tertiary",
+        key=f"{key}-prompt",
+        on_change="rerun",
+    )
     if prompt.open:
         with prompt:
             draw_prompt(table.request(call), call, lang)
@@ -71,9 +76,16 @@ def draw_prompt(messages: list[dict[str, Any]], call: ev.LlmCall, lang: str) -> 
             # History sent again: one block, not one element per message per call — a 30-round run
             # re-sends its history 30 times, and drawing it message by message would be quadratic.
             st.caption(w["earlier"].format(n=len(earlier)))
-            st.code("\n\n".join(f"── {w.get('msg.' + str(m.get('role')), m.get('role'))} ──\n{m.get('content', '')}"
-                                 + "".join(f"\n{_tool_call_line(c)}" for c in m.get("tool_calls") or ())
-                                 for m in earlier), language=None, wrap_lines=True, height=240)
+            st.code(
+                "\n\n".join(
+                    f"── {w.get('msg.' + str(m.get('role')), m.get('role'))} ──\n{m.get('content', '')}"
+                    + "".join(f"\n{_tool_call_line(c)}" for c in m.get("tool_calls") or ())
+                    for m in earlier
+                ),
+                language=None,
+                wrap_lines=True,
+                height=240,
+            )
 
 
 def _message(message: dict[str, Any], w: dict[str, str]) -> None:
@@ -106,8 +118,13 @@ def draw_reply(reply: dict[str, Any] | None, call: ev.LlmCall, lang: str) -> Non
         facts.append(w["person"])
     if call.finish_reason:
         facts.append(w["finish"].format(reason=text.code_span(call.finish_reason, 30)))
-    facts.append(w["usage"].format(prompt=f"{call.prompt_tokens:,}", completion=f"{call.completion_tokens:,}",
-                                   est=w["estimated"] if call.usage_estimated else ""))
+    facts.append(
+        w["usage"].format(
+            prompt=f"{call.prompt_tokens:,}",
+            completion=f"{call.completion_tokens:,}",
+            est=w["estimated"] if call.usage_estimated else "",
+        )
+    )
     st.caption(" · ".join(facts))
     if call.finish_reason == "length":
         st.warning(w["cut"], icon=":material/content_cut:")
@@ -135,9 +152,13 @@ def _spans(fills: Any, size: int) -> list[tuple[str, int, int]]:
     """The recorded fill spans that make sense for this text (a hostile file may hold anything)."""
     out = []
     for item in fills if isinstance(fills, list) else ():
-        if (isinstance(item, list) and len(item) == 3 and isinstance(item[0], str)
-                and all(isinstance(v, int) and not isinstance(v, bool) for v in item[1:])
-                and 0 <= item[1] < item[2] <= size):
+        if (
+            isinstance(item, list)
+            and len(item) == 3
+            and isinstance(item[0], str)
+            and all(isinstance(v, int) and not isinstance(v, bool) for v in item[1:])
+            and 0 <= item[1] < item[2] <= size
+        ):
             out.append((item[0], item[1], item[2]))
     out.sort(key=lambda s: s[1])
     return [s for i, s in enumerate(out) if i == 0 or s[1] >= out[i - 1][2]]  # no overlaps

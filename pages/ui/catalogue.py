@@ -50,8 +50,9 @@ class Variant:
         return self.spec.scenario
 
 
-VARIANTS: dict[str, Variant] = {v.id: Variant(v, registry.pattern_of_variant(v.id))
-                                 for v in registry.variants().values()}
+VARIANTS: dict[str, Variant] = {
+    v.id: Variant(v, registry.pattern_of_variant(v.id)) for v in registry.variants().values()
+}
 
 #: switch name -> its spec (the first pattern that declares it) and every pattern that has it
 SWITCHES: dict[str, tuple[SwitchSpec, tuple[str, ...]]] = {}

@@ -18,6 +18,7 @@ from . import i18n
 #: the sidebar's price lines for this session: {model: [input, output]} in USD per million tokens
 K_PRICES = "sb_prices"
 
+
 def words(lang: str) -> dict[str, str]:
     """This module's words (the catalogue's `costs` table) in `lang`."""
     return i18n.words("costs", lang)
@@ -54,8 +55,9 @@ def model_price(router: ModelRouter, table: PriceTable) -> tuple[Price | None, l
     unknown = [n for n, p in zip(names, prices, strict=True) if p is None]
     if unknown or not prices:
         return None, unknown
-    dearest = Price("+".join(names), max(p.input_per_mtok for p in prices), max(p.output_per_mtok for p in prices),
-                    "", "")
+    dearest = Price(
+        "+".join(names), max(p.input_per_mtok for p in prices), max(p.output_per_mtok for p in prices), "", ""
+    )
     return dearest, []
 
 
@@ -106,16 +108,45 @@ def price_editor(lang: str, *, disabled: bool) -> None:
     with st.expander(w["prices"], icon=":material/payments:"):
         st.caption(w["prices_help"])
         # st.table, not st.dataframe: a page's own tables stay the only dataframes it draws
-        st.table([{w["model"]: p.model, w["input"]: f"{p.input_per_mtok:g}", w["output"]: f"{p.output_per_mtok:g}",
-                   w["as_of"]: p.as_of, w["source"]: p.source} for p in table.lines()])
+        st.table(
+            [
+                {
+                    w["model"]: p.model,
+                    w["input"]: f"{p.input_per_mtok:g}",
+                    w["output"]: f"{p.output_per_mtok:g}",
+                    w["as_of"]: p.as_of,
+                    w["source"]: p.source,
+                }
+                for p in table.lines()
+            ]
+        )
         st.caption(w["yours"])
-        st.text_input(w["model"], key="sb_price_model", disabled=disabled, placeholder=w["model_placeholder"],
-                      persist_state="session")
+        st.text_input(
+            w["model"],
+            key="sb_price_model",
+            disabled=disabled,
+            placeholder=w["model_placeholder"],
+            persist_state="session",
+        )
         left, right = st.columns(2)
-        left.number_input(w["input"], min_value=0.0, step=0.01, format="%.4f", key="sb_price_in", disabled=disabled,
-                         persist_state="session")
-        right.number_input(w["output"], min_value=0.0, step=0.01, format="%.4f", key="sb_price_out", disabled=disabled,
-                          persist_state="session")
+        left.number_input(
+            w["input"],
+            min_value=0.0,
+            step=0.01,
+            format="%.4f",
+            key="sb_price_in",
+            disabled=disabled,
+            persist_state="session",
+        )
+        right.number_input(
+            w["output"],
+            min_value=0.0,
+            step=0.01,
+            format="%.4f",
+            key="sb_price_out",
+            disabled=disabled,
+            persist_state="session",
+        )
         row = st.container(horizontal=True)
         row.button(w["add"], key="sb_price_add", on_click=_add_line, disabled=disabled, icon=":material/add:")
         if st.session_state.get(K_PRICES):

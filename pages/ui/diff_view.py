@@ -22,17 +22,26 @@ from .i18n import t
 
 #: the class every word diff carries, for the browser tests and nothing else
 CSS_CLASS = "apg-diff"
-_BOX = ("white-space: pre-wrap; overflow-wrap: anywhere; word-break: normal; line-height: 1.6; margin: 0; "
-        "max-width: 100%;")
-_CODE = ("font-family: 'Source Code Pro', ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; "
-         "font-size: 0.875em; tab-size: 4; padding: 0.75rem 1rem; border-radius: 0.5rem; "
-         "background: rgba(128, 128, 128, 0.08);")
+_BOX = (
+    "white-space: pre-wrap; overflow-wrap: anywhere; word-break: normal; line-height: 1.6; margin: 0; max-width: 100%;"
+)
+_CODE = (
+    "font-family: 'Source Code Pro', ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; "
+    "font-size: 0.875em; tab-size: 4; padding: 0.75rem 1rem; border-radius: 0.5rem; "
+    "background: rgba(128, 128, 128, 0.08);"
+)
 #: the line itself tells the change (struck / underlined), the tint only helps
 _TAGS = {
-    "delete": ("del", "text-decoration: line-through; text-decoration-thickness: 2px; "
-                      "background: rgba(255, 75, 75, 0.22); border-radius: 2px;"),
-    "insert": ("ins", "text-decoration: underline; text-decoration-thickness: 2px; text-underline-offset: 3px; "
-                      "background: rgba(33, 195, 84, 0.22); border-radius: 2px;"),
+    "delete": (
+        "del",
+        "text-decoration: line-through; text-decoration-thickness: 2px; "
+        "background: rgba(255, 75, 75, 0.22); border-radius: 2px;",
+    ),
+    "insert": (
+        "ins",
+        "text-decoration: underline; text-decoration-thickness: 2px; text-underline-offset: 3px; "
+        "background: rgba(33, 195, 84, 0.22); border-radius: 2px;",
+    ),
 }
 
 
@@ -66,13 +75,22 @@ def sides(segments: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], list[
 
 def legend() -> None:
     """One line saying how changes are marked, so nobody has to guess from the colours."""
-    st.html(f'<div style="font-size: 0.8rem; opacity: 0.75;">{html.escape(t("diffs.legend_before"))} '
-            f'<del style="{_TAGS["delete"][1]}">{html.escape(t("diffs.deleted"))}</del> · '
-            f'<ins style="{_TAGS["insert"][1]}">{html.escape(t("diffs.inserted"))}</ins></div>')
+    st.html(
+        f'<div style="font-size: 0.8rem; opacity: 0.75;">{html.escape(t("diffs.legend_before"))} '
+        f'<del style="{_TAGS["delete"][1]}">{html.escape(t("diffs.deleted"))}</del> · '
+        f'<ins style="{_TAGS["insert"][1]}">{html.escape(t("diffs.inserted"))}</ins></div>'
+    )
 
 
-def word_diff_block(old: str, new: str, *, code: bool = False, layout: str = "inline",
-                    names: tuple[str, str] | None = None, budget: Budget | None = None) -> None:
+def word_diff_block(
+    old: str,
+    new: str,
+    *,
+    code: bool = False,
+    layout: str = "inline",
+    names: tuple[str, str] | None = None,
+    budget: Budget | None = None,
+) -> None:
     """Draw a word diff, inline or side by side, with its legend; `names` caption the two sides."""
     segments = word_diff(old, new, budget)
     legend()
@@ -93,8 +111,12 @@ def word_diff_block(old: str, new: str, *, code: bool = False, layout: str = "in
         st.caption(t("diffs.empty"))
 
 
-def line_diff_block(old: str, new: str, *, names: tuple[str, str] | None = None, version: int = 1,
-                    budget: Budget | None = None) -> None:
+def line_diff_block(
+    old: str, new: str, *, names: tuple[str, str] | None = None, version: int = 1, budget: Budget | None = None
+) -> None:
     """A unified line diff whose long lines wrap instead of running off the right edge."""
-    st.code(line_diff(old, new, version, budget=budget, names=names) or t("diffs.no_line_changed"),
-            language="diff", wrap_lines=True)
+    st.code(
+        line_diff(old, new, version, budget=budget, names=names) or t("diffs.no_line_changed"),
+        language="diff",
+        wrap_lines=True,
+    )

@@ -28,5 +28,5 @@ def said(summary: str, lang: str) -> str:
     if summary == _NO_CODE:
         return w["no_code"]
     if summary.startswith(_RUN_FAILED):
-        return w["run_failed"].format(error=summary[len(_RUN_FAILED):])
+        return w["run_failed"].format(error=summary[len(_RUN_FAILED) :])
     return summary

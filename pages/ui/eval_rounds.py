@@ -49,15 +49,50 @@ def show(rows: Sequence[EvalRow], lang: str, key: str) -> None:
     st.caption(w["intro"])
     stops = stop_stats(rows, BASELINE_ENTRIES)
     st.plotly_chart(relabel(rounds_figure(stats, stops, lang), lang), key=f"{key}_rounds_chart")
-    st.dataframe(pd.DataFrame([{
-        w["pattern"]: labels.get(s.pattern, s.pattern), w["round"]: s.round, w["pass"]: f"{s.pass_rate:.0%}", w["drafted"]: s.drafted,
-        w["rw"]: s.right_to_wrong, w["wr"]: s.wrong_to_right, w["rr"]: s.right_to_right, w["ww"]: s.wrong_to_wrong}
-        for s in stats]), hide_index=True, width="stretch", key=f"{key}_rounds_table")
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {
+                    w["pattern"]: labels.get(s.pattern, s.pattern),
+                    w["round"]: s.round,
+                    w["pass"]: f"{s.pass_rate:.0%}",
+                    w["drafted"]: s.drafted,
+                    w["rw"]: s.right_to_wrong,
+                    w["wr"]: s.wrong_to_right,
+                    w["rr"]: s.right_to_right,
+                    w["ww"]: s.wrong_to_wrong,
+                }
+                for s in stats
+            ]
+        ),
+        hide_index=True,
+        width="stretch",
+        key=f"{key}_rounds_table",
+    )
     st.markdown(f"**{w['stops']}**")
-    st.dataframe(pd.DataFrame([{
-        w["pattern"]: labels.get(s.pattern, s.pattern) + (w["baseline"] if s.baseline else ""), w["self"]: f"{s.self_rate:.0%}",
-        w["self_calls"]: s.self_calls, w["oracle"]: f"{s.oracle_rate:.0%}", w["oracle_calls"]: s.oracle_calls}
-        for s in stops]), hide_index=True, width="stretch", key=f"{key}_stops_table")
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {
+                    w["pattern"]: labels.get(s.pattern, s.pattern) + (w["baseline"] if s.baseline else ""),
+                    w["self"]: f"{s.self_rate:.0%}",
+                    w["self_calls"]: s.self_calls,
+                    w["oracle"]: f"{s.oracle_rate:.0%}",
+                    w["oracle_calls"]: s.oracle_calls,
+                }
+                for s in stops
+            ]
+        ),
+        hide_index=True,
+        width="stretch",
+        key=f"{key}_stops_table",
+    )
     st.caption(w["stops_note"])
-    st.download_button(w["download"], rounds_to_csv(rows), file_name="eval-rounds.csv", mime="text/csv",
-                       key=f"{key}_rounds_csv", icon=":material/download:")
+    st.download_button(
+        w["download"],
+        rounds_to_csv(rows),
+        file_name="eval-rounds.csv",
+        mime="text/csv",
+        key=f"{key}_rounds_csv",
+        icon=":material/download:",
+    )

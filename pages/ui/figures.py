@@ -33,8 +33,15 @@ EDGE_LOOKS = {
     "lit": 'color="#4338CA", penwidth=2.8',
 }
 #: a tone's colour in the legend (Streamlit's markdown colours)
-LEGEND_COLORS = {"plain": "gray", "new": "gray", "active": "orange", "good": "green", "bad": "red", "dim": "gray",
-                 "lit": "blue"}
+LEGEND_COLORS = {
+    "plain": "gray",
+    "new": "gray",
+    "active": "orange",
+    "good": "green",
+    "bad": "red",
+    "dim": "gray",
+    "lit": "blue",
+}
 #: characters of one node's label drawn (a label of a 5 MB field costs what a short one does)
 LABEL_CHARS = 160
 
@@ -49,9 +56,12 @@ def _quoted(label: str) -> str:
 def dot(figure: Figure, lang: str) -> str:
     """The figure in DOT: top to bottom, each node and edge in the look of its state's tone."""
     node_pt, edge_pt = (14, 13) if presenter.is_on() else (11, 10)
-    lines = ["digraph {", 'rankdir=TB; bgcolor="transparent"; pad=0.1; nodesep=0.25; ranksep=0.3;',
-             f'node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize={node_pt}, height=0.35];',
-             f'edge [fontname="Helvetica", fontsize={edge_pt}, arrowsize=0.6];']
+    lines = [
+        "digraph {",
+        'rankdir=TB; bgcolor="transparent"; pad=0.1; nodesep=0.25; ranksep=0.3;',
+        f'node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize={node_pt}, height=0.35];',
+        f'edge [fontname="Helvetica", fontsize={edge_pt}, arrowsize=0.6];',
+    ]
     for node in figure.nodes:
         state = figure.states.get(node.state)
         look = NODE_LOOKS.get(state.tone if state else "plain", NODE_LOOKS["plain"])
@@ -67,8 +77,11 @@ def dot(figure: Figure, lang: str) -> str:
 def legend(figure: Figure, lang: str) -> str:
     """The states the figure's nodes are in, each in its tone's colour (Markdown for a caption)."""
     used = {n.state for n in figure.nodes} | {e.state for e in figure.edges}
-    return " · ".join(f":{LEGEND_COLORS.get(s.tone, 'gray')}[●] {text.inline(s.label(lang), 40)}"
-                      for name, s in figure.states.items() if name in used)
+    return " · ".join(
+        f":{LEGEND_COLORS.get(s.tone, 'gray')}[●] {text.inline(s.label(lang), 40)}"
+        for name, s in figure.states.items()
+        if name in used
+    )
 
 
 def draw(box: Any, figure: Figure, lang: str | None = None) -> None:

@@ -38,6 +38,7 @@ PLAYGROUND = "pg"
 #: Replay: the id of the fork it shows in place of the trace (see replay_fork.py)
 SHOWN = "rp_fork_shown"
 
+
 def words(lang: str | None = None) -> dict[str, str]:
     """Fork's texts (locales/*.toml, table [fork_view]) in `lang`, default the page's."""
     return i18n.words("fork_view", lang)
@@ -58,18 +59,41 @@ def note_unforkable(events: list[ev.Event], lang: str) -> None:
         st.caption(":material/info: " + words(lang)["v1"])
 
 
-def call_actions(*, events: list[ev.Event], run_id: str, config: dict[str, Any], task: str, lang: str,
-                 key: str, home: str = PLAYGROUND):
+def call_actions(
+    *,
+    events: list[ev.Event],
+    run_id: str,
+    config: dict[str, Any],
+    task: str,
+    lang: str,
+    key: str,
+    home: str = PLAYGROUND,
+):
     """A RunView hook that adds "Fork from here" to every call's row; the fork runs on `home`'s page."""
     w = words(lang)
     busy = runs.any_active()
 
     def add(row: Any, number: int, call: ev.LlmCall) -> None:
-        target = {"events": events, "run_id": run_id, "config": config, "task": task, "at": number,
-                  "role": call.role, "home": home}
-        row.button(w["fork"], key=f"{key}-fork-{number}", icon=":material/call_split:", type="tertiary",
-                   on_click=st.session_state.__setitem__, args=(TARGET, target), disabled=busy,
-                   help=w["busy"] if busy else w["fork_help"].format(k=number))
+        target = {
+            "events": events,
+            "run_id": run_id,
+            "config": config,
+            "task": task,
+            "at": number,
+            "role": call.role,
+            "home": home,
+        }
+        row.button(
+            w["fork"],
+            key=f"{key}-fork-{number}",
+            icon=":material/call_split:",
+            type="tertiary",
+            on_click=st.session_state.__setitem__,
+            args=(TARGET, target),
+            disabled=busy,
+            help=w["busy"] if busy else w["fork_help"].format(k=number),
+        )
+
     return add
 
 
@@ -78,8 +102,15 @@ def run_actions(record: runs.RunRecord, events: list[ev.Event], lang: str, *, ke
     page), or None when the run carries no call records."""
     if not forkable(events):
         return None
-    return call_actions(events=record.typed_events(), run_id=record.run_id, config=record.config, task=record.task,
-                        lang=lang, key=key, home=home)
+    return call_actions(
+        events=record.typed_events(),
+        run_id=record.run_id,
+        config=record.config,
+        task=record.task,
+        lang=lang,
+        key=key,
+        home=home,
+    )
 
 
 def open_editor(lang: str) -> None:
@@ -120,19 +151,34 @@ def _editor(target: dict[str, Any], lang: str) -> None:
     nonce = target.setdefault("nonce", uuid.uuid4().hex[:8])  # fresh widgets for every fork opened
     parent = target["events"]
     model = sidebar.model_router().for_role(role).name
-    st.markdown(w["intro"].format(before=at - 1, k=at, model=text.inline(model, 60)) if at > 1
-                else w["intro_first"].format(model=text.inline(model, 60)))
+    st.markdown(
+        w["intro"].format(before=at - 1, k=at, model=text.inline(model, 60))
+        if at > 1
+        else w["intro_first"].format(model=text.inline(model, 60))
+    )
     try:
         base = config_from_dict(target["config"])
     except AgentError as exc:
         st.error(w["broken"].format(problem=text.escape(str(exc))), icon=":material/error:")
         return
     target.setdefault("reply", reply_text(recorded_reply(parent, at)))
-    st.toggle(w["live"], value=bool(target.get("live")), key=f"fork_live_{nonce}",
-              on_change=_keep, args=(f"fork_live_{nonce}", "live"))
+    st.toggle(
+        w["live"],
+        value=bool(target.get("live")),
+        key=f"fork_live_{nonce}",
+        on_change=_keep,
+        args=(f"fork_live_{nonce}", "live"),
+    )
     if not target.get("live"):
-        st.text_area(w["reply"], value=target["reply"], key=f"fork_reply_{nonce}", height=220, help=w["reply_help"].format(),
-                     on_change=_keep, args=(f"fork_reply_{nonce}", "reply"))
+        st.text_area(
+            w["reply"],
+            value=target["reply"],
+            key=f"fork_reply_{nonce}",
+            height=220,
+            help=w["reply_help"].format(),
+            on_change=_keep,
+            args=(f"fork_reply_{nonce}", "reply"),
+        )
         problem = _reply_check(target, role, base, w)
         if problem:
             st.error(text.escape(problem), icon=":material/error:")
@@ -146,8 +192,15 @@ def _editor(target: dict[str, Any], lang: str) -> None:
     st.caption(w["bound"].format(bound=bound))
     row = st.container(horizontal=True, gap="small")
     busy = runs.any_active()
-    row.button(w["run"], key=f"fork_run_{nonce}", type="primary", icon=":material/call_split:", disabled=busy,
-               on_click=_begin, help=w["busy"] if busy else None)
+    row.button(
+        w["run"],
+        key=f"fork_run_{nonce}",
+        type="primary",
+        icon=":material/call_split:",
+        disabled=busy,
+        on_click=_begin,
+        help=w["busy"] if busy else None,
+    )
     row.button(w["cancel"], key=f"fork_cancel_{nonce}", on_click=_close)
 
 
@@ -182,13 +235,28 @@ def _begin() -> None:
         return
     config, bound = _config(target, config_from_dict(target["config"]))
     reply = None if target.get("live") else reply_from_text(target.get("reply", ""))
-    point = {"run_id": target["run_id"], "at": target["at"], "edited": reply is not None,
-             "parent_config": target["config"],
-             "reply": None if reply is None else {"text": reply.text, "tool_calls": [
-                 {"id": c.id, "name": c.name, "arguments": c.arguments} for c in reply.tool_calls]}}
+    point = {
+        "run_id": target["run_id"],
+        "at": target["at"],
+        "edited": reply is not None,
+        "parent_config": target["config"],
+        "reply": None
+        if reply is None
+        else {
+            "text": reply.text,
+            "tool_calls": [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in reply.tool_calls],
+        },
+    }
     home = target.get("home", PLAYGROUND)
-    record = runs.begin(home, target["task"], config.to_dict(), sidebar.model_router().names(), bound, fork=point,
-                        parent=target["events"])
+    record = runs.begin(
+        home,
+        target["task"],
+        config.to_dict(),
+        sidebar.model_router().names(),
+        bound,
+        fork=point,
+        parent=target["events"],
+    )
     _close()
     if home == PLAYGROUND:
         handoff.load_into_playground(config.to_dict(), target["task"])  # the setup column shows what the fork runs
@@ -203,31 +271,52 @@ def _changes(target: dict[str, Any], base: RunConfig, lang: str, nonce: str) -> 
         specs = specs_for(base.pattern)
         keys = list(specs)
         chosen = target.get("prompt_key") if target.get("prompt_key") in keys else keys[0]
-        st.selectbox(w["prompt_key"], keys, index=keys.index(chosen), key=f"fork_pkey_{nonce}",
-                     format_func=lambda key: f"{call_views.role_name(specs[key].role, lang)} · {key}",
-                     on_change=_keep, args=(f"fork_pkey_{nonce}", "prompt_key"))
+        st.selectbox(
+            w["prompt_key"],
+            keys,
+            index=keys.index(chosen),
+            key=f"fork_pkey_{nonce}",
+            format_func=lambda key: f"{call_views.role_name(specs[key].role, lang)} · {key}",
+            on_change=_keep,
+            args=(f"fork_pkey_{nonce}", "prompt_key"),
+        )
         current = (target.get("prompts") or {}).get(chosen, base.prompts.get(chosen, specs[chosen].default(base.lang)))
-        st.text_area(chosen, value=current, key=f"fork_prompt_{chosen}_{nonce}", height=200,
-                     label_visibility="collapsed", on_change=_keep,
-                     args=(f"fork_prompt_{chosen}_{nonce}", "prompts", chosen))
+        st.text_area(
+            chosen,
+            value=current,
+            key=f"fork_prompt_{chosen}_{nonce}",
+            height=200,
+            label_visibility="collapsed",
+            on_change=_keep,
+            args=(f"fork_prompt_{chosen}_{nonce}", "prompts", chosen),
+        )
     with st.expander(w["limits"]):
         cols = st.columns(3)
         shown = [lim for lim in LIMITS.values() if base.pattern in lim.patterns]
         for i, lim in enumerate(shown):
             value = (target.get("limits") or {}).get(lim.name, base.value(lim.name))
-            cols[i % 3].number_input(limit_label(lim.name, lang), lim.low, lim.high, int(value), step=1,
-                                     key=f"fork_limit_{lim.name}_{nonce}", on_change=_keep,
-                                     help=f"`{lim.name}` · {limit_help(lim.name, lang)}",
-                                     args=(f"fork_limit_{lim.name}_{nonce}", "limits", lim.name))
+            cols[i % 3].number_input(
+                limit_label(lim.name, lang),
+                lim.low,
+                lim.high,
+                int(value),
+                step=1,
+                key=f"fork_limit_{lim.name}_{nonce}",
+                on_change=_keep,
+                help=f"`{lim.name}` · {limit_help(lim.name, lang)}",
+                args=(f"fork_limit_{lim.name}_{nonce}", "limits", lim.name),
+            )
 
 
 def banner(record: runs.RunRecord, lang: str) -> None:
-    """"Forked from run X at call k", for a fork's head line."""
+    """ "Forked from run X at call k", for a fork's head line."""
     if record.fork:
         w = words(lang)
-        st.caption(":material/call_split: " + w["forked_from"].format(run=text.code_span(record.fork["run_id"], 20),
-                                                                      k=record.fork["at"])
-                   + (w["edited"] if record.fork.get("edited") else ""))
+        st.caption(
+            ":material/call_split: "
+            + w["forked_from"].format(run=text.code_span(record.fork["run_id"], 20), k=record.fork["at"])
+            + (w["edited"] if record.fork.get("edited") else "")
+        )
 
 
 def prefix_calls(record: runs.RunRecord) -> int:
@@ -246,10 +335,19 @@ def compare_button(record: runs.RunRecord, lang: str, *, key: str) -> None:
         st.switch_page(COMPARE_PAGE)
     if not record.fork or record.active or not record.parent:
         return
-    pair = {"original": {"config": record.fork.get("parent_config") or record.config, "events": record.parent,
-                         "run_id": record.fork["run_id"]},
-            "fork": {"config": record.config, "events": record.typed_events(), "run_id": record.run_id,
-                     "at": record.fork["at"]}}
+    pair = {
+        "original": {
+            "config": record.fork.get("parent_config") or record.config,
+            "events": record.parent,
+            "run_id": record.fork["run_id"],
+        },
+        "fork": {
+            "config": record.config,
+            "events": record.typed_events(),
+            "run_id": record.run_id,
+            "at": record.fork["at"],
+        },
+    }
     st.button(words(lang)["compare"], key=key, icon=":material/compare_arrows:", on_click=_open_pair, args=(pair,))
 
 
@@ -271,22 +369,31 @@ def pair_view(lang: str) -> bool:
     w = i18n.words("fork_view.pair", lang)
     head = st.container(horizontal=True, vertical_alignment="center")
     head.subheader(w["title"])
-    head.button(w["close"], key="cmp_pair_close", icon=":material/close:", on_click=st.session_state.pop,
-                args=(PAIR, None))
-    sides = [(pair["original"], w["original"].format(run=text.code_span(pair["original"]["run_id"], 20))),
-             (pair["fork"], w["fork"].format(run=text.code_span(pair["fork"]["run_id"], 20), k=pair["fork"]["at"]))]
+    head.button(
+        w["close"], key="cmp_pair_close", icon=":material/close:", on_click=st.session_state.pop, args=(PAIR, None)
+    )
+    sides = [
+        (pair["original"], w["original"].format(run=text.code_span(pair["original"]["run_id"], 20))),
+        (pair["fork"], w["fork"].format(run=text.code_span(pair["fork"]["run_id"], 20), k=pair["fork"]["at"])),
+    ]
     typed = [side["events"] for side, _ in sides]
     rows = []
     for (_, label), events in zip(sides, typed, strict=True):
         finished = next((e for e in reversed(events) if isinstance(e, ev.RunFinished)), None)
         answer = next((e.text for e in reversed(events) if isinstance(e, ev.FinalAnswer)), "")
-        rows.append({"": label.split(" · ")[0], w["calls"]: finished.llm_calls if finished else 0,
-                     w["tokens"]: finished.total_tokens if finished else 0,
-                     w["reason"]: render_ending(finished.reason, lang)[0] if finished else "",
-                     w["verdicts"]: " → ".join(e.verdict for e in events if isinstance(e, ev.VerdictEvent)),
-                     w["answer"]: answer})
-    st.dataframe(pd.DataFrame([{k: v for k, v in r.items() if k != w["answer"]} for r in rows]), hide_index=True,
-                 width="stretch")
+        rows.append(
+            {
+                "": label.split(" · ")[0],
+                w["calls"]: finished.llm_calls if finished else 0,
+                w["tokens"]: finished.total_tokens if finished else 0,
+                w["reason"]: render_ending(finished.reason, lang)[0] if finished else "",
+                w["verdicts"]: " → ".join(e.verdict for e in events if isinstance(e, ev.VerdictEvent)),
+                w["answer"]: answer,
+            }
+        )
+    st.dataframe(
+        pd.DataFrame([{k: v for k, v in r.items() if k != w["answer"]} for r in rows]), hide_index=True, width="stretch"
+    )
     st.markdown(f"**{w['answers']}**")
     old, new = rows[0][w["answer"]], rows[1][w["answer"]]
     if old == new:
@@ -299,7 +406,13 @@ def pair_view(lang: str) -> bool:
     for i, ((side, label), events, column) in enumerate(zip(sides, typed, columns, strict=True)):
         with column:
             st.markdown(label)
-            draw_run(side["config"], events, bound=ac.call_bound(config_from_dict(side["config"])),
-                     key=f"cmp_pair_{i}", compact=True, recorded=side.get("at", 1) - 1)
+            draw_run(
+                side["config"],
+                events,
+                bound=ac.call_bound(config_from_dict(side["config"])),
+                key=f"cmp_pair_{i}",
+                compact=True,
+                recorded=side.get("at", 1) - 1,
+            )
     st.divider()
     return True

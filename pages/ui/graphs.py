@@ -18,8 +18,14 @@ _VISITED = 'fillcolor="#E0E7FF", color="#6366F1"'
 _IDLE = 'fillcolor="#FFFFFF", color="#9CA3AF"'
 
 
-def dot(config: Mapping[str, Any], active: str | None = None, visited: Iterable[str] = (),
-        lang: str | None = None, *, vertical: bool = False) -> str:
+def dot(
+    config: Mapping[str, Any],
+    active: str | None = None,
+    visited: Iterable[str] = (),
+    lang: str | None = None,
+    *,
+    vertical: bool = False,
+) -> str:
     """The pattern's graph in DOT (nodes and edges from its spec), `active` highlighted and `visited` tinted.
 
     Left to right it is 470-700 px wide at its own size; top to bottom (`vertical`, for a narrow column)
@@ -32,9 +38,12 @@ def dot(config: Mapping[str, Any], active: str | None = None, visited: Iterable[
     seen = set(visited)
     # on a projector (presenter mode) labels are drawn at 14 pt and 13 pt, so at least 14 px on screen
     node_pt, edge_pt = (14, 13) if presenter.is_on() else (11, 10)
-    lines = ["digraph {", f'rankdir={"TB" if vertical else "LR"}; bgcolor="transparent"; pad=0.1; nodesep=0.3; ranksep=0.35;',
-             f'node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize={node_pt}, height=0.4];',
-             f'edge [fontname="Helvetica", fontsize={edge_pt}, color="#6B7280", fontcolor="#374151"];']
+    lines = [
+        "digraph {",
+        f'rankdir={"TB" if vertical else "LR"}; bgcolor="transparent"; pad=0.1; nodesep=0.3; ranksep=0.35;',
+        f'node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize={node_pt}, height=0.4];',
+        f'edge [fontname="Helvetica", fontsize={edge_pt}, color="#6B7280", fontcolor="#374151"];',
+    ]
     for n in nodes:
         look = _ACTIVE if n == active else _VISITED if n in seen else _IDLE
         shape = ", shape=oval" if n in ("task", "end") else ""

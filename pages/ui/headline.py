@@ -26,14 +26,21 @@ from .blocks import Versions
 from .slots import slot
 
 #: verdict -> (text colour, background, glyph): green passes, amber sends back; anything else grey
-LOOKS = {"PASS": ("#14532d", "#bbf7d0", "✓"), "REVISE": ("#78350f", "#fde68a", "✎"),
-         "RETRY": ("#78350f", "#fde68a", "↻"), "REPLAN": ("#78350f", "#fde68a", "⤳"),
-         "DONE": ("#14532d", "#bbf7d0", "✓"), "REDISPATCH": ("#78350f", "#fde68a", "⑂")}
+LOOKS = {
+    "PASS": ("#14532d", "#bbf7d0", "✓"),
+    "REVISE": ("#78350f", "#fde68a", "✎"),
+    "RETRY": ("#78350f", "#fde68a", "↻"),
+    "REPLAN": ("#78350f", "#fde68a", "⤳"),
+    "DONE": ("#14532d", "#bbf7d0", "✓"),
+    "REDISPATCH": ("#78350f", "#fde68a", "⑂"),
+}
 OTHER = ("#1f2937", "#e5e7eb", "•")
 #: the class of the trail's HTML, for the browser tests and the presenter's style
 TRAIL_CLASS = "apg-trail"
-_PILL = ("display: inline-flex; align-items: center; gap: 0.35em; padding: 0.2em 0.7em; border-radius: 999px; "
-         "font-weight: 700; font-size: 1.15em; letter-spacing: 0.02em; border: 2px solid {fg};")
+_PILL = (
+    "display: inline-flex; align-items: center; gap: 0.35em; padding: 0.2em 0.7em; border-radius: 999px; "
+    "font-weight: 700; font-size: 1.15em; letter-spacing: 0.02em; border: 2px solid {fg};"
+)
 _WHERE = "font-weight: 400; font-size: 0.8em; opacity: 0.8;"
 #: the word diff in the head costs at most one diff's work, whatever the drafts
 HEAD_DIFF_WORK = MAX_DIFF_WORK
@@ -60,8 +67,17 @@ class Seen:
 class Headline:
     """The verdict trail and the latest change of one run view. `see` takes events, `paint` draws."""
 
-    def __init__(self, key: str, *, spec: PatternSpec, lang: str, code: bool, diff_layout: str, diff: bool = True,
-                 live: bool = True) -> None:
+    def __init__(
+        self,
+        key: str,
+        *,
+        spec: PatternSpec,
+        lang: str,
+        code: bool,
+        diff_layout: str,
+        diff: bool = True,
+        live: bool = True,
+    ) -> None:
         """`diff=False` leaves the latest diff out (Compare's narrow lanes have their answer diff);
         `live=False` is a redraw, painted once (slots.slot says why that matters)."""
         self.key, self.lang, self.code, self.layout, self.with_diff = key, lang, code, diff_layout, diff
@@ -101,8 +117,12 @@ class Headline:
             # a re-plan: what the plan was, and what it is now
             now = "\n".join(f"{s.get('id')}. {s.get('description', '')}" for s in e.steps)
             if self.plan is not None:
-                self._changed(self.w["plan"] if self.plans == 1 else self.w["replan"].format(n=self.plans - 1),
-                              self.w["replan"].format(n=self.plans), self.plan, now)
+                self._changed(
+                    self.w["plan"] if self.plans == 1 else self.w["replan"].format(n=self.plans - 1),
+                    self.w["replan"].format(n=self.plans),
+                    self.plan,
+                    now,
+                )
             self.plan, self.plans = now, self.plans + 1
         elif isinstance(e, ev.StepFinished) and e.result:
             # a retried step: its result before and after the retry
@@ -151,7 +171,9 @@ class Headline:
             shown = [*self.seen[:TRAIL_FIRST], None, *self.seen[-TRAIL_LATEST:]]
         for seen in shown:
             if seen is None:  # the verdicts between the first and the latest, counted
-                more = html.escape(self.w["fold.trail_more"].format(n=f"{len(self.seen) - TRAIL_FIRST - TRAIL_LATEST:,}"))
+                more = html.escape(
+                    self.w["fold.trail_more"].format(n=f"{len(self.seen) - TRAIL_FIRST - TRAIL_LATEST:,}")
+                )
                 pills.append(f'<span class="apg-verdict-more" style="{_WHERE}">{more}</span>')
                 continue
             e = seen.verdict
@@ -161,17 +183,22 @@ class Headline:
             pills.append(
                 f'<span class="apg-verdict" data-verdict="{html.escape(e.verdict if e.verdict in LOOKS else "other")}" '
                 f'title="{html.escape(text.clip(tip, 600))}" style="{_PILL.format(fg=fg)} color: {fg}; background: {bg};">'
-                f'{glyph} {name} <span style="{_WHERE}">{html.escape(seen.where)}</span></span>')
+                f'{glyph} {name} <span style="{_WHERE}">{html.escape(seen.where)}</span></span>'
+            )
         head = html.escape(self.w["trail"])
-        st.html(f'<div class="{TRAIL_CLASS}" style="display: flex; flex-wrap: wrap; align-items: center; gap: 0.5em;">'
-                f'<span style="font-weight: 600; margin-right: 0.25em;">{head}</span>{" ".join(pills)}</div>')
+        st.html(
+            f'<div class="{TRAIL_CLASS}" style="display: flex; flex-wrap: wrap; align-items: center; gap: 0.5em;">'
+            f'<span style="font-weight: 600; margin-right: 0.25em;">{head}</span>{" ".join(pills)}</div>'
+        )
 
     def _latest(self, seen: Seen) -> None:
         e, w = seen.verdict, self.w
         role = call_views.role_name(e.role, self.lang)
         with st.container(border=True):
-            st.markdown(f"**{w['latest'].format(verdict=text.inline(e.verdict, 30), role=role, where=seen.where)}**"
-                        + ("" if e.parsed else f" · _{w['fallback']}_"))
+            st.markdown(
+                f"**{w['latest'].format(verdict=text.inline(e.verdict, 30), role=role, where=seen.where)}**"
+                + ("" if e.parsed else f" · _{w['fallback']}_")
+            )
             shown = False
             for name, value in (("feedback", e.feedback), ("analysis", e.analysis), ("suggestion", e.suggestion)):
                 if value and (name == "feedback" or value != e.feedback):  # a reflector often repeats itself
@@ -182,5 +209,11 @@ class Headline:
 
     def _diff(self, old_name: str, new_name: str, old: str, new: str) -> None:
         st.markdown(f"**{self.w['diff'].format(old=old_name, new=new_name)}**")
-        diff_view.word_diff_block(text.clip(old, DIFF_CHARS), text.clip(new, DIFF_CHARS), code=self.code,
-                                  layout=self.layout, budget=Budget(HEAD_DIFF_WORK), names=(old_name, new_name))
+        diff_view.word_diff_block(
+            text.clip(old, DIFF_CHARS),
+            text.clip(new, DIFF_CHARS),
+            code=self.code,
+            layout=self.layout,
+            budget=Budget(HEAD_DIFF_WORK),
+            names=(old_name, new_name),
+        )

@@ -76,6 +76,6 @@ def _table(section: str, chosen: str) -> dict[str, str]:
     # cached: a redraw asks for a table per drawn call, and a scan of the catalogue each time adds up
     # (callers read it, never write it)
     head = f"{section}."
-    english = {k[len(head):]: v for k, v in catalogue("en").items() if k.startswith(head)}
-    local = {k[len(head):]: v for k, v in catalogue(chosen).items() if k.startswith(head)}
+    english = {k[len(head) :]: v for k, v in catalogue("en").items() if k.startswith(head)}
+    local = {k[len(head) :]: v for k, v in catalogue(chosen).items() if k.startswith(head)}
     return english | local

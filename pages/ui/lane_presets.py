@@ -15,16 +15,22 @@ from .i18n import t
 def _every_pattern() -> Preset:
     specs = [s for s in registry.specs().values() if s.compare_variant]
     variants = registry.variants()
-    lanes = tuple(LaneSpec(s.compare_variant, variants[s.compare_variant].label)
-                  for s in sorted(specs, key=lambda s: s.baseline))  # the baseline last, beside the others
+    lanes = tuple(
+        LaneSpec(s.compare_variant, variants[s.compare_variant].label) for s in sorted(specs, key=lambda s: s.baseline)
+    )  # the baseline last, beside the others
     return Preset(
-        "patterns", Text("The classic loops and the baseline", "经典循环与基线"), ":material/view_week:",
-        Text("The loops every course starts with, each in its main variant, on the task above, and the "
-             "single-call baseline beside them: what does the loop buy over one call? Off their own scenario, "
-             "the offline model plays a short generic run.",
-             "在上面的任务上运行每门课都会先讲的几种循环（各取主要变体），并把单次调用的基线放在旁边：循环到底比"
-             "一次调用多带来了什么？不在自己的场景上时，离线模型会演示一段简短的通用运行。"),
-        lanes)
+        "patterns",
+        Text("The classic loops and the baseline", "经典循环与基线"),
+        ":material/view_week:",
+        Text(
+            "The loops every course starts with, each in its main variant, on the task above, and the "
+            "single-call baseline beside them: what does the loop buy over one call? Off their own scenario, "
+            "the offline model plays a short generic run.",
+            "在上面的任务上运行每门课都会先讲的几种循环（各取主要变体），并把单次调用的基线放在旁边：循环到底比"
+            "一次调用多带来了什么？不在自己的场景上时，离线模型会演示一段简短的通用运行。",
+        ),
+        lanes,
+    )
 
 
 PRESETS: dict[str, Preset] = {"patterns": _every_pattern(), **registry.presets()}

@@ -56,7 +56,6 @@ def lane_count() -> int:
     return int(st.session_state.get(K_COUNT, DEFAULT_COUNT))
 
 
-
 def apply_preset(name: str) -> None:
     """Set the lanes (and the task, if the preset has one) — a button's on_click."""
     state = st.session_state
@@ -81,6 +80,7 @@ def apply_preset(name: str) -> None:
 
 
 # --- state ----------------------------------------------------------------------------------------
+
 
 def init_state(lang: str) -> None:
     """Seed the shared task and every lane once; keep each lane on the shared task."""
@@ -149,6 +149,7 @@ def read_setups(lang: str) -> list[setup_state.Setup]:
 
 
 # --- the comparison -------------------------------------------------------------------------------
+
 
 @dataclass
 class Comparison:
@@ -222,8 +223,12 @@ def drive(comparison: Comparison, views: Sequence[RunView], holders: Sequence[An
     finished or the lanes were stopped; a cut script run stops the workers on its way out."""
     records = comparison.lanes
     routers = [sidebar.model_router(model or None) for model in comparison.models]
-    lane_set = LaneSet([Lane(name, _starter(record, router))
-                        for name, record, router in zip(comparison.names, records, routers, strict=True)]).start()
+    lane_set = LaneSet(
+        [
+            Lane(name, _starter(record, router))
+            for name, record, router in zip(comparison.names, records, routers, strict=True)
+        ]
+    ).start()
     try:
         open_lanes = set(range(len(records)))
         while open_lanes:
@@ -252,8 +257,12 @@ def coalesced(batch: Iterable[tuple[int, ev.Event]]) -> list[tuple[int, ev.Event
     for lane, event in batch:
         at = latest.get(lane)
         previous = out[at][1] if at is not None else None
-        if (isinstance(event, ev.Token) and isinstance(previous, ev.Token) and previous.role == event.role
-                and previous.step == event.step):
+        if (
+            isinstance(event, ev.Token)
+            and isinstance(previous, ev.Token)
+            and previous.role == event.role
+            and previous.step == event.step
+        ):
             out[at] = (lane, dataclasses.replace(event, text=previous.text + event.text))
         else:
             latest[lane] = len(out)

@@ -41,29 +41,54 @@ from .setup_state import FREE, k, prompt_key
 
 # --- drawing the setup ----------------------------------------------------------------------------
 
+
 def task_picker(lang: str, *, disabled: bool) -> None:
     """The shared task (any scenario, or a free task with tools), the presets and the lane count."""
     state = st.session_state
     left, right = st.columns([3, 2], gap="large")
     with left:
         titles = {s: SCENARIOS[s].title(lang) for s in SCENARIOS} | {FREE: t("lanes_view.free", lang)}
-        st.selectbox(t("lanes_view.task", lang), [*SCENARIOS, FREE], key=K_SCENARIO, disabled=disabled,
-                     persist_state="session", on_change=_scenario_changed, format_func=titles.__getitem__)
+        st.selectbox(
+            t("lanes_view.task", lang),
+            [*SCENARIOS, FREE],
+            key=K_SCENARIO,
+            disabled=disabled,
+            persist_state="session",
+            on_change=_scenario_changed,
+            format_func=titles.__getitem__,
+        )
         sid = state[K_SCENARIO]
         if sid == FREE:
-            st.text_area(t("lanes_view.task", lang), key=K_FREE_TASK, height=90, disabled=disabled,
-                         persist_state="session", placeholder=t("lanes_view.free_placeholder", lang),
-                         label_visibility="collapsed")
-            st.multiselect(t("lanes_view.tools", lang), list(TOOLS), key=K_TOOLS, disabled=disabled,
-                           persist_state="session", help=t("lanes_view.tools_help", lang),
-                           placeholder=t("choose.tools", lang))
+            st.text_area(
+                t("lanes_view.task", lang),
+                key=K_FREE_TASK,
+                height=90,
+                disabled=disabled,
+                persist_state="session",
+                placeholder=t("lanes_view.free_placeholder", lang),
+                label_visibility="collapsed",
+            )
+            st.multiselect(
+                t("lanes_view.tools", lang),
+                list(TOOLS),
+                key=K_TOOLS,
+                disabled=disabled,
+                persist_state="session",
+                help=t("lanes_view.tools_help", lang),
+                placeholder=t("choose.tools", lang),
+            )
         else:
             scenario = SCENARIOS[sid]
             with st.container(border=True, key=f"{P}_task_box"):
                 st.markdown(t("lanes_view.task_line", lang, task=text.escape(scenario.task_text(lang))))
                 if scenario.tools:
-                    st.caption(t("lanes_view.tools_line", lang,
-                                 tools=", ".join(text.code_span(tool) for tool in scenario.tools)))
+                    st.caption(
+                        t(
+                            "lanes_view.tools_line",
+                            lang,
+                            tools=", ".join(text.code_span(tool) for tool in scenario.tools),
+                        )
+                    )
                 st.caption(f":material/visibility: {text.escape(scenario.watch(lang))}")
     with right:
         st.markdown(t("lanes_view.presets", lang))
@@ -71,14 +96,28 @@ def task_picker(lang: str, *, disabled: bool) -> None:
             # offline, a comparison is offered only where the scripts play every lane: a lane no
             # script covers on this task would play placeholder text, so the button says why it is off
             note = offline_note(preset, state[K_SCENARIO], lang) if sidebar.is_offline() else ""
-            st.button(preset.label(lang), key=f"{P}_preset_{name}", icon=preset.icon, disabled=disabled or bool(note),
-                      help=f"{preset.help(lang)}\n\n{note}" if note else preset.help(lang),
-                      on_click=apply_preset, args=(name,), width="stretch")
+            st.button(
+                preset.label(lang),
+                key=f"{P}_preset_{name}",
+                icon=preset.icon,
+                disabled=disabled or bool(note),
+                help=f"{preset.help(lang)}\n\n{note}" if note else preset.help(lang),
+                on_click=apply_preset,
+                args=(name,),
+                width="stretch",
+            )
             if note:
                 with st.container(key=f"{P}_preset_{name}_offline"):
                     st.caption(f":material/smart_toy: {note}")
-        st.segmented_control(t("lanes_view.count", lang), [2, 3, 4], key=K_COUNT, required=True, disabled=disabled,
-                             persist_state="session", help=t("lanes_view.count_help", lang))
+        st.segmented_control(
+            t("lanes_view.count", lang),
+            [2, 3, 4],
+            key=K_COUNT,
+            required=True,
+            disabled=disabled,
+            persist_state="session",
+            help=t("lanes_view.count_help", lang),
+        )
 
 
 def lane_cards(setups: Sequence[setup_state.Setup], lang: str, *, disabled: bool) -> None:
@@ -95,23 +134,46 @@ def _lane_card(i: int, setup: setup_state.Setup, lang: str, *, disabled: bool) -
     st.markdown(w["lane"].format(letter=LETTERS[i]))
     st.text_input(w["name"], key=k(p, "name"), placeholder=auto_name(i), disabled=disabled, persist_state="session")
     variants = {v: VARIANTS[v].label_in(lang) for v in VARIANTS}
-    st.selectbox(w["pattern"], list(VARIANTS), format_func=variants.__getitem__, key=k(p, "variant"),
-                 disabled=disabled, on_change=_variant_changed, args=(i,), persist_state="session")
+    st.selectbox(
+        w["pattern"],
+        list(VARIANTS),
+        format_func=variants.__getitem__,
+        key=k(p, "variant"),
+        disabled=disabled,
+        on_change=_variant_changed,
+        args=(i,),
+        persist_state="session",
+    )
     offered = sidebar.model_choices()  # a locked room: one of the operator's models, never a typed name
     if not sidebar.is_offline() and offered is not None:
-        names = {"": w["model_placeholder"].format(model=sidebar.model_router().names()['default']),
-                 **{m: m for m in offered}}
+        names = {
+            "": w["model_placeholder"].format(model=sidebar.model_router().names()["default"]),
+            **{m: m for m in offered},
+        }
         if state.get(k(p, "model")) not in names:
             state[k(p, "model")] = ""
-        st.selectbox(w["model"], list(names), format_func=names.__getitem__, key=k(p, "model"), disabled=disabled,
-                     persist_state="session", help=w["model_help"])
+        st.selectbox(
+            w["model"],
+            list(names),
+            format_func=names.__getitem__,
+            key=k(p, "model"),
+            disabled=disabled,
+            persist_state="session",
+            help=w["model_help"],
+        )
     elif not sidebar.is_offline():
-        st.text_input(w["model"], key=k(p, "model"), disabled=disabled, persist_state="session",
-                      placeholder=w["model_placeholder"].format(model=sidebar.model_router().names()['default']),
-                      help=w["model_help"])
+        st.text_input(
+            w["model"],
+            key=k(p, "model"),
+            disabled=disabled,
+            persist_state="session",
+            placeholder=w["model_placeholder"].format(model=sidebar.model_router().names()["default"]),
+            help=w["model_help"],
+        )
     pattern = setup.variant.pattern
-    edited = sum(1 for key, spec in specs_for(pattern).items()
-                 if state.get(prompt_key(p, pattern, key)) != spec.default(lang))
+    edited = sum(
+        1 for key, spec in specs_for(pattern).items() if state.get(prompt_key(p, pattern, key)) != spec.default(lang)
+    )
     traits = [SWITCHES[n][0].label(lang) for n in setup_state.switches_of(setup.variant) if state.get(k(p, f"opt_{n}"))]
     if edited:
         traits.append((w["edited_one"] if edited == 1 else w["edited"]).format(n=edited))
@@ -137,8 +199,14 @@ def run_buttons(setups: Sequence[setup_state.Setup], *, running: bool) -> None:
     blocked = [p for s in setups for p in s.problems]
     model = sidebar.model_problem()
     row = st.container(horizontal=True, vertical_alignment="center", gap="small")
-    row.button(w["run"], key=f"{P}_run", type="primary", icon=":material/play_arrow:", on_click=start,
-               disabled=running or bool(blocked) or model is not None)
+    row.button(
+        w["run"],
+        key=f"{P}_run",
+        type="primary",
+        icon=":material/play_arrow:",
+        on_click=start,
+        disabled=running or bool(blocked) or model is not None,
+    )
     row.button(w["stop"], key=f"{P}_stop", icon=":material/stop_circle:", on_click=stop, disabled=not running)
     bounds = [s.bound for s in setups if s.bound is not None]
     row.caption(w["run_line"].format(n=len(setups), calls=sum(bounds)))
@@ -150,6 +218,7 @@ def run_buttons(setups: Sequence[setup_state.Setup], *, running: bool) -> None:
 
 # --- drawing the runs -----------------------------------------------------------------------------
 
+
 def lane_columns(comparison: Comparison, lang: str | None = None) -> list[Any]:
     """A column per lane with its name and models; returns the containers the views draw into."""
     lang = lang or i18n_lang()
@@ -159,8 +228,10 @@ def lane_columns(comparison: Comparison, lang: str | None = None) -> list[Any]:
         name = comparison.names[i]
         variant = VARIANTS[setup_state.variant_of(record.config)].label_in(lang)
         roles = role_labels(lang)
-        models = ", ".join(text.code_span(m) if role == "default" else f"{text.inline(roles.get(role, role))}: "
-                           f"{text.code_span(m)}" for role, m in record.models.items())
+        models = ", ".join(
+            text.code_span(m) if role == "default" else f"{text.inline(roles.get(role, role))}: {text.code_span(m)}"
+            for role, m in record.models.items()
+        )
         with column:
             st.markdown(f"##### {text.inline(name, 80)}")
             st.caption(models if name.endswith(f" · {variant}") else f"{text.inline(variant)} · {models}")

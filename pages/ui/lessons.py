@@ -16,8 +16,7 @@ FAILURES = (("tool_error", "logistics-sf0000000"), ("drift", "vacuum-cats"), ("c
 
 def failures(lang: str) -> list[tuple[str, str, str]]:
     """(title, story, scenario id) of each failure mode, in `lang`."""
-    return [(t(f"lessons.{key}_title", lang), t(f"lessons.{key}_story", lang), scenario)
-            for key, scenario in FAILURES]
+    return [(t(f"lessons.{key}_title", lang), t(f"lessons.{key}_story", lang), scenario) for key, scenario in FAILURES]
 
 
 def limits_of_reflection(lang: str) -> str:

@@ -37,8 +37,14 @@ def _start(prefix: str) -> None:
     if setup.problems or setup.config is None or setup.bound is None or sidebar.model_problem():
         return  # the page shows why; the button is disabled then anyway
     router = sidebar.model_router()
-    runs.begin(prefix, setup.task, tools_view.with_tools(prefix, setup.config.to_dict()), router.names(), setup.bound,
-               step=step_view.requested(prefix, setup.config.pattern))
+    runs.begin(
+        prefix,
+        setup.task,
+        tools_view.with_tools(prefix, setup.config.to_dict()),
+        router.names(),
+        setup.bound,
+        step=step_view.requested(prefix, setup.config.pattern),
+    )
     # a person who pressed Run from the prompt editor's tab is taken to the run they started
     st.session_state[tabs_key(prefix)] = t("fits.run_tab")
 
@@ -59,17 +65,31 @@ def run_buttons(prefix: str, setup: setup_state.Setup, *, running: bool) -> None
 def _buttons(prefix: str, setup: setup_state.Setup, running: bool, blocked: list[str]) -> None:
     # keyed: presenter mode moves this row into the header bar (presenter._STYLE)
     row = st.container(horizontal=True, vertical_alignment="center", gap="small", key=f"{prefix}_run_row")
-    row.button(t("live.run"), key=f"{prefix}_run", type="primary", icon=":material/play_arrow:", on_click=_start,
-               args=(prefix,), disabled=running or bool(blocked))
-    row.button(t("live.stop"), key=f"{prefix}_stop", icon=":material/stop_circle:", on_click=runs.stop, args=(prefix,),
-               disabled=not running)
+    row.button(
+        t("live.run"),
+        key=f"{prefix}_run",
+        type="primary",
+        icon=":material/play_arrow:",
+        on_click=_start,
+        args=(prefix,),
+        disabled=running or bool(blocked),
+    )
+    row.button(
+        t("live.stop"),
+        key=f"{prefix}_stop",
+        icon=":material/stop_circle:",
+        on_click=runs.stop,
+        args=(prefix,),
+        disabled=not running,
+    )
     if setup.bound is not None:
         # the bound said plainly; the token worst case (a ceiling of ceilings: every call at its largest
         # prompt and full output cap) only on hover, where it cannot read as what the run will use
         worst = None
         if setup.config is not None:
-            worst = costs.worst_case_text(worst_case(setup.config, setup.task, setup.bound),
-                                          sidebar.model_router(), sidebar.current_lang())
+            worst = costs.worst_case_text(
+                worst_case(setup.config, setup.task, setup.bound), sidebar.model_router(), sidebar.current_lang()
+            )
         record = runs.current(prefix)
         if record is not None and record.active and record.handle is not None and record.handle.paused:
             made = sum(1 for e in record.typed_events() if isinstance(e, ev.LlmCall))
@@ -123,8 +143,9 @@ def spent(record: runs.RunRecord, events: list[ev.Event], router: ModelRouter) -
     calls = [e for e in events if isinstance(e, ev.LlmCall)]
     gauge = st.empty()
     if calls:
-        costs.spend_gauge(gauge, calls, worst_case(record.run_config(), record.task, record.bound), router,
-                          sidebar.current_lang())
+        costs.spend_gauge(
+            gauge, calls, worst_case(record.run_config(), record.task, record.bound), router, sidebar.current_lang()
+        )
 
 
 def _start_handle(record: runs.RunRecord, router: ModelRouter) -> None:
@@ -146,13 +167,17 @@ def _start_handle(record: runs.RunRecord, router: ModelRouter) -> None:
         if isinstance(event, ev.RunFinished):  # every end: finished, failed, stopped, idle, its tab gone
             record.prefix_ready.set()
             room.close()
+
     spec = registry.get(record.run_config().pattern)  # its roles' grammar goes with every pause
     # the MCP tools are looked up here, in the session's script thread, not in the run's
-    tools = tools_view.registry_for(record.config, record.parent or [],
-                                    (record.fork or {}).get("parent_config"))
-    record.handle = RunHandle(lambda gate: run_stream(record, replace(router, gate=gate), tools),
-                              step_view.breakpoints(record.step or {}), on_event=on_event,
-                              owner_alive=_session_alive(), roles={r.name: r for r in spec.roles}).start()
+    tools = tools_view.registry_for(record.config, record.parent or [], (record.fork or {}).get("parent_config"))
+    record.handle = RunHandle(
+        lambda gate: run_stream(record, replace(router, gate=gate), tools),
+        step_view.breakpoints(record.step or {}),
+        on_event=on_event,
+        owner_alive=_session_alive(),
+        roles={r.name: r for r in spec.roles},
+    ).start()
 
 
 def _session_alive():  # noqa: ANN202 - a () -> bool, or None
@@ -178,8 +203,14 @@ def run_stream(record: runs.RunRecord, router: ModelRouter, tools=None):  # noqa
     from agent_core.messages import ToolCall
 
     data = record.fork.get("reply")
-    reply = None if data is None else Reply(data.get("text", ""), tuple(
-        ToolCall(c["id"], c["name"], c["arguments"]) for c in data.get("tool_calls", ())))
+    reply = (
+        None
+        if data is None
+        else Reply(
+            data.get("text", ""),
+            tuple(ToolCall(c["id"], c["name"], c["arguments"]) for c in data.get("tool_calls", ())),
+        )
+    )
     parent = record.parent or []
     stream, _recorded = fork(parent, record.fork["at"], record.run_config(), router, tools, reply=reply)
     return stream

@@ -41,8 +41,9 @@ VIEW = f"{P}_view"
 #: the keyed container of the run view and the head above it
 AREA = f"{P}_area"
 K_SOURCE, K_EXAMPLE, K_UPLOAD, K_FILE, K_LANE = (f"{P}_{n}" for n in ("source", "example", "upload", "file", "lane"))
-K_POS, K_SEEK, K_PLAYING, K_PLAYED, K_SPEED, K_LOADED = (f"{P}_{n}" for n in ("pos", "seek", "playing", "played",
-                                                                              "speed", "loaded"))
+K_POS, K_SEEK, K_PLAYING, K_PLAYED, K_SPEED, K_LOADED = (
+    f"{P}_{n}" for n in ("pos", "seek", "playing", "played", "speed", "loaded")
+)
 SPEEDS = (1, 2, 4)
 #: where a trace comes from (labels: the catalogue's [player.source])
 SOURCES = ("example", "upload")
@@ -85,6 +86,7 @@ class Loaded:
 
 # --- opening files --------------------------------------------------------------------------------
 
+
 def open_file(data: bytes) -> list[tuple[str, trace.Trace]]:
     """Every run in a file: one trace, or each lane of a Compare export ({"lanes": [...]}) or a list
     of traces, each validated by trace.loads; raises TraceFormatError saying what is wrong."""
@@ -122,8 +124,9 @@ def _checked(loaded: trace.Trace) -> trace.Trace:
 
 # --- choosing a trace -----------------------------------------------------------------------------
 
+
 def example_options(lang: str) -> list[str]:
-    """"scenario.lang" of every bundled trace, the sidebar's language first."""
+    """ "scenario.lang" of every bundled trace, the sidebar's language first."""
     found = [f"{sid}.{code}" for sid, code, _path in examples.available()]
     return sorted(found, key=lambda o: o.rsplit(".", 1)[1] != lang)
 
@@ -141,9 +144,15 @@ def example_label(option: str) -> str:
 def pick_trace(lang: str) -> Loaded | None:
     """Where the trace comes from: a bundled example or a file. Shows why a file cannot be opened."""
     state = st.session_state
-    source = st.segmented_control(t("player.open"), list(SOURCES), key=K_SOURCE, required=True,
-                                  default="example", format_func=lambda s: t(f"player.source.{s}"),
-                                  persist_state="session")
+    source = st.segmented_control(
+        t("player.open"),
+        list(SOURCES),
+        key=K_SOURCE,
+        required=True,
+        default="example",
+        format_func=lambda s: t(f"player.source.{s}"),
+        persist_state="session",
+    )
     if source == "example":
         options = example_options(lang)
         if not options:
@@ -151,14 +160,26 @@ def pick_trace(lang: str) -> Loaded | None:
             return None
         if state.get(K_EXAMPLE) not in options:
             state[K_EXAMPLE] = next((o for o in options if o == f"{FIRST_EXAMPLE}.{lang}"), options[0])
-        choice = st.selectbox(t("player.example"), options, key=K_EXAMPLE, format_func=example_label,
-                              persist_state="session", help=t("player.example_help"))
+        choice = st.selectbox(
+            t("player.example"),
+            options,
+            key=K_EXAMPLE,
+            format_func=example_label,
+            persist_state="session",
+            help=t("player.example_help"),
+        )
         sid, code = choice.rsplit(".", 1)
         return Loaded(f"example:{choice}", example_label(choice), examples.load(sid, code))
 
     # the uploader refuses a file bigger than the app reads before sending it
-    st.file_uploader(t("player.file"), type=["json"], key=K_UPLOAD, on_change=_uploaded, help=t("player.file_help"),
-                     max_upload_size=trace.MAX_BYTES >> 20)
+    st.file_uploader(
+        t("player.file"),
+        type=["json"],
+        key=K_UPLOAD,
+        on_change=_uploaded,
+        help=t("player.file_help"),
+        max_upload_size=trace.MAX_BYTES >> 20,
+    )
     opened = state.get(K_FILE)
     if opened is None:
         st.caption(t("player.no_file"))
@@ -166,16 +187,23 @@ def pick_trace(lang: str) -> Loaded | None:
     file_id, file_name, parsed = opened
     st.caption(":material/description: " + t("player.opened", name=text.inline(file_name, 80)))
     if isinstance(parsed, TraceFormatError):
-        st.error(t("player.cannot", name=text.inline(file_name, 80), reason=text.escape(trace_problems.say(parsed))),
-                 icon=":material/error:")
+        st.error(
+            t("player.cannot", name=text.inline(file_name, 80), reason=text.escape(trace_problems.say(parsed))),
+            icon=":material/error:",
+        )
         return None
     index = 0
     if len(parsed) > 1:
         if state.get(K_LANE) not in range(len(parsed)):
             state[K_LANE] = 0
-        index = st.selectbox(t("player.lane"), range(len(parsed)), key=K_LANE, persist_state="session",
-                             format_func=lambda i: parsed[i][0] or t("player.lane_n", n=i + 1),
-                             help=t("player.lane_help"))
+        index = st.selectbox(
+            t("player.lane"),
+            range(len(parsed)),
+            key=K_LANE,
+            persist_state="session",
+            format_func=lambda i: parsed[i][0] or t("player.lane_n", n=i + 1),
+            help=t("player.lane_help"),
+        )
     name, chosen = parsed[index]
     name = name or (t("player.lane_n", n=index + 1) if len(parsed) > 1 else "")
     if isinstance(chosen, otlp.ImportedTrace):
@@ -189,8 +217,7 @@ def _import_note(imported: otlp.ImportedTrace, lang: str) -> None:
     if not any(isinstance(e, ev.RunStarted) and e.pattern in ac.PATTERNS for e in imported.events):
         st.caption(t("player.import.pattern", lang))
     if imported.unmapped:
-        with st.expander(t("player.import.unmapped", lang, m=len(imported.unmapped)),
-                         icon=":material/visibility_off:"):
+        with st.expander(t("player.import.unmapped", lang, m=len(imported.unmapped)), icon=":material/visibility_off:"):
             st.markdown("\n".join(f"- {text.inline(item, 160)}" for item in imported.unmapped))
 
 
@@ -230,13 +257,27 @@ def trace_card(loaded: Loaded) -> None:
         if loaded.task:
             st.caption(run_words(page_lang)["task"].format(task=text.inline(loaded.task, 300)))
         models = config.get("models") if isinstance(config.get("models"), dict) else {}
-        st.caption(t("player.size_one" if calls == 1 else "player.size", page_lang, events=len(events), calls=calls,
-                     seconds=f"{duration:.1f}")
-                   + (" · " + ", ".join(f"{call_views.role_name(str(r), page_lang)}: {text.code_span(str(m))}"
-                                        for r, m in models.items()) if models else ""))
+        st.caption(
+            t(
+                "player.size_one" if calls == 1 else "player.size",
+                page_lang,
+                events=len(events),
+                calls=calls,
+                seconds=f"{duration:.1f}",
+            )
+            + (
+                " · "
+                + ", ".join(
+                    f"{call_views.role_name(str(r), page_lang)}: {text.code_span(str(m))}" for r, m in models.items()
+                )
+                if models
+                else ""
+            )
+        )
 
 
 # --- playing --------------------------------------------------------------------------------------
+
 
 def _play(n: int) -> None:
     state = st.session_state
@@ -290,8 +331,14 @@ def player(loaded: Loaded) -> None:
                 st.caption(_where(events, position))
                 if position == 0:
                     st.info(t("player.press_play"), icon=":material/play_circle:")
-            draw_run(loaded.config, events[:position], bound=loaded.bound, key=VIEW, task=loaded.task,
-                     call_actions=_fork_actions(loaded))
+            draw_run(
+                loaded.config,
+                events[:position],
+                bound=loaded.bound,
+                key=VIEW,
+                task=loaded.task,
+                call_actions=_fork_actions(loaded),
+            )
 
 
 @contextlib.contextmanager
@@ -305,13 +352,19 @@ def view_area(live: bool) -> Iterator[Any]:
 
 
 def _fork_actions(loaded: Loaded):
-    """"Fork from here" on every call, when the trace carries call records (format 2)."""
+    """ "Fork from here" on every call, when the trace carries call records (format 2)."""
     if not fork_view.forkable(loaded.events):
         fork_view.note_unforkable(loaded.events, current_lang())
         return None
-    return fork_view.call_actions(events=loaded.events, run_id=loaded.trace.run_id,
-                                  config=dict(loaded.config), task=loaded.task, lang=current_lang(), key=VIEW,
-                                  home=P)
+    return fork_view.call_actions(
+        events=loaded.events,
+        run_id=loaded.trace.run_id,
+        config=dict(loaded.config),
+        task=loaded.task,
+        lang=current_lang(),
+        key=VIEW,
+        home=P,
+    )
 
 
 def _controls(n: int, playing: bool) -> None:
@@ -319,21 +372,50 @@ def _controls(n: int, playing: bool) -> None:
     if playing:
         row.button(t("player.pause"), key=f"{P}_pause", icon=":material/pause:", on_click=_pause, type="primary")
     else:
-        row.button(t("player.play"), key=f"{P}_play", icon=":material/play_arrow:", on_click=_play, args=(n,),
-                   type="primary")
-    row.button(t("player.stop"), key=f"{P}_stop", icon=":material/stop:", on_click=_stop, disabled=not playing,
-               help=t("player.stop_help"))
-    row.segmented_control(t("player.speed"), SPEEDS, key=K_SPEED, format_func=lambda s: f"{s}×", required=True,
-                          label_visibility="collapsed", persist_state="session", help=t("player.speed_help"))
+        row.button(
+            t("player.play"), key=f"{P}_play", icon=":material/play_arrow:", on_click=_play, args=(n,), type="primary"
+        )
+    row.button(
+        t("player.stop"),
+        key=f"{P}_stop",
+        icon=":material/stop:",
+        on_click=_stop,
+        disabled=not playing,
+        help=t("player.stop_help"),
+    )
+    row.segmented_control(
+        t("player.speed"),
+        SPEEDS,
+        key=K_SPEED,
+        format_func=lambda s: f"{s}×",
+        required=True,
+        label_visibility="collapsed",
+        persist_state="session",
+        help=t("player.speed_help"),
+    )
 
 
 def _slider(n: int) -> int:
     back, slider, forward = st.columns([1, 14, 1], vertical_alignment="bottom")
-    back.button("", key=f"{P}_back", icon=":material/chevron_left:", on_click=_step, args=(-1, n),
-                help=t("player.back"), disabled=st.session_state.get(K_POS, n) <= 0)
+    back.button(
+        "",
+        key=f"{P}_back",
+        icon=":material/chevron_left:",
+        on_click=_step,
+        args=(-1, n),
+        help=t("player.back"),
+        disabled=st.session_state.get(K_POS, n) <= 0,
+    )
     position = slider.slider(t("player.shown"), 0, n, key=K_POS, persist_state="session", help=t("player.shown_help"))
-    forward.button("", key=f"{P}_forward", icon=":material/chevron_right:", on_click=_step, args=(1, n),
-                   help=t("player.forward"), disabled=position >= n)
+    forward.button(
+        "",
+        key=f"{P}_forward",
+        icon=":material/chevron_right:",
+        on_click=_step,
+        args=(1, n),
+        help=t("player.forward"),
+        disabled=position >= n,
+    )
     return position
 
 
@@ -369,6 +451,7 @@ def _play_from(loaded: Loaded, start: int, speed: int, head: Any) -> None:
 
 
 # --- what an event is, in a few words -------------------------------------------------------------
+
 
 def describe(e: ev.Event, lang: str | None = None) -> str:
     """One event in a few words, for the position caption (raw text: the caller escapes it)."""

@@ -69,8 +69,9 @@ class Poll:
 
     @property
     def is_open(self) -> bool:
-        return self.answer is None and self.closed is None and not (self.run_over is not None
-                                                                     and self.run_over.is_set())
+        return (
+            self.answer is None and self.closed is None and not (self.run_over is not None and self.run_over.is_set())
+        )
 
     def tally(self) -> Counter:
         return Counter(self.votes.values())
@@ -92,6 +93,7 @@ def _session() -> str:
 
 # --- the rules (every caller names the session it acts for) ----------------------------------------
 
+
 def _purge(now: float) -> None:
     """Drop what is over (call with the lock held): polls of ended runs nobody answered, results
     shown long enough, polls open too long, polls whose owner's tab is gone."""
@@ -99,9 +101,12 @@ def _purge(now: float) -> None:
         if poll.run_over is not None and poll.run_over.is_set() and poll.closed is None:
             poll.closed = now  # the run ended without its thread telling (it always tells; belt and braces)
         gone = poll.owner_alive is not None and not _alive(poll.owner_alive)
-        if (gone or (poll.answer is None and poll.closed is not None)
-                or (poll.closed is not None and now - poll.closed > RESULT_S)
-                or now - poll.opened > EXPIRES_S):
+        if (
+            gone
+            or (poll.answer is None and poll.closed is not None)
+            or (poll.closed is not None and now - poll.closed > RESULT_S)
+            or now - poll.opened > EXPIRES_S
+        ):
             del _POLLS[owner]
 
 
@@ -112,8 +117,14 @@ def _alive(check: Callable[[], bool]) -> bool:
         return False
 
 
-def open_for(owner: str, run_id: str, call: int, role: str, run_over: threading.Event | None = None,
-             owner_alive: Callable[[], bool] | None = None) -> bool:
+def open_for(
+    owner: str,
+    run_id: str,
+    call: int,
+    role: str,
+    run_over: threading.Event | None = None,
+    owner_alive: Callable[[], bool] | None = None,
+) -> bool:
     """Open `owner`'s poll on its run's pending call; False when refused (the server holds MAX_POLLS,
     or the run is over). The owner's previous poll, if any, closes."""
     grammar = registry.role(role)
@@ -131,8 +142,7 @@ def open_for(owner: str, run_id: str, call: int, role: str, run_over: threading.
             return False
         if mine is None and len(_POLLS) >= MAX_POLLS:
             return False
-        _POLLS[owner] = Poll(pid, run_id, role, grammar.verdicts, owner, run_over=run_over,
-                             owner_alive=owner_alive)
+        _POLLS[owner] = Poll(pid, run_id, role, grammar.verdicts, owner, run_over=run_over, owner_alive=owner_alive)
     return True
 
 
@@ -186,6 +196,7 @@ def held() -> list[Poll]:
 
 # --- the widgets ---------------------------------------------------------------------------------
 
+
 def open_poll(run_id: str, call: int, role: str, run_over: threading.Event | None = None) -> None:
     """The presenter's button: open this session's poll (refused when the server holds too many)."""
     state = st.session_state
@@ -207,9 +218,13 @@ def ask_room(prefix: str, record: Any, pending: Any, lang: str) -> None:
         opened = mine is not None and mine.id == pid
     if not opened:
         run_over = getattr(record.handle, "finished", None)
-        st.button(w["ask"].format(role=_role(pending.role, lang)), key=f"{prefix}_poll_open",
-                  icon=":material/how_to_vote:", on_click=open_poll,
-                  args=(record.run_id, pending.call, pending.role, run_over))
+        st.button(
+            w["ask"].format(role=_role(pending.role, lang)),
+            key=f"{prefix}_poll_open",
+            icon=":material/how_to_vote:",
+            on_click=open_poll,
+            args=(record.run_id, pending.call, pending.role, run_over),
+        )
         if st.session_state.get(K_REFUSED):
             st.warning(w["full"].format(n=MAX_POLLS), icon=":material/hourglass_top:")
         return
@@ -262,8 +277,15 @@ def _one(poll: Poll, me: str, w: dict[str, str], lang: str) -> None:
     else:
         st.markdown(w["question"].format(role=role))
         key = f"poll_choice_{poll.id}"
-        st.segmented_control(w["question"].format(role=role), poll.choices, key=key, label_visibility="collapsed",
-                             on_change=vote, args=(poll.id, key), persist_state="session")
+        st.segmented_control(
+            w["question"].format(role=role),
+            poll.choices,
+            key=key,
+            label_visibility="collapsed",
+            on_change=vote,
+            args=(poll.id, key),
+            persist_state="session",
+        )
 
 
 def _session_alive() -> Callable[[], bool] | None:

@@ -34,18 +34,39 @@ from .catalogue import limit_label
 from .headline import Headline
 from .slots import slot
 
-VERDICT_LOOK = {"PASS": ("green", ":material/check_circle:"), "REVISE": ("orange", ":material/edit_note:"),
-                "RETRY": ("orange", ":material/replay:"), "REPLAN": ("orange", ":material/alt_route:"),
-                "DONE": ("green", ":material/check_circle:"), "REDISPATCH": ("orange", ":material/call_split:")}
+VERDICT_LOOK = {
+    "PASS": ("green", ":material/check_circle:"),
+    "REVISE": ("orange", ":material/edit_note:"),
+    "RETRY": ("orange", ":material/replay:"),
+    "REPLAN": ("orange", ":material/alt_route:"),
+    "DONE": ("green", ":material/check_circle:"),
+    "REDISPATCH": ("orange", ":material/call_split:"),
+}
 #: how a run ended -> its badge colour (the words are the catalogue's [render.end] and [render.end_line])
-ENDING_COLORS = {"answer": "green", "pass": "green", "cap": "orange", "budget": "orange", "stop": "gray",
-                 "error": "red"}
-STEP_ICONS = {"pending": ":material/schedule:", "running": ":material/play_circle:", "done": ":material/check_circle:",
-              "failed": ":material/cancel:", "retried": ":material/replay:", "replanned": ":material/alt_route:",
-              "skipped": ":material/skip_next:"}
+ENDING_COLORS = {
+    "answer": "green",
+    "pass": "green",
+    "cap": "orange",
+    "budget": "orange",
+    "stop": "gray",
+    "error": "red",
+}
+STEP_ICONS = {
+    "pending": ":material/schedule:",
+    "running": ":material/play_circle:",
+    "done": ":material/check_circle:",
+    "failed": ":material/cancel:",
+    "retried": ":material/replay:",
+    "replanned": ":material/alt_route:",
+    "skipped": ":material/skip_next:",
+}
 #: the icons st.status shows per state, for redrawn blocks
-STATE_ICONS = {"running": ":material/progress_activity:", "complete": ":material/check:", "error": ":material/error:",
-               "sent_back": ":material/alt_route:"}
+STATE_ICONS = {
+    "running": ":material/progress_activity:",
+    "complete": ":material/check:",
+    "error": ":material/error:",
+    "sent_back": ":material/alt_route:",
+}
 #: st.status knows no amber state: a step sent back shows as complete while live, its label says REPLAN
 LIVE_STATES = {"sent_back": "complete"}
 TOOL_OUTPUT_CHARS = 1500
@@ -74,7 +95,6 @@ DIFF_BUDGET = 2 * MAX_DIFF_WORK
 TOKEN_PAINT_S = 0.1
 #: the shortest time between two refreshes of a live view's counters and side table, in seconds
 REFRESH_S = 0.2
-
 
 
 def words(lang: str | None = None) -> dict[str, str]:
@@ -107,11 +127,20 @@ class RunView:
     the counters in two rows, for narrow columns (Compare's lanes).
     """
 
-    def __init__(self, config: Mapping[str, Any], *, bound: int, key: str, task: str = "",
-                 diff_layout: str = "inline", looks: list[tuple[str, str]] | None = None,
-                 compact: bool = False, recorded: int = 0,
-                 call_actions: Callable[[Any, int, ev.LlmCall], None] | None = None,
-                 sizes: list[int] | None = None) -> None:
+    def __init__(
+        self,
+        config: Mapping[str, Any],
+        *,
+        bound: int,
+        key: str,
+        task: str = "",
+        diff_layout: str = "inline",
+        looks: list[tuple[str, str]] | None = None,
+        compact: bool = False,
+        recorded: int = 0,
+        call_actions: Callable[[Any, int, ev.LlmCall], None] | None = None,
+        sizes: list[int] | None = None,
+    ) -> None:
         self.config = dict(config)
         #: events per block (blocks.final_blocks), for a redraw: long blocks are folded, pages weighed
         self.sizes = sizes
@@ -159,8 +188,15 @@ class RunView:
         if task:
             st.markdown(self.w["task"].format(task=text.inline(task, 400)))
         # verdict first: the trail and the latest diff lead, counters and graph come after
-        self.head = Headline(key, spec=self.blocks.spec, lang=self.lang, code=self.code, diff_layout=diff_layout, diff=not compact,
-                             live=self.live)
+        self.head = Headline(
+            key,
+            spec=self.blocks.spec,
+            lang=self.lang,
+            code=self.code,
+            diff_layout=diff_layout,
+            diff=not compact,
+            live=self.live,
+        )
         # (the figure: the pattern's own picture, if its events draw one — a search tree as it grows)
         self._counters, self._graph, self._figure, self._side = (slot(self.live) for _ in range(4))
         #: blocks drawn on redraw (a page of them); the others only count. `hide_before` (live views)
@@ -283,8 +319,12 @@ class RunView:
     def _sync(self, block: Block) -> None:
         """Show a live block's current label and state, if they changed."""
         look = (block.label, block.state)
-        if self.live and block.box is not None and self.shown.get(block.index) != look \
-                and block.index not in self._static:
+        if (
+            self.live
+            and block.box is not None
+            and self.shown.get(block.index) != look
+            and block.index not in self._static
+        ):
             block.box.update(label=look[0], state=LIVE_STATES.get(look[1], look[1]), expanded=True)
             self.shown[block.index] = look
 
@@ -317,10 +357,16 @@ class RunView:
         approx = "~" if e.usage_estimated else ""
         self.table.add(e)
         with slot.container():
-            st.caption(":material/smart_toy: " + self.w["call"].format(
-                role=call_views.role_name(e.role, self.lang), model=text.inline(e.model, 60),
-                prompt=f"{approx}{e.prompt_tokens:,}", completion=f"{approx}{e.completion_tokens:,}",
-                seconds=f"{e.latency_ms / 1000:.2f}"))
+            st.caption(
+                ":material/smart_toy: "
+                + self.w["call"].format(
+                    role=call_views.role_name(e.role, self.lang),
+                    model=text.inline(e.model, 60),
+                    prompt=f"{approx}{e.prompt_tokens:,}",
+                    completion=f"{approx}{e.completion_tokens:,}",
+                    seconds=f"{e.latency_ms / 1000:.2f}",
+                )
+            )
             _call_marks(e, self.w)
             if e.reply_message is None:  # a format-1 trace: no call record to show
                 return
@@ -334,7 +380,8 @@ class RunView:
         # keyed as the model's text (like drafts and replies), so a reader can tell it from the page's labels
         self.thoughts += 1
         block.box.container(key=f"{self.key}-thought-{self.thoughts}").markdown(
-            f":material/psychology: {text.escape(text.clip(e.text, BODY_CHARS))}")
+            f":material/psychology: {text.escape(text.clip(e.text, BODY_CHARS))}"
+        )
 
     def _on_tool_call(self, e: ev.ToolCallEvent, block: Block) -> None:
         slot = block.box.empty()
@@ -373,8 +420,10 @@ class RunView:
             tool = self.w["plan_tool"].format(tool=text.code_span(text.flat(s["tool"], 60))) if s.get("tool") else ""
             critical = self.w["plan_critical"] if s.get("critical") else ""
             icon = STEP_ICONS.get(s.get("status", "pending"), "")
-            lines.append(f"{text.inline(str(s.get('id')), 40)}. {icon} {text.inline(s.get('description', ''), 300)}"
-                         f"{tool}{critical}")
+            lines.append(
+                f"{text.inline(str(s.get('id')), 40)}. {icon} {text.inline(s.get('description', ''), 300)}"
+                f"{tool}{critical}"
+            )
         if len(e.steps) > PLAN_ROWS:
             lines.append(self.w["fold.more_steps"].format(n=f"{len(e.steps) - PLAN_ROWS:,}"))
         block.box.markdown("  \n".join(lines) or self.w["empty_plan"])
@@ -389,8 +438,10 @@ class RunView:
         else:
             icon = STEP_ICONS.get(e.status, ":material/circle:")
             status = self.w.get(f"step_is.{e.status}") or text.inline(e.status)
-            block.box.markdown(f"{icon} **{self.w['step_status'].format(step=e.step_id, status=status)}**"
-                               + (f"  \n{shown}" if shown else ""))
+            block.box.markdown(
+                f"{icon} **{self.w['step_status'].format(step=e.step_id, status=status)}**"
+                + (f"  \n{shown}" if shown else "")
+            )
         self._set_status(e.step_id, e.status)
 
     def _on_verdict(self, e: ev.VerdictEvent, block: Block) -> None:
@@ -428,8 +479,14 @@ class RunView:
             row = st.container(horizontal=True, vertical_alignment="center", gap="small")
             row.badge(self.w["draft"].format(version=e.version), color="blue", icon=":material/description:")
             if stats is not None:
-                row.caption(self.w["draft_stats"].format(added=stats.added_lines, removed=stats.removed_lines,
-                                                         ratio=f"{stats.changed_ratio:.0%}", since=since))
+                row.caption(
+                    self.w["draft_stats"].format(
+                        added=stats.added_lines,
+                        removed=stats.removed_lines,
+                        ratio=f"{stats.changed_ratio:.0%}",
+                        since=since,
+                    )
+                )
             if previous is None:
                 self._text_block(e.text)
                 return
@@ -448,8 +505,15 @@ class RunView:
         previous = self.drafts.texts[since] if since is not None else None
         stats = diff_stats(previous, e.text, budget) if previous is not None else None
         changed = f"{'' if stats.exact else '~'}{stats.changed_ratio:.0%}" if stats else "—"
-        self.draft_rows.append({"draft": e.version, "lines": len(e.text.splitlines()), "characters": len(e.text),
-                                "changed": changed, "verdict": ""})
+        self.draft_rows.append(
+            {
+                "draft": e.version,
+                "lines": len(e.text.splitlines()),
+                "characters": len(e.text),
+                "changed": changed,
+                "verdict": "",
+            }
+        )
         self._side_dirty = True
         return stats
 
@@ -459,8 +523,14 @@ class RunView:
         labels = [w["diff_words"], w["diff_lines"], w["draft"].format(version=v_new)]
         words_tab, lines, full = st.tabs(labels, default=labels[1] if self.code else labels[0])
         with words_tab:  # struck / underlined, wrapped, code in monospace (diff_view)
-            diff_view.word_diff_block(old, new, code=self.code, layout=self.diff_layout, budget=budget,
-                                      names=(w["draft"].format(version=v_old), w["draft"].format(version=v_new)))
+            diff_view.word_diff_block(
+                old,
+                new,
+                code=self.code,
+                layout=self.diff_layout,
+                budget=budget,
+                names=(w["draft"].format(version=v_old), w["draft"].format(version=v_new)),
+            )
         with lines:
             diff_view.line_diff_block(old, new, version=v_old, budget=budget)
         if budget.exhausted:
@@ -503,7 +573,9 @@ class RunView:
     # --- step mode -------------------------------------------------------------------------------
     def _on_paused(self, e: ev.Paused, block: Block | None) -> None:
         w = self.w
-        line = w.get(f"paused.{e.at}", w["paused.call"]).format(call=e.call, role=call_views.role_name(e.role, self.lang))
+        line = w.get(f"paused.{e.at}", w["paused.call"]).format(
+            call=e.call, role=call_views.role_name(e.role, self.lang)
+        )
         (block.box if block is not None else self._end).caption(f":material/pause_circle: {line}")
 
     def _on_resumed(self, e: ev.Resumed, block: Block | None) -> None:
@@ -513,12 +585,14 @@ class RunView:
     def _on_edited(self, e: ev.Edited, block: Block) -> None:
         w = self.w
         what = w.get(f"edited_what.{e.what}", w["edited_what.messages"]).format(
-            template=text.code_span(text.flat(e.template or "", 80)))
+            template=text.code_span(text.flat(e.template or "", 80))
+        )
         block.box.markdown(f":orange-badge[:material/edit: {w['edited'].format(call=e.call, what=what)}]")
 
     def _on_human_reply(self, e: ev.HumanReply, block: Block) -> None:
-        block.box.markdown(f":violet-badge[:material/person: "
-                           f"{self.w['human'].format(role=call_views.role_name(e.role, self.lang))}]")
+        block.box.markdown(
+            f":violet-badge[:material/person: {self.w['human'].format(role=call_views.role_name(e.role, self.lang))}]"
+        )
 
     def _on_limit_reached(self, e: ev.LimitReached, block: Block | None) -> None:
         target = self._end if block is None else block.box
@@ -528,8 +602,10 @@ class RunView:
         # the catalogue's line for that limit (a limit this app does not know keeps the core's message)
         why = self.w.get(f"limit_why.{e.limit}") if self.lang != "en" else None
         message = why.format(value=e.value) if why else text.escape(text.clip(e.message, BODY_CHARS))
-        target.warning(self.w["limit"].format(limit=self._limit_name(e.limit), value=e.value, message=message),
-                       icon=":material/block:")
+        target.warning(
+            self.w["limit"].format(limit=self._limit_name(e.limit), value=e.value, message=message),
+            icon=":material/block:",
+        )
 
     def _limit_name(self, name: str) -> str:
         """A limit as the limit controls name it; a loop guard by the catalogue; anything else as code."""
@@ -568,16 +644,21 @@ class RunView:
         self.reason = e.reason
         self.elapsed = max(self.elapsed, e.elapsed_ms / 1000)
         label, color, line = ending(e.reason, self.lang)
-        with self._end.container(key=self._unique(f"{self.key}-end-{e.reason if e.reason in ENDING_COLORS else 'other'}")):
+        with self._end.container(
+            key=self._unique(f"{self.key}-end-{e.reason if e.reason in ENDING_COLORS else 'other'}")
+        ):
             row = st.container(horizontal=True, vertical_alignment="center", gap="small")
             row.badge(self.w["ended"].format(label=label), color=color, icon=":material/flag:")
             # the calls that got a reply, as the counter above counts them; a call the core counted but
             # that got none (a dead endpoint, a Stop mid-call) is said apart
             unanswered = max(0, e.llm_calls - self.calls)
             extra = i18n.words("ended_calls", self.lang)["no_reply_one" if unanswered == 1 else "no_reply"]
-            row.caption(self.w["ended_line_one" if self.calls == 1 else "ended_line"].format(
-                line=line, calls=self.calls, tokens=f"{e.total_tokens:,}", seconds=f"{e.elapsed_ms / 1000:.1f}")
-                + (extra.format(n=unanswered) if unanswered else ""))
+            row.caption(
+                self.w["ended_line_one" if self.calls == 1 else "ended_line"].format(
+                    line=line, calls=self.calls, tokens=f"{e.total_tokens:,}", seconds=f"{e.elapsed_ms / 1000:.1f}"
+                )
+                + (extra.format(n=unanswered) if unanswered else "")
+            )
 
     # --- long runs: pages of blocks ----------------------------------------------------------------
     def _page(self) -> range | None:
@@ -601,8 +682,14 @@ class RunView:
         if state.get(key) not in range(len(starts)):
             state[key] = len(starts) - 1
         w = self.w
-        page = st.selectbox(w["page"], range(len(starts)), key=key, help=w["page_help"], persist_state="session",
-                            format_func=lambda p: w["page_of"].format(first=bounds[p] + 1, last=bounds[p + 1], n=n))
+        page = st.selectbox(
+            w["page"],
+            range(len(starts)),
+            key=key,
+            help=w["page_help"],
+            persist_state="session",
+            format_func=lambda p: w["page_of"].format(first=bounds[p] + 1, last=bounds[p + 1], n=n),
+        )
         return range(bounds[page], bounds[page + 1])
 
     def _folded(self, block: Block) -> bool:
@@ -625,12 +712,25 @@ class RunView:
         w, last = self.w, size - FOLD_TAIL
         starts = range(FOLD_HEAD, last, FOLD_WINDOW)
         with block.box.container(key=f"{self.key}-fold-{block.index}"):
-            st.caption(":material/unfold_less: " + w["fold.folded"].format(
-                n=f"{size - FOLD_HEAD - FOLD_TAIL - FOLD_WINDOW:,}", total=f"{size:,}", head=FOLD_HEAD, tail=FOLD_TAIL))
-            return st.selectbox(w["fold.window"], starts, key=f"{self.key}-fold-{block.index}-at",
-                                help=w["fold.help"], persist_state="session",
-                                format_func=lambda a: w["fold.range"].format(first=f"{a + 1:,}",
-                                                                             last=f"{min(a + FOLD_WINDOW, last):,}"))
+            st.caption(
+                ":material/unfold_less: "
+                + w["fold.folded"].format(
+                    n=f"{size - FOLD_HEAD - FOLD_TAIL - FOLD_WINDOW:,}",
+                    total=f"{size:,}",
+                    head=FOLD_HEAD,
+                    tail=FOLD_TAIL,
+                )
+            )
+            return st.selectbox(
+                w["fold.window"],
+                starts,
+                key=f"{self.key}-fold-{block.index}-at",
+                help=w["fold.help"],
+                persist_state="session",
+                format_func=lambda a: w["fold.range"].format(
+                    first=f"{a + 1:,}", last=f"{min(a + FOLD_WINDOW, last):,}"
+                ),
+            )
 
     def _count(self, e: ev.Event, block: Block) -> None:
         """What an event off the page adds to the counters, the graph and the side table."""
@@ -727,9 +827,16 @@ class RunView:
                 d.badge(w["running"], color="blue", icon=":material/progress_activity:")
         if graph:
             # at its own size (a compact lane's column is narrow: top to bottom there), never stretched
-            self._graph.graphviz_chart(graphs.dot(self.config, self.active, self.visited, self.blocks.lang,
-                                                  vertical=graphs.vertical_in_run(self.config, self.compact)),
-                                       width="content")
+            self._graph.graphviz_chart(
+                graphs.dot(
+                    self.config,
+                    self.active,
+                    self.visited,
+                    self.blocks.lang,
+                    vertical=graphs.vertical_in_run(self.config, self.compact),
+                ),
+                width="content",
+            )
         if graph or self._own_dirty:
             self._own_dirty = False
             self._draw_own()
@@ -741,18 +848,26 @@ class RunView:
         w = self.w
         if self.summary == "plan" and self.plan:
             # st.table draws its cells as Markdown: text from the model is escaped, names are code
-            rows = [{"status": _status(s.get("status", "pending"), w), "step": text.inline(str(s.get("id")), 40),
-                     "description": text.inline(s.get("description", ""), 300),
-                     "tool": text.code_span(text.flat(s["tool"], 60)) if s.get("tool") else "",
-                     "critical": "✓" if s.get("critical") else ""} for s in self.plan[:SIDE_ROWS]]
+            rows = [
+                {
+                    "status": _status(s.get("status", "pending"), w),
+                    "step": text.inline(str(s.get("id")), 40),
+                    "description": text.inline(s.get("description", ""), 300),
+                    "tool": text.code_span(text.flat(s["tool"], 60)) if s.get("tool") else "",
+                    "critical": "✓" if s.get("critical") else "",
+                }
+                for s in self.plan[:SIDE_ROWS]
+            ]
             # st.table, not a data grid: its cells wrap, so no word is cut at a column's edge at
             # 1280×720 ("replannec", "query_or" were cut so)
             self._side_table(rows, len(self.plan))
         elif self.summary == "drafts" and self.draft_rows:
             self._side_table(self.draft_rows[-SIDE_ROWS:], len(self.draft_rows))  # the latest drafts
         elif self.summary == "tools" and self.tool_rows:
-            rows = [{"tool": text.code_span(text.flat(name, 60)), "calls": n, "errors": errors}
-                    for name, (n, errors) in itertools.islice(self.tool_rows.items(), SIDE_ROWS)]
+            rows = [
+                {"tool": text.code_span(text.flat(name, 60)), "calls": n, "errors": errors}
+                for name, (n, errors) in itertools.islice(self.tool_rows.items(), SIDE_ROWS)
+            ]
             self._side_table(rows, len(self.tool_rows))
 
     def _side_table(self, rows: list[dict[str, Any]], total: int) -> None:
@@ -803,20 +918,40 @@ def hide_stale(area_key: str, live: bool) -> None:
     # it is hidden by its container's key, not by a `:has(.ap-mark)` rule on every element container
     # of the area (the browser re-checked that on each of a redraw's hundreds of insertions)
     with st.container(key=f"ap-mark-{area_key}"):
-        st.html(f"<style>{rule if live else ''} [class*='st-key-ap-mark-'] {{ display: none; }}</style>"
-                f"<span class='ap-mark {mark if live else ''}'></span>")
+        st.html(
+            f"<style>{rule if live else ''} [class*='st-key-ap-mark-'] {{ display: none; }}</style>"
+            f"<span class='ap-mark {mark if live else ''}'></span>"
+        )
 
 
-def draw_run(config: Mapping[str, Any], events: Iterable[ev.Event], *, bound: int, key: str, task: str = "",
-             diff_layout: str = "inline", compact: bool = False, recorded: int = 0,
-             call_actions: Callable[[Any, int, ev.LlmCall], None] | None = None) -> RunView:
+def draw_run(
+    config: Mapping[str, Any],
+    events: Iterable[ev.Event],
+    *,
+    bound: int,
+    key: str,
+    task: str = "",
+    diff_layout: str = "inline",
+    compact: bool = False,
+    recorded: int = 0,
+    call_actions: Callable[[Any, int, ev.LlmCall], None] | None = None,
+) -> RunView:
     """Redraw a stored run (finished, stopped or failed) from its events: a page of its blocks, long
     blocks folded (RunView._page, RunView._folded), so the work is bounded whatever the run holds."""
     events = list(events)
     settled = final_blocks(config, events)
-    view = RunView(config, bound=bound, key=key, task=task, diff_layout=diff_layout,
-                   looks=[(b.label, b.state) for b in settled], compact=compact, recorded=recorded,
-                   call_actions=call_actions, sizes=[b.events for b in settled])
+    view = RunView(
+        config,
+        bound=bound,
+        key=key,
+        task=task,
+        diff_layout=diff_layout,
+        looks=[(b.label, b.state) for b in settled],
+        compact=compact,
+        recorded=recorded,
+        call_actions=call_actions,
+        sizes=[b.events for b in settled],
+    )
     view.add_all(events)
     view.close()
     return view

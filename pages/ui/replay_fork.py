@@ -47,8 +47,9 @@ def area(record: runs.RunRecord, lang: str) -> None:
             _head(record, lang, running=driven is not None)
             follow.mark(f"{VIEW}-flow", live=driven is not None)
         if driven is not None:
-            view = RunView(driven.config, bound=driven.bound, key=VIEW, task=driven.task,
-                           recorded=fork_view.prefix_calls(driven))
+            view = RunView(
+                driven.config, bound=driven.bound, key=VIEW, task=driven.task, recorded=fork_view.prefix_calls(driven)
+            )
             view.catch_up(driven.typed_events())
             with head:  # the prefix is drawn: what is left of the trace below it is hidden while the rest streams
                 hide_stale(AREA, live=True)
@@ -59,8 +60,15 @@ def area(record: runs.RunRecord, lang: str) -> None:
             hide_stale(AREA, live=False)  # its place held, so the live view and the redraw are the same tree
         events = record.typed_events()
         actions = fork_view.run_actions(record, events, lang, key=VIEW, home=P)
-        draw_run(record.config, events, bound=record.bound, key=VIEW, task=record.task,
-                 recorded=fork_view.prefix_calls(record), call_actions=actions)
+        draw_run(
+            record.config,
+            events,
+            bound=record.bound,
+            key=VIEW,
+            task=record.task,
+            recorded=fork_view.prefix_calls(record),
+            call_actions=actions,
+        )
     summary.downloads(record, key=f"{P}_fork_dl", secrets=sidebar.secrets_to_redact())
 
 
@@ -69,12 +77,29 @@ def _head(record: runs.RunRecord, lang: str, *, running: bool) -> None:
     with row:
         fork_view.banner(record, lang)
         if running:
-            st.button(t("replay_fork.stop"), key=f"{P}_fork_stop", icon=":material/stop_circle:", on_click=runs.stop,
-                      args=(P,))
+            st.button(
+                t("replay_fork.stop"),
+                key=f"{P}_fork_stop",
+                icon=":material/stop_circle:",
+                on_click=runs.stop,
+                args=(P,),
+            )
             return
         fork_view.compare_button(record, lang, key=f"{P}_fork_compare")
-        st.button(t("replay_fork.open"), key=f"{P}_fork_open", icon=":material/science:",
-                  on_click=handoff.load_into_playground, args=(record.config, record.task),
-                  help=t("replay_fork.open_help"), disabled=runs.any_active())
-        st.button(t("replay_fork.back"), key=f"{P}_fork_back", icon=":material/arrow_back:",
-                  on_click=st.session_state.pop, args=(fork_view.SHOWN, None), help=t("replay_fork.back_help"))
+        st.button(
+            t("replay_fork.open"),
+            key=f"{P}_fork_open",
+            icon=":material/science:",
+            on_click=handoff.load_into_playground,
+            args=(record.config, record.task),
+            help=t("replay_fork.open_help"),
+            disabled=runs.any_active(),
+        )
+        st.button(
+            t("replay_fork.back"),
+            key=f"{P}_fork_back",
+            icon=":material/arrow_back:",
+            on_click=st.session_state.pop,
+            args=(fork_view.SHOWN, None),
+            help=t("replay_fork.back_help"),
+        )

@@ -93,12 +93,28 @@ def current(prefix: str) -> RunRecord | None:
     return kept[-1] if kept else None
 
 
-def begin(prefix: str, task: str, config: Mapping[str, Any], models: Mapping[str, str], bound: int, *,
-          fork: Mapping[str, Any] | None = None, parent: list[ev.Event] | None = None,
-          step: Mapping[str, Any] | None = None) -> RunRecord:
+def begin(
+    prefix: str,
+    task: str,
+    config: Mapping[str, Any],
+    models: Mapping[str, str],
+    bound: int,
+    *,
+    fork: Mapping[str, Any] | None = None,
+    parent: list[ev.Event] | None = None,
+    step: Mapping[str, Any] | None = None,
+) -> RunRecord:
     """Register a new pending run (called from the Run button's callback, before the page draws)."""
-    record = RunRecord(uuid.uuid4().hex[:12], task, dict(config), dict(models), bound,
-                       fork=dict(fork) if fork else None, parent=parent, step=dict(step) if step else None)
+    record = RunRecord(
+        uuid.uuid4().hex[:12],
+        task,
+        dict(config),
+        dict(models),
+        bound,
+        fork=dict(fork) if fork else None,
+        parent=parent,
+        step=dict(step) if step else None,
+    )
     kept = history(prefix)
     kept.append(record)
     del kept[:-HISTORY]
@@ -126,8 +142,12 @@ def append(record: RunRecord, event: ev.Event) -> bool:
         if record.status != RUNNING:
             return False
         last = record.events[-1] if record.events else None
-        if (isinstance(event, ev.Token) and isinstance(last, ev.Token)
-                and last.role == event.role and last.step == event.step):
+        if (
+            isinstance(event, ev.Token)
+            and isinstance(last, ev.Token)
+            and last.role == event.role
+            and last.step == event.step
+        ):
             record.events[-1] = replace(last, text=last.text + event.text)
         else:
             record.events.append(event)
@@ -210,9 +230,13 @@ def _interrupt(record: RunRecord) -> None:
         calls = [e for e in record.events if isinstance(e, ev.LlmCall)]
         elapsed = time.time() - record.started if record.started else 0.0
         last_t = max((e.t for e in record.events), default=0.0)
-        closing = ev.RunFinished(t=round(max(elapsed, last_t), 4), reason="stop", llm_calls=len(calls),
-                                 total_tokens=sum(c.prompt_tokens + c.completion_tokens for c in calls),
-                                 elapsed_ms=round(max(elapsed, last_t) * 1000, 1))
+        closing = ev.RunFinished(
+            t=round(max(elapsed, last_t), 4),
+            reason="stop",
+            llm_calls=len(calls),
+            total_tokens=sum(c.prompt_tokens + c.completion_tokens for c in calls),
+            elapsed_ms=round(max(elapsed, last_t) * 1000, 1),
+        )
         record.events.append(closing)
     if len(record.events) > 1:  # a run that never started sends no spans
         telemetry.feed(record.run_id, record.config, closing, record.fork)

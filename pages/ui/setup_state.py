@@ -48,6 +48,7 @@ def variant_of(config: Mapping[str, Any]) -> str:
 
 # --- keys -----------------------------------------------------------------------------------------
 
+
 def k(prefix: str, name: str) -> str:
     return f"{prefix}_{name}"
 
@@ -86,6 +87,7 @@ def default_scenario(variant: Variant) -> str:
 
 
 # --- state ----------------------------------------------------------------------------------------
+
 
 def init_state(prefix: str, lang: str, variant: str = "react-advisor") -> None:
     """Seed the page's setup keys once, and keep them consistent with the language."""
@@ -147,8 +149,10 @@ def free_task_changed(prefix: str) -> None:
     # compared word by word (CJK character by character), a few hundred tokens at most: any two
     # English texts share most of their letters, not most of their words
     typed = tokens((state.get(k(prefix, "free_task")) or "")[:3000])[:600]
-    kept = max(difflib.SequenceMatcher(None, typed, tokens(task[:3000])[:600], autojunk=False).ratio()
-               for task in (SCENARIOS[origin].task.en, SCENARIOS[origin].task.zh))
+    kept = max(
+        difflib.SequenceMatcher(None, typed, tokens(task[:3000])[:600], autojunk=False).ratio()
+        for task in (SCENARIOS[origin].task.en, SCENARIOS[origin].task.zh)
+    )
     if kept < _KEPT:
         state.pop(k(prefix, "free_from"), None)
         _apply_options(prefix, configure(pattern=VARIANTS[variant_key(prefix)].pattern))
@@ -160,8 +164,10 @@ def variant_key(prefix: str) -> str:
     state = st.session_state
     value = state.get(k(prefix, "variant"))
     if value not in VARIANTS:
-        value = next((key for key, v in VARIANTS.items() if value in (v.label_in("en"), v.label_in("zh"))),
-                     state.get(k(prefix, "variant_was"), "react-advisor"))
+        value = next(
+            (key for key, v in VARIANTS.items() if value in (v.label_in("en"), v.label_in("zh"))),
+            state.get(k(prefix, "variant_was"), "react-advisor"),
+        )
         state[k(prefix, "variant")] = value
     return value
 
@@ -216,6 +222,7 @@ def _reset_prompt(name: str, default: str) -> None:
 
 # --- reading --------------------------------------------------------------------------------------
 
+
 def template_problem(exc: TemplateError, spec: PromptSpec, lang: str) -> str:
     """What is wrong with a prompt template and how to fix it, in `lang` (the core's words for a kind of
     problem this page does not know)."""
@@ -223,8 +230,14 @@ def template_problem(exc: TemplateError, spec: PromptSpec, lang: str) -> str:
         return str(exc)
     allowed = ", ".join("{" + n + "}" for n in sorted(spec.required | spec.optional)) or "—"
     holder = exc.placeholder if exc.kind in ("invalid", "stray", "format") else "{" + exc.placeholder + "}"
-    return t(f"setup_state.template.{exc.kind}", lang, prompt=spec.key, placeholder=holder, allowed=allowed,
-             double=exc.placeholder * 2)
+    return t(
+        f"setup_state.template.{exc.kind}",
+        lang,
+        prompt=spec.key,
+        placeholder=holder,
+        allowed=allowed,
+        double=exc.placeholder * 2,
+    )
 
 
 def read_setup(prefix: str, lang: str, temperature: float | None = None) -> Setup:

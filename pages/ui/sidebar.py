@@ -99,8 +99,10 @@ def _provider_changed() -> None:
 #: Select boxes whose labels are in the page's language, on any page: the provider and the offline
 #: speed here (left alone, a switch to 中文 reset the speed slider to "instant"), the pattern
 #: and scenario boxes (Playground, Compare lanes), Eval's patterns, Replay's examples, step mode's picks.
-_RELABELLED = re.compile(r"sb_provider|sb_endpoint|sb_offline_speed|(pg|cmp\d?)_(variant|scenario)|ev_patterns|rp_example|"
-                         r"pg_step_(breaks|people)")
+_RELABELLED = re.compile(
+    r"sb_provider|sb_endpoint|sb_offline_speed|(pg|cmp\d?)_(variant|scenario)|ev_patterns|rp_example|"
+    r"pg_step_(breaks|people)"
+)
 
 
 def _lang_changed() -> None:
@@ -132,6 +134,7 @@ def _forget_key() -> None:
 
 
 # --- what pages read ------------------------------------------------------------------------------
+
 
 def _role_label(name: str) -> str:
     """A role as the sidebar names it: its pattern's label for it, in the page's language."""
@@ -212,8 +215,9 @@ def secrets_to_redact() -> list[str]:
     # and the operator's MCP server headers (bearer tokens)
     from agent_core.mcp.servers import header_values
 
-    return list(dict.fromkeys(k for k in [_state().get(K_KEY_HELD), api_key(), *endpoints.server_keys(),
-                                          *header_values()] if k))
+    return list(
+        dict.fromkeys(k for k in [_state().get(K_KEY_HELD), api_key(), *endpoints.server_keys(), *header_values()] if k)
+    )
 
 
 def model_problem() -> str | None:
@@ -228,8 +232,12 @@ def model_problem() -> str | None:
         return t("sidebar.need_model")
     preset = PRESETS.get(state.get(K_PROVIDER, ""))
     # A provider's key is needed at that provider's own host; another URL may need none (a local server).
-    if (preset is not None and preset.needs_key and not api_key()
-            and endpoints.origin(url) == endpoints.origin(preset.base_url)):
+    if (
+        preset is not None
+        and preset.needs_key
+        and not api_key()
+        and endpoints.origin(url) == endpoints.origin(preset.base_url)
+    ):
         if preset.key_env:
             return t("sidebar.need_key_env", provider=provider_label(preset.id), env=preset.key_env)
         return t("sidebar.need_key", provider=provider_label(preset.id))
@@ -304,13 +312,21 @@ def _run_test() -> None:
 
 # --- drawing --------------------------------------------------------------------------------------
 
+
 def render(*, locked: bool = False) -> None:
     """Draw the sidebar; `locked` disables it while a run is going (a change would cut the run)."""
     _init()
     with st.sidebar:
-        st.segmented_control(t("sidebar.lang"), list(LANGS), format_func=LANGS.get,
-                             key=K_LANG, required=True, disabled=locked, persist_state="session",
-                             on_change=_lang_changed)
+        st.segmented_control(
+            t("sidebar.lang"),
+            list(LANGS),
+            format_func=LANGS.get,
+            key=K_LANG,
+            required=True,
+            disabled=locked,
+            persist_state="session",
+            on_change=_lang_changed,
+        )
         st.subheader(t("sidebar.model_head"), divider="gray")
         if endpoints_locked():
             _operator_settings(locked)
@@ -318,14 +334,27 @@ def render(*, locked: bool = False) -> None:
             providers = [OFFLINE, *PRESETS]
             # the labels are bound now: AppTest calls format_func again outside the script run
             labels = {p: provider_label(p) for p in providers}
-            st.selectbox(t("sidebar.provider"), providers, format_func=labels.__getitem__, key=K_PROVIDER,
-                         disabled=locked, on_change=_provider_changed, persist_state="session")
+            st.selectbox(
+                t("sidebar.provider"),
+                providers,
+                format_func=labels.__getitem__,
+                key=K_PROVIDER,
+                disabled=locked,
+                on_change=_provider_changed,
+                persist_state="session",
+            )
             if is_offline():
                 _offline_settings(locked)
             else:
                 _endpoint_settings(locked)
-        st.button(t("sidebar.test"), key="sb_test", icon=":material/network_check:", on_click=_run_test,
-                  disabled=locked, use_container_width=True)
+        st.button(
+            t("sidebar.test"),
+            key="sb_test",
+            icon=":material/network_check:",
+            on_click=_run_test,
+            disabled=locked,
+            use_container_width=True,
+        )
         result = _state().get(K_TEST)
         if result:
             kind, detail = result
@@ -349,16 +378,35 @@ def _offline_settings(locked: bool) -> None:
     st.badge(t("sidebar.offline_badge"), icon=":material/smart_toy:", color="violet")
     st.caption(t("sidebar.offline_caption"))
     speeds = words("sidebar.speeds")
-    st.select_slider(t("sidebar.speed"), list(SPEEDS), format_func=speeds.__getitem__, key=K_SPEED,
-                     disabled=locked, help=t("sidebar.speed_help"), persist_state="session")
+    st.select_slider(
+        t("sidebar.speed"),
+        list(SPEEDS),
+        format_func=speeds.__getitem__,
+        key=K_SPEED,
+        disabled=locked,
+        help=t("sidebar.speed_help"),
+        persist_state="session",
+    )
 
 
 def _endpoint_settings(locked: bool) -> None:
     state = _state()
-    st.text_input(t("sidebar.base_url"), key=K_URL, disabled=locked, on_change=_clear_test, persist_state="session",
-                  placeholder="http://127.0.0.1:11434/v1")
-    st.text_input(t("sidebar.model"), key=K_MODEL, disabled=locked, on_change=_clear_test, persist_state="session",
-                  help=t("sidebar.model_help"))
+    st.text_input(
+        t("sidebar.base_url"),
+        key=K_URL,
+        disabled=locked,
+        on_change=_clear_test,
+        persist_state="session",
+        placeholder="http://127.0.0.1:11434/v1",
+    )
+    st.text_input(
+        t("sidebar.model"),
+        key=K_MODEL,
+        disabled=locked,
+        on_change=_clear_test,
+        persist_state="session",
+        help=t("sidebar.model_help"),
+    )
     preset = PRESETS.get(state[K_PROVIDER])
     at_preset = preset is not None and endpoints.origin(state[K_URL]) == endpoints.origin(preset.base_url)
     server_key = _configured_key(state[K_PROVIDER], state[K_URL])
@@ -371,23 +419,42 @@ def _endpoint_settings(locked: bool) -> None:
     else:
         hint = t("sidebar.key_not_needed")
     held = _state().get(K_KEY_HELD)
-    st.text_input(t("sidebar.api_key"), key=K_KEY, type="password", disabled=locked, on_change=_take_key,
-                  persist_state="session", placeholder=t("sidebar.key_held") if held else hint,
-                  help=t("sidebar.api_key_help"))
+    st.text_input(
+        t("sidebar.api_key"),
+        key=K_KEY,
+        type="password",
+        disabled=locked,
+        on_change=_take_key,
+        persist_state="session",
+        placeholder=t("sidebar.key_held") if held else hint,
+        help=t("sidebar.api_key_help"),
+    )
     if held:
         row = st.container(horizontal=True, vertical_alignment="center")
         row.caption(t("sidebar.key_set", tail=held[-4:]))
         row.button(t("sidebar.forget"), key="sb_forget_key", on_click=_forget_key, disabled=locked, type="tertiary")
     elif not server_key and endpoints.server_keys():
         st.caption(t("sidebar.key_stays_home"))
-    st.number_input(t("sidebar.temperature"), min_value=0.0, max_value=2.0, step=0.1, key=K_TEMP, disabled=locked,
-                    placeholder=t("sidebar.temperature_default"), persist_state="session")
+    st.number_input(
+        t("sidebar.temperature"),
+        min_value=0.0,
+        max_value=2.0,
+        step=0.1,
+        key=K_TEMP,
+        disabled=locked,
+        placeholder=t("sidebar.temperature_default"),
+        persist_state="session",
+    )
     with st.expander(t("sidebar.per_role")):
         st.caption(t("sidebar.per_role_help"))
         for role in registry.role_names():
-            st.text_input(_role_label(role), key=role_key(role), disabled=locked,
-                          placeholder=_state()[K_MODEL],
-                          persist_state="session")
+            st.text_input(
+                _role_label(role),
+                key=role_key(role),
+                disabled=locked,
+                placeholder=_state()[K_MODEL],
+                persist_state="session",
+            )
     problem = model_problem()
     if problem:
         st.warning(problem)
@@ -401,8 +468,15 @@ def _operator_settings(locked: bool) -> None:
     labels = {OFFLINE: t("sidebar.offline"), **{e.id: e.label for e in offered}}
     if state.get(K_ENDPOINT) not in ids:  # the operator's list changed under this session
         state[K_ENDPOINT] = ids[1] if len(ids) > 1 else OFFLINE
-    st.selectbox(t("sidebar.endpoint"), ids, format_func=labels.__getitem__, key=K_ENDPOINT, disabled=locked,
-                 on_change=_clear_test, persist_state="session")
+    st.selectbox(
+        t("sidebar.endpoint"),
+        ids,
+        format_func=labels.__getitem__,
+        key=K_ENDPOINT,
+        disabled=locked,
+        on_change=_clear_test,
+        persist_state="session",
+    )
     st.caption(t("sidebar.endpoints_locked"))
     chosen = _endpoint()
     if chosen is None:
@@ -411,10 +485,25 @@ def _operator_settings(locked: bool) -> None:
     models = list(chosen.models)
     if state.get(K_ENDPOINT_MODEL) not in models:
         state[K_ENDPOINT_MODEL] = models[0]
-    st.selectbox(t("sidebar.model"), models, key=K_ENDPOINT_MODEL, disabled=locked, on_change=_clear_test,
-                 persist_state="session", help=t("sidebar.model_help"))
-    st.number_input(t("sidebar.temperature"), min_value=0.0, max_value=2.0, step=0.1, key=K_TEMP, disabled=locked,
-                    placeholder=t("sidebar.temperature_default"), persist_state="session")
+    st.selectbox(
+        t("sidebar.model"),
+        models,
+        key=K_ENDPOINT_MODEL,
+        disabled=locked,
+        on_change=_clear_test,
+        persist_state="session",
+        help=t("sidebar.model_help"),
+    )
+    st.number_input(
+        t("sidebar.temperature"),
+        min_value=0.0,
+        max_value=2.0,
+        step=0.1,
+        key=K_TEMP,
+        disabled=locked,
+        placeholder=t("sidebar.temperature_default"),
+        persist_state="session",
+    )
     if len(models) > 1:
         default = state[K_ENDPOINT_MODEL]
         names = {"": t("sidebar.role_default", model=default), **{m: m for m in models}}
@@ -423,5 +512,11 @@ def _operator_settings(locked: bool) -> None:
             for role in registry.role_names():
                 if state.get(role_key(role)) not in names:
                     state[role_key(role)] = ""
-                st.selectbox(_role_label(role), list(names), format_func=names.__getitem__,
-                             key=role_key(role), disabled=locked, persist_state="session")
+                st.selectbox(
+                    _role_label(role),
+                    list(names),
+                    format_func=names.__getitem__,
+                    key=role_key(role),
+                    disabled=locked,
+                    persist_state="session",
+                )

@@ -30,24 +30,42 @@ def words(lang: str | None = None) -> dict[str, str]:
 
 # --- the switch and the breakpoints ---------------------------------------------------------------
 
+
 def controls(prefix: str, pattern: str, lang: str, *, disabled: bool) -> None:
     """The Step mode switch and, when on, where to pause and which roles a person answers."""
     w = words(lang)
     st.session_state.setdefault(f"{prefix}_step_breaks", ["every_call"])
-    on = st.toggle(w["switch"], key=f"{prefix}_step", disabled=disabled, help=w["switch_help"],
-                   persist_state="session")
+    on = st.toggle(w["switch"], key=f"{prefix}_step", disabled=disabled, help=w["switch_help"], persist_state="session")
     if not on:
         return
     roles = registry.get(pattern).role_names()
     options = ["every_call", "verdicts", "tools", *(f"role:{r}" for r in roles)]
-    labels = {"every_call": w["every_call"], "verdicts": w["verdicts"], "tools": w["tools"],
-              **{f"role:{r}": w["role"].format(role=call_views.role_name(r, lang)) for r in roles}}
+    labels = {
+        "every_call": w["every_call"],
+        "verdicts": w["verdicts"],
+        "tools": w["tools"],
+        **{f"role:{r}": w["role"].format(role=call_views.role_name(r, lang)) for r in roles},
+    }
     choose = i18n.words("choose", lang)  # Streamlit's own placeholder is English ("Choose options")
-    st.multiselect(w["breaks"], options, key=f"{prefix}_step_breaks", format_func=labels.__getitem__,
-                   disabled=disabled, persist_state="session", placeholder=choose["breaks"])
-    st.multiselect(w["people"], list(roles), key=f"{prefix}_step_people", disabled=disabled, help=w["people_help"],
-                   format_func=lambda r: call_views.role_name(r, lang), persist_state="session",
-                   placeholder=choose["people"])
+    st.multiselect(
+        w["breaks"],
+        options,
+        key=f"{prefix}_step_breaks",
+        format_func=labels.__getitem__,
+        disabled=disabled,
+        persist_state="session",
+        placeholder=choose["breaks"],
+    )
+    st.multiselect(
+        w["people"],
+        list(roles),
+        key=f"{prefix}_step_people",
+        disabled=disabled,
+        help=w["people_help"],
+        format_func=lambda r: call_views.role_name(r, lang),
+        persist_state="session",
+        placeholder=choose["people"],
+    )
 
 
 def requested(prefix: str, pattern: str) -> dict[str, Any] | None:
@@ -57,18 +75,27 @@ def requested(prefix: str, pattern: str) -> dict[str, Any] | None:
         return None
     roles = set(registry.get(pattern).role_names())
     chosen = [b for b in state.get(f"{prefix}_step_breaks", []) if isinstance(b, str)]
-    return {"every_call": "every_call" in chosen, "verdicts": "verdicts" in chosen, "tools": "tools" in chosen,
-            "roles": sorted(b[5:] for b in chosen if b.startswith("role:") and b[5:] in roles),
-            "people": sorted(r for r in state.get(f"{prefix}_step_people", []) if r in roles)}
+    return {
+        "every_call": "every_call" in chosen,
+        "verdicts": "verdicts" in chosen,
+        "tools": "tools" in chosen,
+        "roles": sorted(b[5:] for b in chosen if b.startswith("role:") and b[5:] in roles),
+        "people": sorted(r for r in state.get(f"{prefix}_step_people", []) if r in roles),
+    }
 
 
 def breakpoints(step: dict[str, Any]) -> Breakpoints:
-    return Breakpoints(every_call=bool(step.get("every_call")), roles=frozenset(step.get("roles", ())),
-                       verdicts=bool(step.get("verdicts")), tools=bool(step.get("tools")),
-                       people=frozenset(step.get("people", ())))
+    return Breakpoints(
+        every_call=bool(step.get("every_call")),
+        roles=frozenset(step.get("roles", ())),
+        verdicts=bool(step.get("verdicts")),
+        tools=bool(step.get("tools")),
+        people=frozenset(step.get("people", ())),
+    )
 
 
 # --- the pause ----------------------------------------------------------------------------------------
+
 
 def about_to_run(record: runs.RunRecord) -> ev.Event:
     """An event standing for what the paused run does next, so the graph can light its node."""
@@ -124,31 +151,65 @@ def banner(prefix: str, record: runs.RunRecord, lang: str) -> None:
         head.markdown(f"### :material/pause_circle: {_about(pending, w, lang)}")
         idle = handle.idle_timeout_s
         head.container(key=f"{prefix}_pause_where", width="content").badge(
-            _where(pending, pw, lang), color="violet", icon=":material/my_location:",
-            help=w["idle"].format(time=w["minutes"].format(n=round(idle / 60)) if idle >= 120
-                                  else w["seconds"].format(n=round(idle))))
+            _where(pending, pw, lang),
+            color="violet",
+            icon=":material/my_location:",
+            help=w["idle"].format(
+                time=w["minutes"].format(n=round(idle / 60)) if idle >= 120 else w["seconds"].format(n=round(idle))
+            ),
+        )
         if pending.human:
             head.caption(w["yours"])
         row = st.container(horizontal=True, vertical_alignment="center", gap="small", key=f"{prefix}_pause_moves")
-        row.button(w["step"], key=f"{prefix}_step_step", icon=":material/redo:", type="primary", on_click=handle.step,
-                   disabled=pending.human)
-        row.button(w["continue"], key=f"{prefix}_step_continue", icon=":material/play_arrow:", on_click=handle.resume,
-                   disabled=pending.human)
+        row.button(
+            w["step"],
+            key=f"{prefix}_step_step",
+            icon=":material/redo:",
+            type="primary",
+            on_click=handle.step,
+            disabled=pending.human,
+        )
+        row.button(
+            w["continue"],
+            key=f"{prefix}_step_continue",
+            icon=":material/play_arrow:",
+            on_click=handle.resume,
+            disabled=pending.human,
+        )
         editing = st.session_state.get(f"{prefix}_step_mode")
         if pending.at == "call":
-            row.button(w["edit"], key=f"{prefix}_step_edit", icon=":material/edit:", disabled=pending.human,
-                       on_click=st.session_state.__setitem__, args=(f"{prefix}_step_mode", "edit"))
-            row.button(w["answer"], key=f"{prefix}_step_answer", icon=":material/person:",
-                       on_click=st.session_state.__setitem__, args=(f"{prefix}_step_mode", "answer"))
+            row.button(
+                w["edit"],
+                key=f"{prefix}_step_edit",
+                icon=":material/edit:",
+                disabled=pending.human,
+                on_click=st.session_state.__setitem__,
+                args=(f"{prefix}_step_mode", "edit"),
+            )
+            row.button(
+                w["answer"],
+                key=f"{prefix}_step_answer",
+                icon=":material/person:",
+                on_click=st.session_state.__setitem__,
+                args=(f"{prefix}_step_mode", "answer"),
+            )
         if pending.at == "call" and pending.grammar is not None and pending.grammar.verdicts:
             with row:  # the question, then its tally as the votes come in
                 poll.ask_room(prefix, record, pending, lang)
-        row.button(w["stop"], key=f"{prefix}_step_stop", icon=":material/stop_circle:", on_click=runs.stop,
-                   args=(prefix,))
+        row.button(
+            w["stop"], key=f"{prefix}_step_stop", icon=":material/stop_circle:", on_click=runs.stop, args=(prefix,)
+        )
         if pending.at == "call" and pending.request is not None:
             # drawn with the bar: one click opens it, with no rerun and no wait
-            with row.popover(_prompt_label(pending, pw), icon=":material/input:", type="tertiary",
-                             key=f"{prefix}_pause_prompt_open"), st.container(key=f"{prefix}_pause_prompt"):
+            with (
+                row.popover(
+                    _prompt_label(pending, pw),
+                    icon=":material/input:",
+                    type="tertiary",
+                    key=f"{prefix}_pause_prompt_open",
+                ),
+                st.container(key=f"{prefix}_pause_prompt"),
+            ):
                 _pending_prompt(pending, lang)
         if pending.at == "call" and (editing == "answer" or pending.human):
             with st.container(key=f"{prefix}_pause_work"):
@@ -173,8 +234,11 @@ def _prompt_label(pending: Any, pw: dict[str, str]) -> str:
     n = len(pending.messages)
     label = pw["prompt_one" if n == 1 else "prompt"].format(n=n)
     provenance = getattr(pending.prompts, "rendered", {}) or {}
-    names = [provenance[m.content].template for m in pending.messages
-             if m.role in ("system", "user") and m.content in provenance]
+    names = [
+        provenance[m.content].template
+        for m in pending.messages
+        if m.role in ("system", "user") and m.content in provenance
+    ]
     if names:
         label += " · " + pw["from_template"].format(name=text.code_span(names[-1], 40))
     return label
@@ -213,9 +277,12 @@ def _pending_prompt(pending: Any, lang: str) -> None:
         if source is not None:
             item.update(template=source.template, edited=source.edited, fills=[list(f) for f in source.fills])
         messages.append(item)
-    call = ev.LlmCall(role=pending.role, new_messages=tuple(messages),
-                      tools=tuple(t.get("function", t).get("name", "") for t in pending.request.tools),
-                      temperature=pending.request.temperature)
+    call = ev.LlmCall(
+        role=pending.role,
+        new_messages=tuple(messages),
+        tools=tuple(t.get("function", t).get("name", "") for t in pending.request.tools),
+        temperature=pending.request.temperature,
+    )
     call_views.draw_prompt(messages, call, lang)
 
 
@@ -223,13 +290,25 @@ def _answer_form(prefix: str, handle: RunHandle, pending: Any, w: dict[str, str]
     choices = pending.grammar.verdicts if pending.grammar is not None else ()
     nonce = f"{pending.role}_{pending.call}"
     if choices:
-        st.segmented_control(w["verdict"], choices, key=f"{prefix}_step_verdict_{nonce}", default=choices[0],
-                             required=True, persist_state="session")
+        st.segmented_control(
+            w["verdict"],
+            choices,
+            key=f"{prefix}_step_verdict_{nonce}",
+            default=choices[0],
+            required=True,
+            persist_state="session",
+        )
         st.text_area(w["feedback"], key=f"{prefix}_step_feedback_{nonce}", height=100, persist_state="session")
     else:
         st.text_area(w["reply"], key=f"{prefix}_step_reply_{nonce}", height=160, persist_state="session")
-    st.button(w["send_answer"], key=f"{prefix}_step_send_answer_{nonce}", type="primary", icon=":material/send:",
-              on_click=_send_answer, args=(prefix, handle, pending.grammar, nonce, bool(choices)))
+    st.button(
+        w["send_answer"],
+        key=f"{prefix}_step_send_answer_{nonce}",
+        type="primary",
+        icon=":material/send:",
+        on_click=_send_answer,
+        args=(prefix, handle, pending.grammar, nonce, bool(choices)),
+    )
 
 
 def _send_answer(prefix: str, handle: RunHandle, role: Role | None, nonce: str, verdict: bool) -> None:
@@ -247,20 +326,34 @@ def _edit_form(prefix: str, handle: RunHandle, pending: Any, w: dict[str, str]) 
     nonce = f"{pending.role}_{pending.call}"
     for i, m in enumerate(pending.messages):
         if m.role in ("system", "user"):
-            st.text_area(f"{i + 1} · {call_views.words()[f'msg.{m.role}']}", value=m.content, key=f"{prefix}_step_msg_{nonce}_{i}", height=160,
-                         persist_state="session")
+            st.text_area(
+                f"{i + 1} · {call_views.words()[f'msg.{m.role}']}",
+                value=m.content,
+                key=f"{prefix}_step_msg_{nonce}_{i}",
+                height=160,
+                persist_state="session",
+            )
     template = getattr(pending.request.context, "prompt", None) if pending.request is not None else None
     if template:
         st.checkbox(w["template"], key=f"{prefix}_step_template_{nonce}", persist_state="session")
-    st.button(w["send"], key=f"{prefix}_step_send_{nonce}", type="primary", icon=":material/send:",
-              on_click=_send_edit, args=(prefix, handle, pending, nonce, template))
+    st.button(
+        w["send"],
+        key=f"{prefix}_step_send_{nonce}",
+        type="primary",
+        icon=":material/send:",
+        on_click=_send_edit,
+        args=(prefix, handle, pending, nonce, template),
+    )
 
 
 def _send_edit(prefix: str, handle: RunHandle, pending: Any, nonce: str, template: str | None) -> None:
     state = st.session_state
-    messages = tuple(Message(m.role, state.get(f"{prefix}_step_msg_{nonce}_{i}", m.content), m.tool_calls,
-                             m.tool_call_id, m.name) if m.role in ("system", "user") else m
-                     for i, m in enumerate(pending.messages))
+    messages = tuple(
+        Message(m.role, state.get(f"{prefix}_step_msg_{nonce}_{i}", m.content), m.tool_calls, m.tool_call_id, m.name)
+        if m.role in ("system", "user")
+        else m
+        for i, m in enumerate(pending.messages)
+    )
     keep = None
     state.pop(f"{prefix}_step_problem", None)  # a new edit: the last one's refusal is no longer news
     if template and state.get(f"{prefix}_step_template_{nonce}") and pending.prompts is not None:

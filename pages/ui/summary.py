@@ -44,14 +44,34 @@ def downloads(record: RunRecord, *, key: str, secrets: Iterable[str] = ()) -> No
     """Download buttons for the trace and the report; the files are built only when clicked."""
     keys = list(secrets)
     row = st.container(horizontal=True, gap="small", key=f"{key}-downloads")
-    row.download_button(t("summary.trace"), lambda: trace_json(record, keys), file_name=f"trace-{file_stem(record)}.json",
-                        mime="application/json", key=f"{key}-trace", icon=":material/data_object:", on_click="ignore")
-    row.download_button(t("summary.report"), lambda: report_markdown(record, keys),
-                        file_name=f"report-{file_stem(record)}.md", mime="text/markdown", key=f"{key}-report",
-                        icon=":material/article:", on_click="ignore")
-    row.download_button(t("summary.otlp"), lambda: otlp_json(record, keys), file_name=f"otlp-{file_stem(record)}.json",
-                        mime="application/json", key=f"{key}-otlp", icon=":material/conversion_path:", on_click="ignore",
-                        help=t("summary.otlp_help"))
+    row.download_button(
+        t("summary.trace"),
+        lambda: trace_json(record, keys),
+        file_name=f"trace-{file_stem(record)}.json",
+        mime="application/json",
+        key=f"{key}-trace",
+        icon=":material/data_object:",
+        on_click="ignore",
+    )
+    row.download_button(
+        t("summary.report"),
+        lambda: report_markdown(record, keys),
+        file_name=f"report-{file_stem(record)}.md",
+        mime="text/markdown",
+        key=f"{key}-report",
+        icon=":material/article:",
+        on_click="ignore",
+    )
+    row.download_button(
+        t("summary.otlp"),
+        lambda: otlp_json(record, keys),
+        file_name=f"otlp-{file_stem(record)}.json",
+        mime="application/json",
+        key=f"{key}-otlp",
+        icon=":material/conversion_path:",
+        on_click="ignore",
+        help=t("summary.otlp_help"),
+    )
     telemetry.note(page_lang())  # live export: said once if the extra is missing or the collector failed
 
 
@@ -83,18 +103,40 @@ def costs(events: list[ev.Event], *, key: str, lang: str | None = None) -> None:
             table["role"] = [roles.get(r, r) for r in table["role"]]
             # st.table, not a data grid: headers and cells wrap, so every column, "est." included, stays
             # in view at 1280×720; the full figures are in the downloads
-            shown = table[["role", "model", "calls", "prompt_tokens", "completion_tokens", "total_tokens",
-                           "latency_ms_mean", "latency_ms_total", "estimated"]].copy()
+            shown = table[
+                [
+                    "role",
+                    "model",
+                    "calls",
+                    "prompt_tokens",
+                    "completion_tokens",
+                    "total_tokens",
+                    "latency_ms_mean",
+                    "latency_ms_total",
+                    "estimated",
+                ]
+            ].copy()
             for column in ("latency_ms_mean", "latency_ms_total"):
                 shown[column] = shown[column].round().astype(int)
             shown["estimated"] = ["✓" if v else "" for v in shown["estimated"]]
             shown["model"] = [text.inline(str(m), 80) for m in shown["model"]]  # st.table draws Markdown
             with st.container(key=f"{key}-by-role"):
-                st.table(shown.rename(columns={
-                    "role": w["col_role"], "model": w["col_model"], "calls": w["col_calls"],
-                    "prompt_tokens": w["col_prompt"], "completion_tokens": w["col_completion"],
-                    "total_tokens": w["col_total"], "latency_ms_mean": w["col_mean_ms"],
-                    "latency_ms_total": w["col_total_ms"], "estimated": w["col_est"]}), hide_index=True)
+                st.table(
+                    shown.rename(
+                        columns={
+                            "role": w["col_role"],
+                            "model": w["col_model"],
+                            "calls": w["col_calls"],
+                            "prompt_tokens": w["col_prompt"],
+                            "completion_tokens": w["col_completion"],
+                            "total_tokens": w["col_total"],
+                            "latency_ms_mean": w["col_mean_ms"],
+                            "latency_ms_total": w["col_total_ms"],
+                            "estimated": w["col_est"],
+                        }
+                    ),
+                    hide_index=True,
+                )
                 if shown["estimated"].any():
                     st.caption(f"{w['col_est']} ✓ · {w['col_est_help']}")
     with timeline_tab:
@@ -104,12 +146,23 @@ def costs(events: list[ev.Event], *, key: str, lang: str | None = None) -> None:
         if frame.empty:
             st.caption(w["no_calls"])
         else:
-            labels = [(w["bar_run"] if pd.isna(s) else w["bar_step"].format(step=s)) + " · "
-                      + w["role_sep"].join(roles.get(r, r) for r in str(rs).split(", ") if r)
-                      for s, rs in zip(frame["step"].astype(object), frame["roles"], strict=True)]
-            fig = go.Figure([go.Bar(name=w["bar_prompt"], x=labels, y=frame["prompt_tokens"], marker_color="#A5B4FC"),
-                             go.Bar(name=w["bar_completion"], x=labels, y=frame["completion_tokens"],
-                                    marker_color="#4F46E5")])
-            fig.update_layout(barmode="stack", height=320, margin={"l": 10, "r": 10, "t": 30, "b": 40},
-                              legend={"orientation": "h", "y": 1.05}, yaxis_title=w["bar_tokens"])
+            labels = [
+                (w["bar_run"] if pd.isna(s) else w["bar_step"].format(step=s))
+                + " · "
+                + w["role_sep"].join(roles.get(r, r) for r in str(rs).split(", ") if r)
+                for s, rs in zip(frame["step"].astype(object), frame["roles"], strict=True)
+            ]
+            fig = go.Figure(
+                [
+                    go.Bar(name=w["bar_prompt"], x=labels, y=frame["prompt_tokens"], marker_color="#A5B4FC"),
+                    go.Bar(name=w["bar_completion"], x=labels, y=frame["completion_tokens"], marker_color="#4F46E5"),
+                ]
+            )
+            fig.update_layout(
+                barmode="stack",
+                height=320,
+                margin={"l": 10, "r": 10, "t": 30, "b": 40},
+                legend={"orientation": "h", "y": 1.05},
+                yaxis_title=w["bar_tokens"],
+            )
             st.plotly_chart(fig, key=f"{key}-per-step", width="stretch")

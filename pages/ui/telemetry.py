@@ -27,8 +27,7 @@ def feed(run_id: str, config: dict, event: ev.Event, fork: dict | None = None) -
     with _LOCK:
         if run_id not in _EXPORTERS:
             endpoint = settings.otlp_endpoint()
-            exporter, why_not = live.exporter_for(endpoint, run_id, config,
-                                                  secrets=endpoints.server_keys(), fork=fork)
+            exporter, why_not = live.exporter_for(endpoint, run_id, config, secrets=endpoints.server_keys(), fork=fork)
             if why_not:
                 _WHY_NOT[endpoint] = why_not
             _EXPORTERS[run_id] = exporter

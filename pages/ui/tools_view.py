@@ -68,8 +68,11 @@ def sweep() -> None:
     except Exception:  # noqa: BLE001 # pragma: no cover - no runtime (a bare script)
         runtime = None
     with _LOCK:
-        gone = [sid for sid in _SESSIONS if runtime is not None and sid != "no-session"
-                and not runtime.is_active_session(sid)]
+        gone = [
+            sid
+            for sid in _SESSIONS
+            if runtime is not None and sid != "no-session" and not runtime.is_active_session(sid)
+        ]
         closing = [c for sid in gone for c in _SESSIONS.pop(sid).values()]
     for conn in closing:
         conn.close()
@@ -160,18 +163,34 @@ def section(prefix: str, lang: str, *, disabled: bool = False) -> None:
             label = t("tools_mcp.bundled") if i == 0 else text.inline(spec.name, 60)
             row.markdown(label)
             if spec.name in held:
-                row.button(t("tools_mcp.disconnect"), key=f"{prefix}_mcp_off_{i}", on_click=_disconnect,
-                           args=(prefix, spec.name), disabled=disabled)
+                row.button(
+                    t("tools_mcp.disconnect"),
+                    key=f"{prefix}_mcp_off_{i}",
+                    on_click=_disconnect,
+                    args=(prefix, spec.name),
+                    disabled=disabled,
+                )
             else:
-                row.button(t("tools_mcp.connect"), key=f"{prefix}_mcp_on_{i}", on_click=_connect,
-                           args=(prefix, spec, lang), disabled=disabled)
+                row.button(
+                    t("tools_mcp.connect"),
+                    key=f"{prefix}_mcp_on_{i}",
+                    on_click=_connect,
+                    args=(prefix, spec, lang),
+                    disabled=disabled,
+                )
         local = servers.local_mode()
         if servers.may_type("http"):
-            st.text_input(t("tools_mcp.typed_local" if local else "tools_mcp.typed"), key=f"{prefix}_mcp_typed",
-                          placeholder=t("tools_mcp.placeholder_local" if local else "tools_mcp.placeholder"),
-                          disabled=disabled, on_change=_keep_typed, args=(prefix,))
-            st.button(t("tools_mcp.add"), key=f"{prefix}_mcp_add", on_click=_typed, args=(prefix, lang),
-                      disabled=disabled)
+            st.text_input(
+                t("tools_mcp.typed_local" if local else "tools_mcp.typed"),
+                key=f"{prefix}_mcp_typed",
+                placeholder=t("tools_mcp.placeholder_local" if local else "tools_mcp.placeholder"),
+                disabled=disabled,
+                on_change=_keep_typed,
+                args=(prefix,),
+            )
+            st.button(
+                t("tools_mcp.add"), key=f"{prefix}_mcp_add", on_click=_typed, args=(prefix, lang), disabled=disabled
+            )
             st.caption(t("tools_mcp.local_note" if local else "tools_mcp.room_note"))
         else:
             st.caption(t("tools_mcp.locked_note"))
@@ -189,8 +208,13 @@ def _server(prefix: str, name: str, conn: Any, lang: str, disabled: bool) -> Non
     for tool in conn.tools:
         key = f"{prefix}_mcp_tool_{abs(hash((name, tool.name)))}"
         st.session_state.setdefault(key, tool.name in enabled)
-        st.checkbox(text.code_span(tool.name), key=key, on_change=_toggle, args=(prefix, name, tool.name, key),
-                    disabled=disabled or not conn.alive)
+        st.checkbox(
+            text.code_span(tool.name),
+            key=key,
+            on_change=_toggle,
+            args=(prefix, name, tool.name, key),
+            disabled=disabled or not conn.alive,
+        )
         if tool.description:
             st.caption(text.inline(tool.description, 300))
         shown = json.dumps(dict(tool.schema), ensure_ascii=False, indent=1)
@@ -220,8 +244,9 @@ def with_tools(prefix: str, config: Mapping[str, Any]) -> dict[str, Any]:
     return recorded.with_tools(config, reg)
 
 
-def registry_for(config: Mapping[str, Any], parent: list[Any] | None = None,
-                 parent_config: Mapping[str, Any] | None = None) -> ToolRegistry | None:
+def registry_for(
+    config: Mapping[str, Any], parent: list[Any] | None = None, parent_config: Mapping[str, Any] | None = None
+) -> ToolRegistry | None:
     """The tools of a run whose config (or, for a fork, whose parent) names MCP tools; None when none
     does. Live where this session holds their server, a stand-in that says "not connected" where not."""
     from agent_core.mcp.recorded import CONFIG_KEY
@@ -240,8 +265,9 @@ def registry_for(config: Mapping[str, Any], parent: list[Any] | None = None,
     return reg
 
 
-def missing_servers(config: Mapping[str, Any], parent: list[Any] | None = None,
-                    parent_config: Mapping[str, Any] | None = None) -> list[str]:
+def missing_servers(
+    config: Mapping[str, Any], parent: list[Any] | None = None, parent_config: Mapping[str, Any] | None = None
+) -> list[str]:
     """The MCP servers a run (or a fork's parent) used that this session has not connected."""
     from agent_core.mcp.recorded import CONFIG_KEY, recorded_servers
 

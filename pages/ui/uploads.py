@@ -118,10 +118,12 @@ def _http_refusal(reason: str) -> Exception:
     return HTTPException(status_code=413, detail=f"upload refused: {_REASONS_EN[reason]}")
 
 
-_REASONS_EN = {"file": f"a file may hold at most {PER_FILE_BYTES >> 20} MB",
-               "files": f"a session may hold {MAX_FILES} files at once",
-               "session": f"a session may hold {MAX_SESSION_BYTES >> 20} MB of uploads at once",
-               "server": "the server holds as many uploads as it can now"}
+_REASONS_EN = {
+    "file": f"a file may hold at most {PER_FILE_BYTES >> 20} MB",
+    "files": f"a session may hold {MAX_FILES} files at once",
+    "session": f"a session may hold {MAX_SESSION_BYTES >> 20} MB of uploads at once",
+    "server": "the server holds as many uploads as it can now",
+}
 _INSTALL_LOCK = threading.Lock()
 
 
@@ -144,8 +146,9 @@ def install() -> BoundedUploadedFileManager | None:
 def message(reason: str, lang: str) -> str:
     """Why an upload was refused, in `lang`."""
     w = words("uploads", lang)
-    return w["refused"].format(why=w[reason].format(mb=PER_FILE_BYTES >> 20, files=MAX_FILES,
-                                                    total=MAX_SESSION_BYTES >> 20))
+    return w["refused"].format(
+        why=w[reason].format(mb=PER_FILE_BYTES >> 20, files=MAX_FILES, total=MAX_SESSION_BYTES >> 20)
+    )
 
 
 def notice(lang: str) -> None:

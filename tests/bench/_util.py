@@ -65,8 +65,14 @@ def median(values: Iterable[float]) -> float:
 
 def fresh(code: str, python: str | None = None, env: dict[str, str] | None = None) -> str:
     """Run `code` in a new interpreter from the repository root and return its stdout."""
-    out = subprocess.run([python or sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True,
-                         env={**os.environ, **(env or {})}, timeout=120)
+    out = subprocess.run(
+        [python or sys.executable, "-c", code],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        timeout=120,
+    )
     if out.returncode:
         raise RuntimeError(f"{code!r} failed: {out.stderr.strip().splitlines()[-1:]}")
     return out.stdout
@@ -86,5 +92,7 @@ def met(ok: bool) -> str:
 def machine() -> str:
     """One line saying where and when the figures were taken, and how busy the machine was."""
     load = f", load average {os.getloadavg()[0]:.1f}" if hasattr(os, "getloadavg") else ""
-    return (f"Measured {time.strftime('%Y-%m-%d')} on {platform.machine()} with {os.cpu_count()} cores{load}, "
-            f"Python {platform.python_version()}.")
+    return (
+        f"Measured {time.strftime('%Y-%m-%d')} on {platform.machine()} with {os.cpu_count()} cores{load}, "
+        f"Python {platform.python_version()}."
+    )

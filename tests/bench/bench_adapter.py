@@ -27,9 +27,16 @@ from tests.bench._util import machine, median, table, version  # noqa: E402
 from tests.fake_openai_server import FakeOpenAIServer, Reply  # noqa: E402
 
 SIZES = (10, 50, 200)
-TOOLS = ({"type": "function", "function": {"name": "lookup_order", "description": "Find an order by id",
-                                           "parameters": {"type": "object",
-                                                          "properties": {"order_id": {"type": "string"}}}}},)
+TOOLS = (
+    {
+        "type": "function",
+        "function": {
+            "name": "lookup_order",
+            "description": "Find an order by id",
+            "parameters": {"type": "object", "properties": {"order_id": {"type": "string"}}},
+        },
+    },
+)
 
 
 def history(n: int) -> tuple[Message, ...]:
@@ -38,10 +45,12 @@ def history(n: int) -> tuple[Message, ...]:
     i = 0
     while len(out) < n:
         call = ToolCall(f"call_{i}", "lookup_order", json.dumps({"order_id": f"{10000 + i}"}))
-        out += [user(f"Where is order {10000 + i}? It was due last week and I need it for a trip."),
-                assistant("", (call,)),
-                tool_message(call, json.dumps({"status": "shipped", "eta": "2 days", "carrier": "DHL"})),
-                assistant(f"Order {10000 + i} has shipped with DHL and should arrive in about two days.")]
+        out += [
+            user(f"Where is order {10000 + i}? It was due last week and I need it for a trip."),
+            assistant("", (call,)),
+            tool_message(call, json.dumps({"status": "shipped", "eta": "2 days", "carrier": "DHL"})),
+            assistant(f"Order {10000 + i} has shipped with DHL and should arrive in about two days."),
+        ]
         i += 1
     return tuple(out[:n])
 
@@ -69,13 +78,24 @@ def main() -> None:
         for n in SIZES:
             request = ChatRequest(history(n), tools=TOOLS)
             dicts = [m.to_openai() for m in request.messages]  # plain create() gets ready-made dicts
-            payload = json.dumps({"model": "fake-model", "messages": dicts, "tools": list(TOOLS), "stream": True,
-                                  "stream_options": {"include_usage": True}}).encode()
+            payload = json.dumps(
+                {
+                    "model": "fake-model",
+                    "messages": dicts,
+                    "tools": list(TOOLS),
+                    "stream": True,
+                    "stream_options": {"include_usage": True},
+                }
+            ).encode()
 
             # each closure is timed within this iteration; the defaults bind this size's values
             def run_floor(payload: bytes = payload) -> None:
-                raw.request("POST", "/v1/chat/completions", body=payload,
-                            headers={"Content-Type": "application/json", "Authorization": "Bearer sk-bench"})
+                raw.request(
+                    "POST",
+                    "/v1/chat/completions",
+                    body=payload,
+                    headers={"Content-Type": "application/json", "Authorization": "Bearer sk-bench"},
+                )
                 raw.getresponse().read()
 
             def run_ours(request: ChatRequest = request) -> None:
@@ -83,8 +103,13 @@ def main() -> None:
                     pass
 
             def run_plain(dicts: list = dicts) -> None:
-                stream = plain.chat.completions.create(model="fake-model", messages=dicts, tools=list(TOOLS),
-                                                       stream=True, stream_options={"include_usage": True})
+                stream = plain.chat.completions.create(
+                    model="fake-model",
+                    messages=dicts,
+                    tools=list(TOOLS),
+                    stream=True,
+                    stream_options={"include_usage": True},
+                )
                 for _ in stream:
                     pass
 
@@ -103,19 +128,45 @@ def main() -> None:
         ours.close()
         plain.close()
 
-    print(f"{machine()} openai {version('openai')}, median of {args.reps} x {args.calls} calls; "
-          "overhead = time above the raw-HTTP floor.\n")
-    headers = ("history", "body", "raw HTTP floor", "ours", "plain create()", "ours overhead",
-               "create() overhead", "ours / create() (total)", "ours / create() (overhead)")
-    print(table(headers, [
-        (f"{n} msgs", f"{size / 1024:.0f} KB", ms(t["floor"]), ms(t["ours"]), ms(t["plain"]),
-         ms(t["ours"] - t["floor"]), ms(t["plain"] - t["floor"]), f"1/{t['plain'] / t['ours']:.0f}",
-         f"1/{(t['plain'] - t['floor']) / max(t['ours'] - t['floor'], 1e-9):.0f}")
-        for n, size, t in rows
-    ]))
+    print(
+        f"{machine()} openai {version('openai')}, median of {args.reps} x {args.calls} calls; "
+        "overhead = time above the raw-HTTP floor.\n"
+    )
+    headers = (
+        "history",
+        "body",
+        "raw HTTP floor",
+        "ours",
+        "plain create()",
+        "ours overhead",
+        "create() overhead",
+        "ours / create() (total)",
+        "ours / create() (overhead)",
+    )
+    print(
+        table(
+            headers,
+            [
+                (
+                    f"{n} msgs",
+                    f"{size / 1024:.0f} KB",
+                    ms(t["floor"]),
+                    ms(t["ours"]),
+                    ms(t["plain"]),
+                    ms(t["ours"] - t["floor"]),
+                    ms(t["plain"] - t["floor"]),
+                    f"1/{t['plain'] / t['ours']:.0f}",
+                    f"1/{(t['plain'] - t['floor']) / max(t['ours'] - t['floor'], 1e-9):.0f}",
+                )
+                for n, size, t in rows
+            ],
+        )
+    )
     total = args.reps * args.calls * len(SIZES)
-    print(f"\nTCP connections opened over {total} calls each: raw floor {opened['floor']}, "
-          f"ours {opened['ours']}, plain create() {opened['plain']}.")
+    print(
+        f"\nTCP connections opened over {total} calls each: raw floor {opened['floor']}, "
+        f"ours {opened['ours']}, plain create() {opened['plain']}."
+    )
 
 
 def ms(seconds: float) -> str:

@@ -28,8 +28,9 @@ def slow(request):
 
 
 def lane(server: FakeOpenAIServer, pattern: str) -> Lane:
-    config = ac.configure(pattern=pattern, tools=("query_order",), reflector=True, max_iterations=2,
-                          max_reflection_rounds=1)
+    config = ac.configure(
+        pattern=pattern, tools=("query_order",), reflector=True, max_iterations=2, max_reflection_rounds=1
+    )
     model = OpenAICompatibleModel(server.url, "fake-model", timeout=10)
     return Lane(pattern, lambda: ac.stream("Has order 10001 arrived?", config, model))
 
@@ -52,8 +53,10 @@ def main() -> None:
     for p in PATTERNS:
         print(f"| {p} alone | {alone[p][1][0]} | {alone[p][0]:.2f} s |")
     print(f"| three lanes together | {' + '.join(map(str, calls))} | {together:.2f} s |")
-    print(f"\nThree lanes / slowest lane alone ({slowest}): **{ratio:.2f}x** (target <= 1.3x): "
-          f"{'met' if ratio <= 1.3 else 'NOT met'}")
+    print(
+        f"\nThree lanes / slowest lane alone ({slowest}): **{ratio:.2f}x** (target <= 1.3x): "
+        f"{'met' if ratio <= 1.3 else 'NOT met'}"
+    )
 
 
 if __name__ == "__main__":

@@ -79,6 +79,7 @@ class Contender:
 
 # --- ours ------------------------------------------------------------------------------------------
 
+
 class InstantModel:
     """Asks for `bump` n times with fresh arguments (so the repeat guard stays quiet), then answers."""
 
@@ -99,12 +100,21 @@ class InstantModel:
 
 def bump_tools(bumps: list[int]) -> ToolRegistry:
     """The one tool, `bump(i) -> i + 1`, counting its calls in bumps[0]."""
+
     def bump(i: int) -> int:
         bumps[0] += 1
         return i + 1
 
-    return ToolRegistry.of([Tool("bump", "Return i + 1.", {
-        "type": "object", "properties": {"i": {"type": "integer"}}, "required": ["i"]}, bump)])
+    return ToolRegistry.of(
+        [
+            Tool(
+                "bump",
+                "Return i + 1.",
+                {"type": "object", "properties": {"i": {"type": "integer"}}, "required": ["i"]},
+                bump,
+            )
+        ]
+    )
 
 
 def ours() -> Contender:
@@ -133,8 +143,10 @@ def react_config(rounds: int) -> RunConfig:
 
 # --- the floor -------------------------------------------------------------------------------------
 
+
 def bare() -> Contender:
     """A plain Python loop: dict messages, one JSON parse per call, nothing recorded but the history."""
+
     def run(n: int) -> object:
         calls = bumps = 0
 
@@ -142,8 +154,11 @@ def bare() -> Contender:
             nonlocal calls
             calls += 1
             if calls <= n:
-                return {"role": "assistant", "content": "", "tool_calls": [
-                    {"id": f"call_{calls}", "name": "bump", "arguments": json.dumps({"i": calls})}]}
+                return {
+                    "role": "assistant",
+                    "content": "",
+                    "tool_calls": [{"id": f"call_{calls}", "name": "bump", "arguments": json.dumps({"i": calls})}],
+                }
             return {"role": "assistant", "content": "done"}
 
         def bump(i: int) -> int:
@@ -168,6 +183,7 @@ def bare() -> Contender:
 
 
 # --- our design's floor ----------------------------------------------------------------------------
+
 
 def ideal() -> Contender:
     """What a ReAct step of this design cannot do without, in one inlined function: a diagnostic.
@@ -219,36 +235,63 @@ def _ideal_stream(task: str, config: RunConfig, model: InstantModel, tools: Tool
         sent, fresh = log.request(request.messages)
         reply, fresh_reply = log.reply(completion)
         usage = completion.usage
-        yield ev.LlmCall(t=round(clock() - start, 4), step=step, role="actor", model=completion.model,
-                         prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
-                         latency_ms=round(completion.latency_ms, 1), usage_estimated=usage.estimated,
-                         finish_reason=completion.finish_reason, messages=sent, new_messages=(*fresh, *fresh_reply),
-                         reply_message=reply, tools=names, temperature=config.temperature, context=context)
+        yield ev.LlmCall(
+            t=round(clock() - start, 4),
+            step=step,
+            role="actor",
+            model=completion.model,
+            prompt_tokens=usage.prompt_tokens,
+            completion_tokens=usage.completion_tokens,
+            latency_ms=round(completion.latency_ms, 1),
+            usage_estimated=usage.estimated,
+            finish_reason=completion.finish_reason,
+            messages=sent,
+            new_messages=(*fresh, *fresh_reply),
+            reply_message=reply,
+            tools=names,
+            temperature=config.temperature,
+            context=context,
+        )
         if not completion.tool_calls:
             yield ev.FinalAnswer(t=round(clock() - start, 4), text=completion.text)
-            yield ev.RunFinished(t=round(clock() - start, 4), reason="answer", llm_calls=step, total_tokens=total,
-                                 elapsed_ms=round((clock() - start) * 1000, 1))
+            yield ev.RunFinished(
+                t=round(clock() - start, 4),
+                reason="answer",
+                llm_calls=step,
+                total_tokens=total,
+                elapsed_ms=round((clock() - start) * 1000, 1),
+            )
             return
         messages.append(assistant(completion.text, completion.tool_calls))
         for call in completion.tool_calls:
             arguments = json.loads(call.arguments)
-            yield ev.ToolCallEvent(t=round(clock() - start, 4), step=step, name=call.name, arguments=arguments,
-                                   call_id=call.id)
+            yield ev.ToolCallEvent(
+                t=round(clock() - start, 4), step=step, name=call.name, arguments=arguments, call_id=call.id
+            )
             obs = tools.run(call.name, arguments)
-            yield ev.ToolResult(t=round(clock() - start, 4), step=step, name=call.name, output=obs.output,
-                                is_error=obs.is_error, call_id=call.id)
+            yield ev.ToolResult(
+                t=round(clock() - start, 4),
+                step=step,
+                name=call.name,
+                output=obs.output,
+                is_error=obs.is_error,
+                call_id=call.id,
+            )
             messages.append(tool_message(call, obs.output))
 
 
 def same_events(a: list, b: list) -> bool:
     """Two runs' events are equal, their clocks aside."""
+
     def plain(e):  # noqa: ANN001, ANN202
         e = dataclasses.replace(e, t=0.0)
         return dataclasses.replace(e, elapsed_ms=0.0) if isinstance(e, ev.RunFinished) else e
+
     return [plain(e) for e in a] == [plain(e) for e in b]
 
 
 # --- peers -----------------------------------------------------------------------------------------
+
 
 def langgraph() -> Contender | str:
     v = version("langgraph")
@@ -275,8 +318,11 @@ def langgraph() -> Contender | str:
         def _generate(self, messages, stop=None, run_manager=None, **kwargs):  # noqa: ANN001, ANN003, ANN202
             counter["calls"] += 1
             k = counter["calls"]
-            message = AIMessage(content="", tool_calls=[{"name": "bump", "args": {"i": k}, "id": f"call_{k}"}]) \
-                if k <= counter["n"] else AIMessage(content="done")
+            message = (
+                AIMessage(content="", tool_calls=[{"name": "bump", "args": {"i": k}, "id": f"call_{k}"}])
+                if k <= counter["n"]
+                else AIMessage(content="done")
+            )
             return ChatResult(generations=[ChatGeneration(message=message)])
 
     @tool
@@ -313,8 +359,7 @@ def smolagents() -> Contender | str:
     class InstantModel(Model):
         """Asks for `bump` n times, then calls `final_answer`."""
 
-        def generate(self, messages, stop_sequences=None, response_format=None, tools_to_call_from=None,
-                     **kwargs):  # noqa: ANN001, ANN003, ANN201 - smolagents' signature
+        def generate(self, messages, stop_sequences=None, response_format=None, tools_to_call_from=None, **kwargs):  # noqa: ANN001, ANN003, ANN201 - smolagents' signature
             counter["calls"] += 1
             k = counter["calls"]
             name, args = ("bump", {"i": k}) if k <= counter["n"] else ("final_answer", {"answer": "done"})
@@ -331,8 +376,9 @@ def smolagents() -> Contender | str:
         counter["bumps"] += 1
         return i + 1
 
-    agent = ToolCallingAgent(tools=[bump], model=InstantModel(model_id="instant"), max_steps=SIZES[-1] + 2,
-                             verbosity_level=LogLevel.OFF)
+    agent = ToolCallingAgent(
+        tools=[bump], model=InstantModel(model_id="instant"), max_steps=SIZES[-1] + 2, verbosity_level=LogLevel.OFF
+    )
 
     def run(n: int) -> object:
         counter.update(calls=0, n=n, bumps=0)
@@ -350,6 +396,7 @@ VERDICT = json.dumps({"verdict": "REVISE", "feedback": "Say more about the secon
 
 def ours_reflection(k: int) -> object:
     """The classic Reflection loop (seed 04) over K iterations, every event kept."""
+
     class InstantModel:
         """Writes drafts and, as the critic, always asks for another revision, so all K iterations run."""
 
@@ -368,6 +415,7 @@ def ours_reflection(k: int) -> object:
 
 def bare_reflection(k: int) -> object:
     """Draft, then K rounds of critique (a JSON verdict parsed) and refinement, with plain strings."""
+
     def model(prompt: str, role: str) -> str:
         return VERDICT if role == "critic" else f"Draft for: {prompt[:20]}"
 
@@ -385,8 +433,10 @@ def bare_reflection(k: int) -> object:
 
 # --- measuring -------------------------------------------------------------------------------------
 
-def measure(runs: dict[str, Callable[[int], object]], sizes: tuple[int, ...],
-            repeats: int) -> dict[str, dict[int, float]]:
+
+def measure(
+    runs: dict[str, Callable[[int], object]], sizes: tuple[int, ...], repeats: int
+) -> dict[str, dict[int, float]]:
     """Median µs per run for each contender and size; batches are interleaved so drift hits all alike."""
     for run in runs.values():  # warm-up: imports, caches, first-call costs
         run(sizes[1])
@@ -409,43 +459,88 @@ def report_react(contenders: list[Contender], missing: list[str], repeats: int) 
     step = {name: {n: by_n[n] / n for n in SIZES} for name, by_n in us.items()}
     growth = {name: by_n[SIZES[-1]] / by_n[SIZES[0]] for name, by_n in step.items()}
     absent = [[m, *["—"] * (len(SIZES) + 2), "see tests/bench/requirements.txt"] for m in missing]
-    main = [[c.name, *(f"{step[c.name][n]:,.1f}" for n in SIZES), f"{growth[c.name]:.2f}×",
-             f"{mem[c.name]:,.0f}", c.note] for c in contenders]
-    parts = [[c.name, f"{us[c.name][0]:,.0f}", *(f"{per_step(us[c.name], n):,.1f}" for n in SIZES)]
-             for c in contenders]
-    out = [f"ReAct: µs per tool step = run(N) / N, a run being N tool steps and the answer "
-           f"(medians of {repeats} timed batches):", "",
-           table(["framework", *(f"N={n}" for n in SIZES), "growth N=200 / N=10", "peak KiB, N=200", "note"],
-                 main + absent), "",
-           "The same runs split into a fixed cost per run, run(0) (the model answers at once), and the cost "
-           "of one more step, (run(N) − run(0)) / N:", "",
-           table(["framework", "run(0) µs", *(f"µs per extra step, N={n}" for n in SIZES)], parts)]
+    main = [
+        [c.name, *(f"{step[c.name][n]:,.1f}" for n in SIZES), f"{growth[c.name]:.2f}×", f"{mem[c.name]:,.0f}", c.note]
+        for c in contenders
+    ]
+    parts = [[c.name, f"{us[c.name][0]:,.0f}", *(f"{per_step(us[c.name], n):,.1f}" for n in SIZES)] for c in contenders]
+    out = [
+        f"ReAct: µs per tool step = run(N) / N, a run being N tool steps and the answer "
+        f"(medians of {repeats} timed batches):",
+        "",
+        table(
+            ["framework", *(f"N={n}" for n in SIZES), "growth N=200 / N=10", "peak KiB, N=200", "note"], main + absent
+        ),
+        "",
+        "The same runs split into a fixed cost per run, run(0) (the model answers at once), and the cost "
+        "of one more step, (run(N) − run(0)) / N:",
+        "",
+        table(["framework", "run(0) µs", *(f"µs per extra step, N={n}" for n in SIZES)], parts),
+    ]
 
     ours_name, floor = contenders[0].name, step[bare().name]
     others = "; ".join(f"{name.split(' ')[0]} {g:.2f}×" for name, g in growth.items() if name != ours_name)
-    targets = [["ours: growth of µs per step, N=200 / N=10", f"≤ {FLAT_LIMIT}×", f"{growth[ours_name]:.2f}×",
-                others, met(growth[ours_name] <= FLAT_LIMIT)]]
+    targets = [
+        [
+            "ours: growth of µs per step, N=200 / N=10",
+            f"≤ {FLAT_LIMIT}×",
+            f"{growth[ours_name]:.2f}×",
+            others,
+            met(growth[ours_name] <= FLAT_LIMIT),
+        ]
+    ]
     inlined = step.get(ideal().name)
     for n in SIZES:  # a step, every event kept, within a small multiple of the floor (same run)
         ratio = step[ours_name][n] / floor[n]
-        targets.append([f"ours: µs per step at N={n} over the bare loop's", f"≤ {FLOOR_RATIO}×", f"{ratio:.1f}×",
-                        f"bare {floor[n]:,.1f} µs", met(ratio <= FLOOR_RATIO)])
+        targets.append(
+            [
+                f"ours: µs per step at N={n} over the bare loop's",
+                f"≤ {FLOOR_RATIO}×",
+                f"{ratio:.1f}×",
+                f"bare {floor[n]:,.1f} µs",
+                met(ratio <= FLOOR_RATIO),
+            ]
+        )
     for n in SIZES if inlined else ():  # how far this design's own floor stands from the bare loop's
-        targets.append([f"inlined loop (same events and record): µs per step at N={n} over the bare loop's", "—",
-                        f"{inlined[n] / floor[n]:.1f}×", f"ours {step[ours_name][n] / inlined[n]:.2f}× it", "—"])
+        targets.append(
+            [
+                f"inlined loop (same events and record): µs per step at N={n} over the bare loop's",
+                "—",
+                f"{inlined[n] / floor[n]:.1f}×",
+                f"ours {step[ours_name][n] / inlined[n]:.2f}× it",
+                "—",
+            ]
+        )
     smol = next((name for name in step if name.startswith("smolagents")), None)
     for n in SIZES if smol else ():
         # overhead: what a framework adds above the floor, which pays for its own fake model and tool
         ours_over, peer_over = step[ours_name][n] - floor[n], step[smol][n] - floor[n]
         ratio = peer_over / ours_over if ours_over > 0 else float("inf")
-        targets.append([f"ours: overhead per step at N={n}, as a share of smolagents'", f"≤ 1/{PEER_RATIO}",
-                        f"1/{ratio:.0f} ({ours_over:,.1f} µs)", f"smolagents {peer_over:,.1f} µs",
-                        met(ratio >= PEER_RATIO)])
+        targets.append(
+            [
+                f"ours: overhead per step at N={n}, as a share of smolagents'",
+                f"≤ 1/{PEER_RATIO}",
+                f"1/{ratio:.0f} ({ours_over:,.1f} µs)",
+                f"smolagents {peer_over:,.1f} µs",
+                met(ratio >= PEER_RATIO),
+            ]
+        )
     if not smol:
-        targets.append(["ours: overhead per step vs smolagents", f"≤ 1/{PEER_RATIO}", "—",
-                        "smolagents not installed", "not measured"])
-    out += ["", "Targets (overhead = µs per step minus the bare loop's at the same N):", "",
-            table(["figure", "target", "ours", "peers", "met"], targets)]
+        targets.append(
+            [
+                "ours: overhead per step vs smolagents",
+                f"≤ 1/{PEER_RATIO}",
+                "—",
+                "smolagents not installed",
+                "not measured",
+            ]
+        )
+    out += [
+        "",
+        "Targets (overhead = µs per step minus the bare loop's at the same N):",
+        "",
+        table(["figure", "target", "ours", "peers", "met"], targets),
+    ]
     return "\n".join(out)
 
 
@@ -456,13 +551,26 @@ def report_reflection(repeats: int) -> str:
     for a, b in (first, last):
         rows.append([f"per iteration, K={a}→{b}", *(f"{per_step(us[name], b, a):,.1f}" for name in ("ours", "bare"))])
     growth = per_step(us["ours"], last[1], last[0]) / per_step(us["ours"], first[1], first[0])
-    return "\n".join([
-        f"Reflection: a run of K iterations makes 1 + 2K LLM calls (the critic always says REVISE, so all K "
-        f"run and the run ends on the cap); medians of {repeats} timed batches:", "",
-        table(["figure", "agent_core Reflection (ours)", "bare loop (floor)"], rows), "",
-        table(["figure", "target", "ours", "met"],
-              [[f"ours: per-iteration growth (K={last[0]}→{last[1]} / K={first[0]}→{first[1]})", f"≤ {FLAT_LIMIT}×",
-                f"{growth:.2f}×", met(growth <= FLAT_LIMIT)]])])
+    return "\n".join(
+        [
+            f"Reflection: a run of K iterations makes 1 + 2K LLM calls (the critic always says REVISE, so all K "
+            f"run and the run ends on the cap); medians of {repeats} timed batches:",
+            "",
+            table(["figure", "agent_core Reflection (ours)", "bare loop (floor)"], rows),
+            "",
+            table(
+                ["figure", "target", "ours", "met"],
+                [
+                    [
+                        f"ours: per-iteration growth (K={last[0]}→{last[1]} / K={first[0]}→{first[1]})",
+                        f"≤ {FLAT_LIMIT}×",
+                        f"{growth:.2f}×",
+                        met(growth <= FLAT_LIMIT),
+                    ]
+                ],
+            ),
+        ]
+    )
 
 
 # --- Self-consistency ------------------------------------------------------------------------------
@@ -472,6 +580,7 @@ SAMPLES = (2, 4, 8)  # LIMITS caps num_samples at 8; 2 is the fewest that vote
 
 def ours_self_consistency(k: int) -> object:
     """K samples of one prompt, every event kept, and the vote over two answers (no arbiter)."""
+
     class InstantModel:
         name = "instant"
 
@@ -500,6 +609,7 @@ def bare_self_consistency(k: int) -> object:
 def report_self_consistency(repeats: int, runs: int = 5) -> str:
     """Per-sample core cost beside Reflection's per-iteration cost, measured together `runs` times: the
     median of the runs' medians and their spread (min-max)."""
+
     def timed(contenders: dict[str, Callable[[int], object]], sizes: tuple[int, ...]) -> dict[str, dict[int, float]]:
         # as `measure`, with batches of 0.25 s and the fastest batch kept: one more sample is some 20 µs of a
         # run of a few hundred, and on a shared machine the median of 50 ms batches left that inside the noise
@@ -517,9 +627,12 @@ def report_self_consistency(repeats: int, runs: int = 5) -> str:
     for _ in range(runs):
         us = timed({"sc": ours_self_consistency, "sc bare": bare_self_consistency}, SAMPLES)
         ref = timed({"reflection": ours_reflection, "reflection bare": bare_reflection}, ITERATIONS)
-        for name, by_k, (a, b, c) in (("sc", us["sc"], SAMPLES), ("sc bare", us["sc bare"], SAMPLES),
-                                      ("reflection", ref["reflection"], ITERATIONS),
-                                      ("reflection bare", ref["reflection bare"], ITERATIONS)):
+        for name, by_k, (a, b, c) in (
+            ("sc", us["sc"], SAMPLES),
+            ("sc bare", us["sc bare"], SAMPLES),
+            ("reflection", ref["reflection"], ITERATIONS),
+            ("reflection bare", ref["reflection bare"], ITERATIONS),
+        ):
             figures.setdefault(f"{name} {a}->{b}", []).append(per_step(by_k, b, a))
             figures.setdefault(f"{name} {b}->{c}", []).append(per_step(by_k, c, b))
 
@@ -528,37 +641,72 @@ def report_self_consistency(repeats: int, runs: int = 5) -> str:
         return f"{median(values):,.1f} ({min(values):,.1f}–{max(values):,.1f})"
 
     (a, b, c), (i, j, m) = SAMPLES, ITERATIONS
-    rows = [["self-consistency, per sample (1 call)", cell(f"sc {a}->{b}"), cell(f"sc {b}->{c}"),
-             cell(f"sc bare {a}->{b}"), cell(f"sc bare {b}->{c}")],
-            ["Reflection, per iteration (2 calls)", cell(f"reflection {i}->{j}"), cell(f"reflection {j}->{m}"),
-             cell(f"reflection bare {i}->{j}"), cell(f"reflection bare {j}->{m}")],
-            ["Reflection, per call", cell(f"reflection {i}->{j}", 2), cell(f"reflection {j}->{m}", 2),
-             cell(f"reflection bare {i}->{j}", 2), cell(f"reflection bare {j}->{m}", 2)]]
+    rows = [
+        [
+            "self-consistency, per sample (1 call)",
+            cell(f"sc {a}->{b}"),
+            cell(f"sc {b}->{c}"),
+            cell(f"sc bare {a}->{b}"),
+            cell(f"sc bare {b}->{c}"),
+        ],
+        [
+            "Reflection, per iteration (2 calls)",
+            cell(f"reflection {i}->{j}"),
+            cell(f"reflection {j}->{m}"),
+            cell(f"reflection bare {i}->{j}"),
+            cell(f"reflection bare {j}->{m}"),
+        ],
+        [
+            "Reflection, per call",
+            cell(f"reflection {i}->{j}", 2),
+            cell(f"reflection {j}->{m}", 2),
+            cell(f"reflection bare {i}->{j}", 2),
+            cell(f"reflection bare {j}->{m}", 2),
+        ],
+    ]
     growth = [v / w for v, w in zip(figures[f"sc {b}->{c}"], figures[f"sc {a}->{b}"], strict=True)]
-    return "\n".join([
-        f"Self-consistency beside Reflection: µs one more sample (K={a}→{b}, K={b}→{c}) or one more iteration "
-        f"(K={i}→{j}, K={j}→{m}) adds to a run; median of {runs} runs (each from the fastest of {repeats} "
-        "timed batches of 0.25 s per K), min–max of the runs in brackets:", "",
-        table(["figure", "ours, first step", "ours, second step", "bare loop, first", "bare loop, second"], rows), "",
-        table(["figure", "target", "ours", "met"],
-              [[f"self-consistency: per-sample growth (K={b}→{c} / K={a}→{b})", f"≤ {FLAT_LIMIT}×",
-                f"{median(growth):.2f}× ({min(growth):.2f}–{max(growth):.2f})", met(median(growth) <= FLAT_LIMIT)]])])
+    return "\n".join(
+        [
+            f"Self-consistency beside Reflection: µs one more sample (K={a}→{b}, K={b}→{c}) or one more iteration "
+            f"(K={i}→{j}, K={j}→{m}) adds to a run; median of {runs} runs (each from the fastest of {repeats} "
+            "timed batches of 0.25 s per K), min–max of the runs in brackets:",
+            "",
+            table(["figure", "ours, first step", "ours, second step", "bare loop, first", "bare loop, second"], rows),
+            "",
+            table(
+                ["figure", "target", "ours", "met"],
+                [
+                    [
+                        f"self-consistency: per-sample growth (K={b}→{c} / K={a}→{b})",
+                        f"≤ {FLAT_LIMIT}×",
+                        f"{median(growth):.2f}× ({min(growth):.2f}–{max(growth):.2f})",
+                        met(median(growth) <= FLAT_LIMIT),
+                    ]
+                ],
+            ),
+        ]
+    )
 
 
 # --- Orchestrator–workers --------------------------------------------------------------------------
 
-REDISPATCH = json.dumps({"decision": "REDISPATCH", "reason": "Say more.", "subtasks": [{"id": 1, "instruction": "again"}]})
+REDISPATCH = json.dumps(
+    {"decision": "REDISPATCH", "reason": "Say more.", "subtasks": [{"id": 1, "instruction": "again"}]}
+)
 
 
 def ours_orchestrator(k: int) -> object:
     """K dispatch rounds of one worker (one call, no tools), each but the last reviewed with REDISPATCH,
     every event kept: 2K + 1 calls, as Reflection's 1 + 2K (K = 1 is the one-round variant, no review)."""
+
     class InstantModel:
         name = "instant"
 
         def stream(self, request):  # noqa: ANN001, ANN202 - the ChatModel protocol
-            text = {"orchestrator": '{"subtasks": [{"id": 1, "instruction": "Answer the task."}]}',
-                    "orchestrator_review": REDISPATCH}.get(request.role, f"Result of call {request.context.round}.")
+            text = {
+                "orchestrator": '{"subtasks": [{"id": 1, "instruction": "Answer the task."}]}',
+                "orchestrator_review": REDISPATCH,
+            }.get(request.role, f"Result of call {request.context.round}.")
             yield text
             yield Completion(text, (), Usage(), self.name, 0.0, "stop")
 
@@ -572,6 +720,7 @@ def ours_orchestrator(k: int) -> object:
 def bare_orchestrator(k: int) -> object:
     """The same rounds with plain strings: a JSON split, then K worker replies, each but the last followed by
     a JSON review that re-dispatches, then the synthesis."""
+
     def model(prompt: str, role: str) -> str:
         return REDISPATCH if role == "review" else f"Result for: {prompt[:20]}"
 
@@ -590,8 +739,12 @@ def bare_orchestrator(k: int) -> object:
 def report_orchestrator(repeats: int, runs: int = 5) -> str:
     """Per-round core cost beside Reflection's per-iteration cost (two calls each), measured together
     `runs` times: the median of the runs' medians and their spread (min-max)."""
-    contenders = {"orchestrator": ours_orchestrator, "orchestrator bare": bare_orchestrator,
-                  "reflection": ours_reflection, "reflection bare": bare_reflection}
+    contenders = {
+        "orchestrator": ours_orchestrator,
+        "orchestrator bare": bare_orchestrator,
+        "reflection": ours_reflection,
+        "reflection bare": bare_reflection,
+    }
     figures: dict[str, list[float]] = {}
     for _ in range(runs):
         # as `measure`, with batches of 0.25 s: one more round is a few µs of a run of a few hundred
@@ -612,22 +765,48 @@ def report_orchestrator(repeats: int, runs: int = 5) -> str:
         return f"{median(values):,.1f} ({min(values):,.1f}–{max(values):,.1f})"
 
     (i, j, m) = ITERATIONS
-    rows = [[f"{label}", cell(f"{name} {i}->{j}"), cell(f"{name} {j}->{m}"), cell(f"{name} bare {i}->{j}"),
-             cell(f"{name} bare {j}->{m}")]
-            for label, name in (("orchestrator–workers, per round (worker + review: 2 calls)", "orchestrator"),
-                                ("Reflection, per iteration (critique + refinement: 2 calls)", "reflection"))]
+    rows = [
+        [
+            f"{label}",
+            cell(f"{name} {i}->{j}"),
+            cell(f"{name} {j}->{m}"),
+            cell(f"{name} bare {i}->{j}"),
+            cell(f"{name} bare {j}->{m}"),
+        ]
+        for label, name in (
+            ("orchestrator–workers, per round (worker + review: 2 calls)", "orchestrator"),
+            ("Reflection, per iteration (critique + refinement: 2 calls)", "reflection"),
+        )
+    ]
     growth = [v / w for v, w in zip(figures[f"orchestrator {j}->{m}"], figures[f"orchestrator {i}->{j}"], strict=True)]
     ratio = [v / w for v, w in zip(figures[f"orchestrator {j}->{m}"], figures[f"reflection {j}->{m}"], strict=True)]
-    return "\n".join([
-        f"Orchestrator–workers beside Reflection: µs one more dispatch round or one more iteration adds to a run "
-        f"(K={i}→{j}, K={j}→{m}); median of {runs} runs (each the median of {repeats} timed batches of 0.25 s), "
-        "min–max in brackets:", "",
-        table(["figure", "ours, first step", "ours, second step", "bare loop, first", "bare loop, second"], rows), "",
-        table(["figure", "target", "ours", "met"],
-              [[f"orchestrator: per-round growth (K={j}→{m} / K={i}→{j})", f"≤ {FLAT_LIMIT}×",
-                f"{median(growth):.2f}× ({min(growth):.2f}–{max(growth):.2f})", met(median(growth) <= FLAT_LIMIT)],
-               [f"orchestrator per round over Reflection per iteration (K={j}→{m})", "—",
-                f"{median(ratio):.2f}× ({min(ratio):.2f}–{max(ratio):.2f})", "—"]])])
+    return "\n".join(
+        [
+            f"Orchestrator–workers beside Reflection: µs one more dispatch round or one more iteration adds to a run "
+            f"(K={i}→{j}, K={j}→{m}); median of {runs} runs (each the median of {repeats} timed batches of 0.25 s), "
+            "min–max in brackets:",
+            "",
+            table(["figure", "ours, first step", "ours, second step", "bare loop, first", "bare loop, second"], rows),
+            "",
+            table(
+                ["figure", "target", "ours", "met"],
+                [
+                    [
+                        f"orchestrator: per-round growth (K={j}→{m} / K={i}→{j})",
+                        f"≤ {FLAT_LIMIT}×",
+                        f"{median(growth):.2f}× ({min(growth):.2f}–{max(growth):.2f})",
+                        met(median(growth) <= FLAT_LIMIT),
+                    ],
+                    [
+                        f"orchestrator per round over Reflection per iteration (K={j}→{m})",
+                        "—",
+                        f"{median(ratio):.2f}× ({min(ratio):.2f}–{max(ratio):.2f})",
+                        "—",
+                    ],
+                ],
+            ),
+        ]
+    )
 
 
 # --- LATS ------------------------------------------------------------------------------------------
@@ -638,6 +817,7 @@ LATS_VALUE = json.dumps({"value": 0.5, "reason": "Half right."})
 def ours_lats(k: int) -> object:
     """A LATS search over K candidates (k = 2 per expansion), none solving, every event kept: each candidate
     is written, valued and reflected on, 3K calls, so all K nodes of the budget are grown."""
+
     class InstantModel:
         name = "instant"
 
@@ -655,6 +835,7 @@ def ours_lats(k: int) -> object:
 def bare_lats(k: int) -> object:
     """The same search with plain strings and dicts: UCT down to a leaf, two children written, a JSON value
     parsed and backed up the tree, a reflection kept for the next prompts."""
+
     def model(prompt: str, role: str) -> str:
         return LATS_VALUE if role == "evaluator" else f"{role}: {prompt[:20]}"
 
@@ -664,13 +845,16 @@ def bare_lats(k: int) -> object:
         at = 0
         while nodes[at]["children"]:
             parent_n = nodes[at]["n"]
-            at = max(nodes[at]["children"], key=lambda c: nodes[c]["q"] / nodes[c]["n"]
-                     + math.sqrt(math.log(parent_n) / nodes[c]["n"]))
+            at = max(
+                nodes[at]["children"],
+                key=lambda c: nodes[c]["q"] / nodes[c]["n"] + math.sqrt(math.log(parent_n) / nodes[c]["n"]),
+            )
         for _ in range(2):
             if len(nodes) - 1 >= k:
                 break
-            text = model(f"Task: {TASK}\nGrow: {nodes[at]['text']}\nReflections: {' '.join(reflections[-6:])}",
-                         "expander")
+            text = model(
+                f"Task: {TASK}\nGrow: {nodes[at]['text']}\nReflections: {' '.join(reflections[-6:])}", "expander"
+            )
             nodes.append({"parent": at, "children": [], "n": 0, "q": 0.0, "text": text})
             nodes[at]["children"].append(len(nodes) - 1)
             value = json.loads(model(f"Value this.\nTask: {TASK}\nCandidate: {text}", "evaluator"))["value"]
@@ -687,8 +871,12 @@ def bare_lats(k: int) -> object:
 def report_lats(repeats: int, runs: int = 5) -> str:
     """Per-candidate core cost beside Reflection's per-iteration cost, measured together `runs` times: the
     median of the runs' medians and their spread (min-max)."""
-    contenders = {"lats": ours_lats, "lats bare": bare_lats, "reflection": ours_reflection,
-                  "reflection bare": bare_reflection}
+    contenders = {
+        "lats": ours_lats,
+        "lats bare": bare_lats,
+        "reflection": ours_reflection,
+        "reflection bare": bare_reflection,
+    }
     figures: dict[str, list[float]] = {}
     for _ in range(runs):
         # as `measure`, with batches of 0.25 s: one more candidate is tens of µs of a run of a few hundred
@@ -709,23 +897,50 @@ def report_lats(repeats: int, runs: int = 5) -> str:
         return f"{median(values):,.1f} ({min(values):,.1f}–{max(values):,.1f})"
 
     (i, j, m) = ITERATIONS
-    rows = [[label, cell(f"{name} {i}->{j}"), cell(f"{name} {j}->{m}"), cell(f"{name} bare {i}->{j}"),
-             cell(f"{name} bare {j}->{m}")]
-            for label, name in (("LATS, per candidate (expand + evaluate + reflect: 3 calls)", "lats"),
-                                ("Reflection, per iteration (critique + refinement: 2 calls)", "reflection"))]
+    rows = [
+        [
+            label,
+            cell(f"{name} {i}->{j}"),
+            cell(f"{name} {j}->{m}"),
+            cell(f"{name} bare {i}->{j}"),
+            cell(f"{name} bare {j}->{m}"),
+        ]
+        for label, name in (
+            ("LATS, per candidate (expand + evaluate + reflect: 3 calls)", "lats"),
+            ("Reflection, per iteration (critique + refinement: 2 calls)", "reflection"),
+        )
+    ]
     growth = [v / w for v, w in zip(figures[f"lats {j}->{m}"], figures[f"lats {i}->{j}"], strict=True)]
-    per_call_ratio = [(v / 3) / (w / 2) for v, w in zip(figures[f"lats {j}->{m}"], figures[f"reflection {j}->{m}"],
-                                                        strict=True)]
-    return "\n".join([
-        f"LATS beside Reflection: µs one more candidate or one more iteration adds to a run (K={i}→{j}, "
-        f"K={j}→{m}); median of {runs} runs (each the median of {repeats} timed batches of 0.25 s), min–max in "
-        "brackets:", "",
-        table(["figure", "ours, first step", "ours, second step", "bare loop, first", "bare loop, second"], rows), "",
-        table(["figure", "target", "ours", "met"],
-              [[f"LATS: per-candidate growth (K={j}→{m} / K={i}→{j})", f"≤ {FLAT_LIMIT}×",
-                f"{median(growth):.2f}× ({min(growth):.2f}–{max(growth):.2f})", met(median(growth) <= FLAT_LIMIT)],
-               [f"LATS per model call over Reflection's per model call (K={j}→{m})", "—",
-                f"{median(per_call_ratio):.2f}× ({min(per_call_ratio):.2f}–{max(per_call_ratio):.2f})", "—"]])])
+    per_call_ratio = [
+        (v / 3) / (w / 2) for v, w in zip(figures[f"lats {j}->{m}"], figures[f"reflection {j}->{m}"], strict=True)
+    ]
+    return "\n".join(
+        [
+            f"LATS beside Reflection: µs one more candidate or one more iteration adds to a run (K={i}→{j}, "
+            f"K={j}→{m}); median of {runs} runs (each the median of {repeats} timed batches of 0.25 s), min–max in "
+            "brackets:",
+            "",
+            table(["figure", "ours, first step", "ours, second step", "bare loop, first", "bare loop, second"], rows),
+            "",
+            table(
+                ["figure", "target", "ours", "met"],
+                [
+                    [
+                        f"LATS: per-candidate growth (K={j}→{m} / K={i}→{j})",
+                        f"≤ {FLAT_LIMIT}×",
+                        f"{median(growth):.2f}× ({min(growth):.2f}–{max(growth):.2f})",
+                        met(median(growth) <= FLAT_LIMIT),
+                    ],
+                    [
+                        f"LATS per model call over Reflection's per model call (K={j}→{m})",
+                        "—",
+                        f"{median(per_call_ratio):.2f}× ({min(per_call_ratio):.2f}–{max(per_call_ratio):.2f})",
+                        "—",
+                    ],
+                ],
+            ),
+        ]
+    )
 
 
 def profile(n: int) -> str:
@@ -744,15 +959,20 @@ def profile(n: int) -> str:
         by_area[_area(filename, fn)] = by_area.get(_area(filename, fn), 0.0) + row[2]
     total = sum(by_area.values())
     rows = [[area, f"{t / total:.0%}"] for area, t in sorted(by_area.items(), key=lambda kv: -kv[1])[:12]]
-    return "\n".join([f"Profile of ours at N={n}: share of own time by module (cProfile; it inflates small "
-                      "calls, so read the shares, not absolute times):", "",
-                      table(["module", "share"], rows)])
+    return "\n".join(
+        [
+            f"Profile of ours at N={n}: share of own time by module (cProfile; it inflates small "
+            "calls, so read the shares, not absolute times):",
+            "",
+            table(["module", "share"], rows),
+        ]
+    )
 
 
 def _area(filename: str, fn: str) -> str:
     path = Path(filename)
     if "agent_core" in path.parts:
-        return "agent_core/" + "/".join(path.parts[path.parts.index("agent_core") + 1:])
+        return "agent_core/" + "/".join(path.parts[path.parts.index("agent_core") + 1 :])
     if path.name == Path(__file__).name:
         return "the benchmark's fake model and tool"
     if filename == "~":  # C functions: "<built-in method builtins.round>", "<method 'match' of ...>"

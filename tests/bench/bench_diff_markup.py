@@ -31,8 +31,9 @@ REPEATS = 7
 
 def old_markdown() -> types.ModuleType:
     """pages/ui/text.py as it was at BASE, whose word diff was coloured Markdown."""
-    source = subprocess.run(["git", "show", f"{BASE}:pages/ui/text.py"], cwd=REPO, capture_output=True, text=True,
-                            check=True).stdout
+    source = subprocess.run(
+        ["git", "show", f"{BASE}:pages/ui/text.py"], cwd=REPO, capture_output=True, text=True, check=True
+    ).stdout
     module = types.ModuleType("text_at_base")
     exec(compile(source, "text_at_base.py", "exec"), module.__dict__)  # noqa: S102 - our own file from git
     return module
@@ -45,9 +46,11 @@ def cases() -> dict[str, tuple[str, str]]:
     edited = [line.replace("sold", "moved") if i % 50 == 0 else line for i, line in enumerate(report)]
     zh_old = "北京今天晴，风力较大，最高气温三十一度。空气质量良好，适合户外活动。" * 8
     zh_new = zh_old.replace("风力较大", "西北风五到六级").replace("适合户外活动", "外出注意防风")
-    return {"primes drafts (seed 04)": (drafts[0], drafts[1]),
-            "report, 2,000 lines, 40 edited": ("\n".join(report), "\n".join(edited)),
-            "Chinese paragraph, partly rewritten": (zh_old, zh_new)}
+    return {
+        "primes drafts (seed 04)": (drafts[0], drafts[1]),
+        "report, 2,000 lines, 40 edited": ("\n".join(report), "\n".join(edited)),
+        "Chinese paragraph, partly rewritten": (zh_old, zh_new),
+    }
 
 
 def main() -> None:
@@ -63,14 +66,21 @@ def main() -> None:
             times["md"].append(per_call(markdown))
             times["html"].append(per_call(html))
         md, ht = median(times["md"]), median(times["html"])
-        rows.append([name, f"{len(a) + len(b):,}", f"{md * 1e6:,.0f} µs ({min(times['md']) * 1e6:,.0f}–"
-                     f"{max(times['md']) * 1e6:,.0f})", f"{ht * 1e6:,.0f} µs ({min(times['html']) * 1e6:,.0f}–"
-                     f"{max(times['html']) * 1e6:,.0f})", f"{ht / md:.2f}×",
-                     f"{len(markdown()):,} → {len(html()):,}"])
+        rows.append(
+            [
+                name,
+                f"{len(a) + len(b):,}",
+                f"{md * 1e6:,.0f} µs ({min(times['md']) * 1e6:,.0f}–{max(times['md']) * 1e6:,.0f})",
+                f"{ht * 1e6:,.0f} µs ({min(times['html']) * 1e6:,.0f}–{max(times['html']) * 1e6:,.0f})",
+                f"{ht / md:.2f}×",
+                f"{len(markdown()):,} → {len(html()):,}",
+            ]
+        )
     print(machine() + f" Medians of {REPEATS} batches with min–max; the Markdown side is {BASE}'s.")
     print()
-    print(table(["drafts", "characters", "Markdown (before)", "HTML (now)", "HTML / Markdown", "markup characters"],
-                rows))
+    print(
+        table(["drafts", "characters", "Markdown (before)", "HTML (now)", "HTML / Markdown", "markup characters"], rows)
+    )
 
 
 if __name__ == "__main__":

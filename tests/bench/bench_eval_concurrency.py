@@ -34,14 +34,21 @@ TARGET = 6.0
 
 def tasks(n: int) -> list[EvalTask]:
     """n HumanEval-format tasks: add_i(x) returns x + i."""
-    return [EvalTask(f"Bench/{i}", f"def add_{i}(x: int) -> int:\n    \"\"\"Return x + {i}.\n    >>> add_{i}(1)\n"
-                                   f"    {1 + i}\n    \"\"\"\n", f"add_{i}",
-                     f"def check(candidate):\n    assert candidate(1) == {1 + i}\n    assert candidate(-{i}) == 0\n",
-                     f"    return x + {i}\n") for i in range(n)]
+    return [
+        EvalTask(
+            f"Bench/{i}",
+            f'def add_{i}(x: int) -> int:\n    """Return x + {i}.\n    >>> add_{i}(1)\n    {1 + i}\n    """\n',
+            f"add_{i}",
+            f"def check(candidate):\n    assert candidate(1) == {1 + i}\n    assert candidate(-{i}) == 0\n",
+            f"    return x + {i}\n",
+        )
+        for i in range(n)
+    ]
 
 
 def endpoint(delay: float):
     """The fake model: writes add_i (off by one on every fifth task), and is always satisfied as a reviewer."""
+
     def reply(request: RecordedRequest) -> Reply:
         text = "\n".join(str(m.get("content") or "") for m in request.body.get("messages", []))
         if "exacting reviewer" in text:
@@ -49,13 +56,23 @@ def endpoint(delay: float):
         i = int(re.search(r"def add_(\d+)", text).group(1))
         body = f"x + {i + 1}" if i % 5 == 4 else f"x + {i}"
         return Reply(f"```python\ndef add_{i}(x: int) -> int:\n    return {body}\n```", delay=delay)
+
     return reply
 
 
 def key(row: EvalRow) -> tuple:
     """A row without its clock readings."""
-    return (row.task_id, row.pattern, row.passed, row.status, row.summary, row.llm_calls, row.prompt_tokens,
-            row.completion_tokens, row.error)
+    return (
+        row.task_id,
+        row.pattern,
+        row.passed,
+        row.status,
+        row.summary,
+        row.llm_calls,
+        row.prompt_tokens,
+        row.completion_tokens,
+        row.error,
+    )
 
 
 def once(url: str, task_set: list[EvalTask], concurrency: int) -> tuple[float, list[tuple], int]:
@@ -91,20 +108,38 @@ def main() -> None:
     seq, par = median(times[1]), median(times[args.concurrency])
     ratio = seq / par
     print(f"{machine()}\n")
-    print(f"{args.tasks} tasks x {PATTERN} ({calls} LLM calls, {args.delay * 1000:.0f} ms each) on a local fake endpoint; "
-          f"every answer judged in the sandbox. Median of {args.reps} alternating repetitions, spread = min-max.\n")
-    print(table(["run", "median wall time", "spread", "per task"], [
-        ["one at a time (--concurrency 1)", f"{seq:.1f} s", f"{min(times[1]):.1f}-{max(times[1]):.1f} s",
-         f"{seq / args.tasks * 1000:.0f} ms"],
-        [f"--concurrency {args.concurrency}", f"{par:.1f} s",
-         f"{min(times[args.concurrency]):.1f}-{max(times[args.concurrency]):.1f} s",
-         f"{par / args.tasks * 1000:.0f} ms"],
-    ]))
+    print(
+        f"{args.tasks} tasks x {PATTERN} ({calls} LLM calls, {args.delay * 1000:.0f} ms each) on a local fake endpoint; "
+        f"every answer judged in the sandbox. Median of {args.reps} alternating repetitions, spread = min-max.\n"
+    )
+    print(
+        table(
+            ["run", "median wall time", "spread", "per task"],
+            [
+                [
+                    "one at a time (--concurrency 1)",
+                    f"{seq:.1f} s",
+                    f"{min(times[1]):.1f}-{max(times[1]):.1f} s",
+                    f"{seq / args.tasks * 1000:.0f} ms",
+                ],
+                [
+                    f"--concurrency {args.concurrency}",
+                    f"{par:.1f} s",
+                    f"{min(times[args.concurrency]):.1f}-{max(times[args.concurrency]):.1f} s",
+                    f"{par / args.tasks * 1000:.0f} ms",
+                ],
+            ],
+        )
+    )
     pairs = [a / b for a, b in zip(times[1], times[args.concurrency], strict=True)]
-    print(f"\nSpeed-up (ratio of the medians): **{ratio:.1f}x** (target >= {TARGET:g}x): "
-          f"{'met' if ratio >= TARGET else 'NOT met'}; per repetition {', '.join(f'{p:.1f}x' for p in pairs)}.")
-    print(f"Results identical in every run: {'yes' if identical else 'NO'} ({passed}/{args.tasks} passed, "
-          "the same rows in the same order).")
+    print(
+        f"\nSpeed-up (ratio of the medians): **{ratio:.1f}x** (target >= {TARGET:g}x): "
+        f"{'met' if ratio >= TARGET else 'NOT met'}; per repetition {', '.join(f'{p:.1f}x' for p in pairs)}."
+    )
+    print(
+        f"Results identical in every run: {'yes' if identical else 'NO'} ({passed}/{args.tasks} passed, "
+        "the same rows in the same order)."
+    )
 
 
 if __name__ == "__main__":

@@ -50,8 +50,9 @@ TARGET_RAY = 1.3
 
 
 def task_set(n: int) -> TaskSet:
-    return TaskSet("generic", tuple(QuestionTask(f"sum/{i}", f"What is {i} + 7?", str(i + 7), scorer="numeric")
-                                    for i in range(n)))
+    return TaskSet(
+        "generic", tuple(QuestionTask(f"sum/{i}", f"What is {i} + 7?", str(i + 7), scorer="numeric") for i in range(n))
+    )
 
 
 def endpoint(delay: float):
@@ -60,8 +61,10 @@ def endpoint(delay: float):
         if "exacting reviewer" in text:
             return Reply("No improvement needed.", delay=delay)
         i = int(re.search(r"What is (\d+) \+ 7", text).group(1))
-        return Reply(f"{i} + 7 = {i + 7 + (1 if i % 5 == 4 else 0)}.\nAnswer: {i + 7 + (1 if i % 5 == 4 else 0)}",
-                     delay=delay)
+        return Reply(
+            f"{i} + 7 = {i + 7 + (1 if i % 5 == 4 else 0)}.\nAnswer: {i + 7 + (1 if i % 5 == 4 else 0)}", delay=delay
+        )
+
     return reply
 
 
@@ -179,14 +182,18 @@ def why(url: str, concurrency: int, plan: backends.Plan) -> list[list[object]]:
     job = plan.jobs()[0]
     row = backends.run_job(plan, job, ModelRouter(model), PriceTable())
     model.close()
-    return [["Ray's floor: a no-op task, the same number in flight", f"{floor * 1000:.1f} ms a task"],
-            ["a job's model built on the worker (an HTTP client)", f"{fresh * 1000:.1f} ms"],
-            ["the same, kept by the worker from its earlier jobs", f"{kept * 1000:.3f} ms"],
-            ["one ask of the rate gate's actor, from a worker", f"{ask * 1000:.2f} ms"],
-            ["bytes a job travels as (job, model, gate handle, price table by reference)",
-             f"{len(pickle.dumps(job)) + len(pickle.dumps(made))} B"],
-            ["bytes its row travels back as", f"{len(pickle.dumps(row))} B"],
-            ["the plan (once per evaluation, in Ray's object store)", f"{len(pickle.dumps(plan)) / 1024:.0f} KiB"]]
+    return [
+        ["Ray's floor: a no-op task, the same number in flight", f"{floor * 1000:.1f} ms a task"],
+        ["a job's model built on the worker (an HTTP client)", f"{fresh * 1000:.1f} ms"],
+        ["the same, kept by the worker from its earlier jobs", f"{kept * 1000:.3f} ms"],
+        ["one ask of the rate gate's actor, from a worker", f"{ask * 1000:.2f} ms"],
+        [
+            "bytes a job travels as (job, model, gate handle, price table by reference)",
+            f"{len(pickle.dumps(job)) + len(pickle.dumps(made))} B",
+        ],
+        ["bytes its row travels back as", f"{len(pickle.dumps(row))} B"],
+        ["the plan (once per evaluation, in Ray's object store)", f"{len(pickle.dumps(plan)) / 1024:.0f} KiB"],
+    ]
 
 
 def spread(values: list[float], unit: str = "s", scale: float = 1.0, digits: int = 1) -> str:
@@ -209,9 +216,9 @@ def main() -> None:
         args.tasks, args.repeats, args.sequential_tasks = 40, 1, 8
     full = backends.plan(task_set(args.tasks), PATTERNS, repeats=args.repeats)
     small = backends.plan(task_set(args.sequential_tasks), PATTERNS, repeats=args.repeats)
-    modes = [("pool", args.concurrency, full), ("seq", 1, small)] + ([] if args.no_ray else
-                                                                    [("ray", args.concurrency, full),
-                                                                     ("ray-warm", args.concurrency, full)])
+    modes = [("pool", args.concurrency, full), ("seq", 1, small)] + (
+        [] if args.no_ray else [("ray", args.concurrency, full), ("ray-warm", args.concurrency, full)]
+    )
     timed: dict[str, list[Timed]] = {m: [] for m, _, _ in modes}
     probes: list[list[object]] = []
     with FakeOpenAIServer(endpoint(args.delay)) as server:
@@ -219,8 +226,12 @@ def main() -> None:
             for mode, n, plan in modes:
                 got = run(server.url, plan, n, "ray" if mode.startswith("ray") else "pool")
                 timed[mode].append(got)
-                print(f"rep {rep + 1}/{args.reps}, {mode} x{n}: {got.seconds:.1f} s for {len(got.rows)} runs "
-                      f"(load {got.load:.1f})", file=sys.stderr, flush=True)
+                print(
+                    f"rep {rep + 1}/{args.reps}, {mode} x{n}: {got.seconds:.1f} s for {len(got.rows)} runs "
+                    f"(load {got.load:.1f})",
+                    file=sys.stderr,
+                    flush=True,
+                )
             if not args.no_ray:
                 from agent_core.evaluation import ray_backend
 
@@ -234,50 +245,91 @@ def main() -> None:
 
     def line(mode: str, label: str, runs: int, versus: str) -> list[object]:
         ts = timed[mode]
-        return [label, runs, f"{wall[mode]:.1f} s", spread([t.seconds for t in ts]),
-                f"{wall[mode] / runs * 1000:.0f} ms", f"{median([t.cpu_s for t in ts]) / runs * 1000:.1f} ms", versus,
-                spread([t.load for t in ts], unit="", digits=1)]
+        return [
+            label,
+            runs,
+            f"{wall[mode]:.1f} s",
+            spread([t.seconds for t in ts]),
+            f"{wall[mode] / runs * 1000:.0f} ms",
+            f"{median([t.cpu_s for t in ts]) / runs * 1000:.1f} ms",
+            versus,
+            spread([t.load for t in ts], unit="", digits=1),
+        ]
 
-    lines = [line("pool", f"local pool, --concurrency {args.concurrency}", runs_full, "1.00x"),
-             line("seq", f"local pool, --concurrency 1 (first {args.sequential_tasks} tasks)", runs_small,
-                  f"{per_seq / per_pool:.2f}x a run")]
+    lines = [
+        line("pool", f"local pool, --concurrency {args.concurrency}", runs_full, "1.00x"),
+        line(
+            "seq",
+            f"local pool, --concurrency 1 (first {args.sequential_tasks} tasks)",
+            runs_small,
+            f"{per_seq / per_pool:.2f}x a run",
+        ),
+    ]
     notes = []
     if not args.no_ray:
-        lines += [line("ray", f"Ray, cold (a fresh local instance), {args.concurrency} in flight", runs_full,
-                       f"{wall['ray'] / pool:.2f}x"),
-                  line("ray-warm", f"Ray, warm (that instance again), {args.concurrency} in flight", runs_full,
-                       f"{wall['ray-warm'] / pool:.2f}x")]
+        lines += [
+            line(
+                "ray",
+                f"Ray, cold (a fresh local instance), {args.concurrency} in flight",
+                runs_full,
+                f"{wall['ray'] / pool:.2f}x",
+            ),
+            line(
+                "ray-warm",
+                f"Ray, warm (that instance again), {args.concurrency} in flight",
+                runs_full,
+                f"{wall['ray-warm'] / pool:.2f}x",
+            ),
+        ]
         cold = timed["ray"]
         made = [t.made_s or 0.0 for t in cold]
         first = [t.first_row_s or 0.0 for t in cold]
         after = [(t.seconds - (t.made_s or 0.0) - (t.first_row_s or 0.0)) / (runs_full - 1) for t in cold]
-        start_rows = [["starting the instance (ray.init, the gate's actor, the plan put in the object store)",
-                       f"{median(made):.1f} s", spread(made)],
-                      ["then to the first row (workers started, the package imported, one run)",
-                       f"{median(first):.1f} s", spread(first)],
-                      ["the cold run after its first row, per run (the pool: "
-                       f"{per_pool * 1000:.0f} ms)", f"{median(after) * 1000:.0f} ms",
-                       spread(after, unit="ms", scale=1000, digits=0)]]
+        start_rows = [
+            [
+                "starting the instance (ray.init, the gate's actor, the plan put in the object store)",
+                f"{median(made):.1f} s",
+                spread(made),
+            ],
+            [
+                "then to the first row (workers started, the package imported, one run)",
+                f"{median(first):.1f} s",
+                spread(first),
+            ],
+            [
+                f"the cold run after its first row, per run (the pool: {per_pool * 1000:.0f} ms)",
+                f"{median(after) * 1000:.0f} ms",
+                spread(after, unit="ms", scale=1000, digits=0),
+            ],
+        ]
         overhead = [(w.seconds - p.seconds) / runs_full for w, p in zip(timed["ray-warm"], timed["pool"], strict=True)]
         for mode, what in (("ray", "cold, start-up included"), ("ray-warm", "warm, its workers up")):
             ratio = wall[mode] / pool
             same = all(t.rows == timed["pool"][0].rows for t in timed[mode])
-            notes.append(f"Ray {what}: **{ratio:.2f}x** the pool's wall time (target <= {TARGET_RAY:g}x): "
-                         f"{'met' if ratio <= TARGET_RAY else 'NOT met'}. Same rows as the pool: "
-                         f"{'yes' if same else 'NO'}.")
-        notes.append(f"Ray's overhead per run, warm: {median(overhead) * 1000:.0f} ms "
-                     f"({spread(overhead, unit='ms', scale=1000, digits=0)}; (Ray's wall time - the pool's) / runs, "
-                     "per repetition).")
+            notes.append(
+                f"Ray {what}: **{ratio:.2f}x** the pool's wall time (target <= {TARGET_RAY:g}x): "
+                f"{'met' if ratio <= TARGET_RAY else 'NOT met'}. Same rows as the pool: "
+                f"{'yes' if same else 'NO'}."
+            )
+        notes.append(
+            f"Ray's overhead per run, warm: {median(overhead) * 1000:.0f} ms "
+            f"({spread(overhead, unit='ms', scale=1000, digits=0)}; (Ray's wall time - the pool's) / runs, "
+            "per repetition)."
+        )
     calls = median([t.calls for t in timed["pool"]]) / args.tasks
     print(f"{machine()}\n")
-    print(f"{args.tasks} question tasks x {len(PATTERNS)} patterns ({', '.join(PATTERNS)}) x {args.repeats} repeats "
-          f"({calls:g} calls a task) against tests/fake_openai_server.py at {args.delay * 1000:.0f} ms a call. "
-          f"Median of {args.reps} repetition(s), spread = min-max; CPU per run counts this process (driver and "
-          "endpoint) and, on Ray, the instance's processes; load = the 1-minute load average as each run started.\n")
+    print(
+        f"{args.tasks} question tasks x {len(PATTERNS)} patterns ({', '.join(PATTERNS)}) x {args.repeats} repeats "
+        f"({calls:g} calls a task) against tests/fake_openai_server.py at {args.delay * 1000:.0f} ms a call. "
+        f"Median of {args.reps} repetition(s), spread = min-max; CPU per run counts this process (driver and "
+        "endpoint) and, on Ray, the instance's processes; load = the 1-minute load average as each run started.\n"
+    )
     print(table(["run", "runs", "wall time", "spread", "per run", "CPU per run", "vs the pool", "load"], lines))
     speedup = per_seq / per_pool
-    print(f"\nPool vs one at a time (per run): **{speedup:.1f}x** (target >= {TARGET_POOL:g}x): "
-          f"{'met' if speedup >= TARGET_POOL else 'NOT met'}.")
+    print(
+        f"\nPool vs one at a time (per run): **{speedup:.1f}x** (target >= {TARGET_POOL:g}x): "
+        f"{'met' if speedup >= TARGET_POOL else 'NOT met'}."
+    )
     if not args.no_ray:
         print("\nRay's start-up, apart from its per-run cost (cold runs):\n")
         print(table(["part", "median", "spread"], start_rows))

@@ -85,14 +85,19 @@ def main() -> None:
             for n in range(args.runs):
                 figures = one_run(page)
                 results.setdefault(variant, []).append(figures)
-                print(f"{variant} run {n + 1}: dip {figures[0]:.0f} px · jump {figures[1]:.0f} px · "
-                      f"jitter {figures[2]:.0f} px", flush=True)
+                print(
+                    f"{variant} run {n + 1}: dip {figures[0]:.0f} px · jump {figures[1]:.0f} px · "
+                    f"jitter {figures[2]:.0f} px",
+                    flush=True,
+                )
             context.close()
     for variant, rows in results.items():
         for i, name in enumerate(("dip", "jump", "jitter")):
             values = [r[i] for r in rows]
-            print(f"{variant} {name}: median {statistics.median(values):.0f} px "
-                  f"(range {min(values):.0f}-{max(values):.0f}, {len(values)} runs)")
+            print(
+                f"{variant} {name}: median {statistics.median(values):.0f} px "
+                f"(range {min(values):.0f}-{max(values):.0f}, {len(values)} runs)"
+            )
 
 
 if __name__ == "__main__":

@@ -75,8 +75,14 @@ def core_diff(repeats: int, base_src: str | None) -> list[tuple[str, str, str, s
         budget = diffing.Budget()
         diffing.diff_stats(a, b, budget), diffing.word_diff(a, b, budget), diffing.line_diff(a, b, budget=budget)
         now.append(time.process_time() - t)
-    rows = [("cubic diff pair (2.2 KB each), stats + words + lines, CPU", "bounded", spread(now),
-             met(statistics.median(now) <= TARGET_S))]
+    rows = [
+        (
+            "cubic diff pair (2.2 KB each), stats + words + lines, CPU",
+            "bounded",
+            spread(now),
+            met(statistics.median(now) <= TARGET_S),
+        )
+    ]
     if base_src is not None:
         spec = importlib.util.spec_from_loader("base_diffing", loader=None)
         old = importlib.util.module_from_spec(spec)
@@ -95,9 +101,14 @@ def server_runs(root: Path, files: dict[str, Path], repeats: int, timeout: float
     out = {}
     for name in TRACES:
         try:
-            done = subprocess.run([sys.executable, "-c", _DRIVER, str(files[name]), str(repeats)], cwd=root,
-                                  capture_output=True, text=True, timeout=timeout,
-                                  env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin", "HOME": "/tmp"})
+            done = subprocess.run(
+                [sys.executable, "-c", _DRIVER, str(files[name]), str(repeats)],
+                cwd=root,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin", "HOME": "/tmp"},
+            )
             lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
             out[name] = json.loads(lines[-1]) if lines else {"failed": done.stderr.strip().splitlines()[-1:]}
         except subprocess.TimeoutExpired:
@@ -153,8 +164,13 @@ def main() -> int:
         base_src = None
         base_root = None
         if not args.quick:
-            base_src = subprocess.run(["git", "show", f"{args.base}:agent_core/diffing.py"], cwd=REPO,
-                                      capture_output=True, text=True, check=True).stdout
+            base_src = subprocess.run(
+                ["git", "show", f"{args.base}:agent_core/diffing.py"],
+                cwd=REPO,
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
             base_root = Path(tmp) / "base"
             base_root.mkdir()
             archive = subprocess.run(["git", "archive", args.base], cwd=REPO, capture_output=True, check=True).stdout
@@ -166,31 +182,53 @@ def main() -> int:
         files["order-99999"] = examples.path_of("order-99999", "en")
         clicks = browser_redraws(files, repeats)
 
-    sizes = {name: (len(data["events"]), len(json.dumps(data))) for name, (data, _w) in corpus().items()
-             if name in TRACES}
+    sizes = {
+        name: (len(data["events"]), len(json.dumps(data))) for name, (data, _w) in corpus().items() if name in TRACES
+    }
     for name in TRACES:
         events, size = sizes[name]
         label = f"`{name}` ({events:,} events, {size / 1024:,.0f} KB)"
         res = now[name]
         if "reruns" in res:
             ok = statistics.median(res["reruns"]) <= TARGET_S and not res["errors"]
-            rows.append((f"{label}: Replay redraw, server script run", f"≤ {TARGET_S:g} s",
-                         spread(res["reruns"]) + (f"; opening it {res['upload']:.2f} s" if res.get("upload") else ""),
-                         met(ok)))
+            rows.append(
+                (
+                    f"{label}: Replay redraw, server script run",
+                    f"≤ {TARGET_S:g} s",
+                    spread(res["reruns"]) + (f"; opening it {res['upload']:.2f} s" if res.get("upload") else ""),
+                    met(ok),
+                )
+            )
         else:
             rows.append((f"{label}: Replay redraw, server script run", f"≤ {TARGET_S:g} s", str(res), "**no**"))
         if name in before:
             old = before[name]
-            shown = (f"opening it {old['upload']:.1f} s (one run)" if "upload" in old
-                     else f"over {old['timeout']:.0f} s (stopped)" if "timeout" in old else str(old))
+            shown = (
+                f"opening it {old['upload']:.1f} s (one run)"
+                if "upload" in old
+                else f"over {old['timeout']:.0f} s (stopped)"
+                if "timeout" in old
+                else str(old)
+            )
             rows.append((f"{label}: the same, base {args.base}", "—", shown, "—"))
         if name in clicks:
-            rows.append((f"{label}: click → page redrawn and painted, Chromium", f"≤ {TARGET_S:g} s",
-                         spread(clicks[name]), met(statistics.median(clicks[name]) <= TARGET_S)))
+            rows.append(
+                (
+                    f"{label}: click → page redrawn and painted, Chromium",
+                    f"≤ {TARGET_S:g} s",
+                    spread(clicks[name]),
+                    met(statistics.median(clicks[name]) <= TARGET_S),
+                )
+            )
     if "order-99999" in clicks:
-        rows.append(("bundled `order-99999` (25 events), for scale: click → page redrawn and painted, Chromium",
-                     f"≤ {TARGET_S:g} s", spread(clicks["order-99999"]), met(statistics.median(clicks["order-99999"])
-                                                                            <= TARGET_S)))
+        rows.append(
+            (
+                "bundled `order-99999` (25 events), for scale: click → page redrawn and painted, Chromium",
+                f"≤ {TARGET_S:g} s",
+                spread(clicks["order-99999"]),
+                met(statistics.median(clicks["order-99999"]) <= TARGET_S),
+            )
+        )
     print(machine() + f" Medians of {repeats} with min–max; base runs once.")
     print()
     print(table(("figure", "target", "measured", "met"), rows))

@@ -33,8 +33,15 @@ from tests.browser.harness import free_port, stop  # noqa: E402
 FORBIDDEN = ("streamlit", "openai", "httpx2", "httpx", "pandas", "plotly", "numpy")
 START_LIMIT = 1.5
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 BARE_APP = 'import streamlit as st\nst.write("hi")\n'
 #: What each page shows once its first script run has rendered: the one-line app's text, and the
 #: title of app.py's default page (Home).
@@ -42,8 +49,10 @@ BARE_READY = '[data-testid="stMain"] >> text="hi"'
 APP_READY = '[data-testid="stMain"] h1'
 FINISHED = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 #: Graphviz charts are drawn by a lazily loaded script after their element appears.
-GRAPHS_DRAWN = ("() => [...document.querySelectorAll('[data-testid=\"stGraphVizChart\"]')]"
-                ".every(chart => chart.querySelector('svg'))")
+GRAPHS_DRAWN = (
+    "() => [...document.querySelectorAll('[data-testid=\"stGraphVizChart\"]')]"
+    ".every(chart => chart.querySelector('svg'))"
+)
 
 _PROBE = """import sys, time
 before = set(sys.modules)
@@ -56,6 +65,7 @@ print(" ".join(sorted(set(sys.modules) - before)))"""
 
 # --- imports ---------------------------------------------------------------------------------------
 
+
 @dataclass
 class ImportFigure:
     label: str
@@ -66,8 +76,11 @@ class ImportFigure:
     def packages(self) -> list[str]:
         """Third-party top-level packages the import loaded."""
         tops = {m.split(".")[0] for m in self.modules}
-        return sorted(t for t in tops - set(sys.stdlib_module_names) - {"agent_core", "tests"}
-                      if not t.startswith("_") and "__mypyc" not in t)
+        return sorted(
+            t
+            for t in tops - set(sys.stdlib_module_names) - {"agent_core", "tests"}
+            if not t.startswith("_") and "__mypyc" not in t
+        )
 
     def package_list(self, shown: int = 6) -> str:
         names = self.packages
@@ -100,10 +113,16 @@ def report_imports(repeats: int) -> str:
     ours = import_figure("`import agent_core` (ours)", "import agent_core", app, repeats)
     rows = [["`python -c pass` (interpreter start, wall time)", f"{interpreter_start_ms(app, repeats):,.0f}", "—", "—"]]
     figures = [ours, import_figure("`import streamlit` (the app's UI, for scale)", "import streamlit", app, repeats)]
-    peers = {"langgraph": ("LangGraph: `from langgraph.prebuilt import create_react_agent`",
-                           "from langgraph.prebuilt import create_react_agent"),
-             "smolagents": ("smolagents: `from smolagents import ToolCallingAgent`",
-                            "from smolagents import ToolCallingAgent")}
+    peers = {
+        "langgraph": (
+            "LangGraph: `from langgraph.prebuilt import create_react_agent`",
+            "from langgraph.prebuilt import create_react_agent",
+        ),
+        "smolagents": (
+            "smolagents: `from smolagents import ToolCallingAgent`",
+            "from smolagents import ToolCallingAgent",
+        ),
+    }
     for dist, (label, statement) in peers.items():
         if version(dist) is None:
             rows.append([label, "not installed", "—", "see tests/bench/requirements.txt"])
@@ -114,21 +133,37 @@ def report_imports(repeats: int) -> str:
 
     loaded = sorted(set(FORBIDDEN) & {m.split(".")[0] for m in ours.modules})
     ours_modules = sorted(m for m in ours.modules if m.startswith("agent_core"))
-    targets = [["`import agent_core` leaves out " + ", ".join(FORBIDDEN), "none loaded",
-                ", ".join(loaded) or "none loaded", met(not loaded)]]
-    return "\n".join([
-        f"Import time inside a fresh interpreter (median of {repeats}), and what the import loads:", "",
-        table(["import", "ms", "modules loaded", "third-party packages loaded"], rows), "",
-        table(["figure", "target", "ours", "met"], targets), "",
-        f"`import agent_core` loads {len(ours_modules)} of its own modules: "
-        + ", ".join(m.removeprefix("agent_core.") for m in ours_modules) + ". "
-        + "Slowest by own time (`-X importtime`, one run): " + slowest_imports(app) + "."])
+    targets = [
+        [
+            "`import agent_core` leaves out " + ", ".join(FORBIDDEN),
+            "none loaded",
+            ", ".join(loaded) or "none loaded",
+            met(not loaded),
+        ]
+    ]
+    return "\n".join(
+        [
+            f"Import time inside a fresh interpreter (median of {repeats}), and what the import loads:",
+            "",
+            table(["import", "ms", "modules loaded", "third-party packages loaded"], rows),
+            "",
+            table(["figure", "target", "ours", "met"], targets),
+            "",
+            f"`import agent_core` loads {len(ours_modules)} of its own modules: "
+            + ", ".join(m.removeprefix("agent_core.") for m in ours_modules)
+            + ". "
+            + "Slowest by own time (`-X importtime`, one run): "
+            + slowest_imports(app)
+            + ".",
+        ]
+    )
 
 
 def slowest_imports(python: str, shown: int = 5) -> str:
     """The modules whose own import time is largest when `agent_core` is imported."""
-    out = subprocess.run([python, "-X", "importtime", "-c", "import agent_core"], cwd=REPO, capture_output=True,
-                         text=True, check=True).stderr
+    out = subprocess.run(
+        [python, "-X", "importtime", "-c", "import agent_core"], cwd=REPO, capture_output=True, text=True, check=True
+    ).stderr
     rows = []
     for line in out.splitlines()[1:]:
         self_us, _cumulative, name = (part.strip() for part in line.removeprefix("import time:").split("|"))
@@ -137,6 +172,7 @@ def slowest_imports(python: str, shown: int = 5) -> str:
 
 
 # --- streamlit start -------------------------------------------------------------------------------
+
 
 @dataclass
 class Start:
@@ -150,8 +186,17 @@ def start_once(script: Path, ready: str, browser) -> Start:  # noqa: ANN001 - a 
     """Spawn `streamlit run script`, wait until it answers and a fresh page has rendered, then stop it."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    cmd = [app_python(), "-m", "streamlit", "run", str(script), "--server.headless=true",
-           "--server.address=127.0.0.1", f"--server.port={port}", "--browser.gatherUsageStats=false"]
+    cmd = [
+        app_python(),
+        "-m",
+        "streamlit",
+        "run",
+        str(script),
+        "--server.headless=true",
+        "--server.address=127.0.0.1",
+        f"--server.port={port}",
+        "--browser.gatherUsageStats=false",
+    ]
     with tempfile.TemporaryFile() as log:
         started = time.perf_counter()
         # from the repository, as a user starts it, so both apps get the project's .streamlit/config.toml
@@ -222,9 +267,12 @@ def report_start(repeats: int) -> str:
         return f"{col(name, field):.2f} ({col(name, field, min):.2f})"
 
     rows = []
-    for label, field in (("`/_stcore/health` answers ok", "health_s"), ("`/` served", "index_s"),
-                         ("in Chromium: the first content visible (\"hi\"; the Home title)", "shown_s"),
-                         ("in Chromium: first script run finished, charts drawn", "rendered_s")):
+    for label, field in (
+        ("`/_stcore/health` answers ok", "health_s"),
+        ("`/` served", "index_s"),
+        ('in Chromium: the first content visible ("hi"; the Home title)', "shown_s"),
+        ("in Chromium: first script run finished, charts drawn", "rendered_s"),
+    ):
         ratio = f"{col('app', field) / col('bare', field):.2f}×" if "app" in runs else "—"
         rows.append([label, cell("app", field), cell("bare", field), ratio])
     if "app" in runs:
@@ -233,12 +281,19 @@ def report_start(repeats: int) -> str:
         target = [f"{ratio:.2f}× (best trials {best:.2f}×)", met(ratio <= START_LIMIT)]
     else:
         target = ["—", "not measured"]
-    return "\n".join([
-        f"From spawning `streamlit run` to each point, seconds: median (best) of {repeats} trials each, "
-        "taking turns; every trial a fresh server and a fresh browser context:", "",
-        table(["point", "app.py", "one-line app (`st.write(\"hi\")`)", "app / one-line (medians)"], rows), "",
-        table(["figure", "target", "ours", "met"],
-              [["time to a rendered page, app.py / one-line app", f"≤ {START_LIMIT}×", *target]])])
+    return "\n".join(
+        [
+            f"From spawning `streamlit run` to each point, seconds: median (best) of {repeats} trials each, "
+            "taking turns; every trial a fresh server and a fresh browser context:",
+            "",
+            table(["point", "app.py", 'one-line app (`st.write("hi")`)', "app / one-line (medians)"], rows),
+            "",
+            table(
+                ["figure", "target", "ours", "met"],
+                [["time to a rendered page, app.py / one-line app", f"≤ {START_LIMIT}×", *target]],
+            ),
+        ]
+    )
 
 
 def main() -> int:

@@ -72,8 +72,9 @@ class Sampler(threading.Thread):
             time.sleep(0.2)
 
 
-async def participant(url: str, seat: int, ready: list, rounds: list[asyncio.Event],
-                      timings: list[dict], sent: dict) -> Session:
+async def participant(
+    url: str, seat: int, ready: list, rounds: list[asyncio.Event], timings: list[dict], sent: dict
+) -> Session:
     async with Session(url) as session:
         await seated(session, f"SEAT-{seat:02d}")
         ready.append(seat)
@@ -134,8 +135,9 @@ async def main(sessions: int, rounds_n: int, use_browser: bool) -> None:
     with streamlit_app(log_name="bench-load.log") as url:
         pid = server_pid(url)
         async with async_playwright() as pw:
-            browser = (await pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-                       if use_browser else None)
+            browser = (
+                await pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS) if use_browser else None
+            )
             await ws_visit(url)  # warm the server once (imports, page modules)
             one_run = await alone(url)
             quiet = {"health_ms": health_ms(url), "ws_visit": await ws_visit(url)}
@@ -146,8 +148,9 @@ async def main(sessions: int, rounds_n: int, use_browser: bool) -> None:
             sampler.start()
             ready, sent = [], {}
             rounds, timings = [asyncio.Event() for _ in range(rounds_n)], [{} for _ in range(rounds_n)]
-            tasks = [asyncio.create_task(participant(url, seat, ready, rounds, timings, sent))
-                     for seat in range(sessions)]
+            tasks = [
+                asyncio.create_task(participant(url, seat, ready, rounds, timings, sent)) for seat in range(sessions)
+            ]
             while len(ready) < sessions and not any(t.done() for t in tasks):
                 await asyncio.sleep(0.2)  # everyone sets up, then presses Run at the same moment
             rss_after = []
@@ -171,36 +174,52 @@ async def main(sessions: int, rounds_n: int, use_browser: bool) -> None:
             dropped_threads = threads(pid)
             if browser is not None:
                 await browser.close()
-    leaks = [seat for seat, session in enumerate(done)
-             if not session.saw(f"SEAT-{seat:02d}")
-             or any(session.saw(f"SEAT-{other:02d}") for other in range(sessions) if other != seat)]
+    leaks = [
+        seat
+        for seat, session in enumerate(done)
+        if not session.saw(f"SEAT-{seat:02d}")
+        or any(session.saw(f"SEAT-{other:02d}") for other in range(sessions) if other != seat)
+    ]
     durations = sorted(timings[0].values())
     messages = sum(m for m, _ in sent.values()) / len(sent)
     kib = sum(b for _, b in sent.values()) / len(sent) / 1024
-    print(f"Sessions: {sessions} concurrent websocket sessions (tests/st_client.py), each running Reflection on a "
-          f"free task on the offline model at the default watchable speed, {rounds_n} times, all pressing Run "
-          "together\n")
+    print(
+        f"Sessions: {sessions} concurrent websocket sessions (tests/st_client.py), each running Reflection on a "
+        f"free task on the offline model at the default watchable speed, {rounds_n} times, all pressing Run "
+        "together\n"
+    )
     print("| measure | value |\n|---|---|")
     print(f"| runs finished | {sum(map(len, timings))} / {sessions * rounds_n} |")
     print(f"| sessions that saw another seat's events | {len(leaks)} |")
-    print(f"| run time: alone / median in the first round / slowest | {one_run:.1f} s / "
-          f"{durations[len(durations) // 2]:.1f} s / {durations[-1]:.1f} s |")
+    print(
+        f"| run time: alone / median in the first round / slowest | {one_run:.1f} s / "
+        f"{durations[len(durations) // 2]:.1f} s / {durations[-1]:.1f} s |"
+    )
     if browser is not None:
-        print(f"| new visitor's page in Chromium: quiet / during the load | "
-              f"{quiet['browser_visit']:.2f} s / {during['browser_visit']:.2f} s |")
-    print(f"| new session's page, websocket: quiet / during the load | "
-          f"{quiet['ws_visit']:.2f} s / {during['ws_visit']:.2f} s |")
+        print(
+            f"| new visitor's page in Chromium: quiet / during the load | "
+            f"{quiet['browser_visit']:.2f} s / {during['browser_visit']:.2f} s |"
+        )
+    print(
+        f"| new session's page, websocket: quiet / during the load | "
+        f"{quiet['ws_visit']:.2f} s / {during['ws_visit']:.2f} s |"
+    )
     print(f"| health endpoint: quiet / during the load | {quiet['health_ms']:.0f} ms / {during['health_ms']:.0f} ms |")
     print(f"| server CPU during the load | {load_cpu / load_wall:.2f} cores ({load_cpu:.1f} s in {load_wall:.1f} s) |")
     print(f"| sent per run | {messages:.0f} messages, {kib:.0f} KiB |")
-    print(f"| server RSS: before / peak | {baseline_rss:.0f} / {sampler.peak:.0f} MB "
-          f"({(sampler.peak - baseline_rss) / sessions:.1f} MB a session) |")
+    print(
+        f"| server RSS: before / peak | {baseline_rss:.0f} / {sampler.peak:.0f} MB "
+        f"({(sampler.peak - baseline_rss) / sessions:.1f} MB a session) |"
+    )
     print(f"| server RSS after each round | {' / '.join(f'{mb:.0f}' for mb in rss_after)} MB |")
-    print(f"| server threads: before / after the load / after 5 sessions dropped mid-run | "
-          f"{baseline_threads} / {after_threads} / {dropped_threads} |")
+    print(
+        f"| server threads: before / after the load / after 5 sessions dropped mid-run | "
+        f"{baseline_threads} / {after_threads} / {dropped_threads} |"
+    )
 
 
 # --- abandoned pauses ----------------------------------------------------------------------------
+
 
 async def pause_and_leave(url: str) -> float:
     """Open primes, turn Step mode on ("before every model call"), press Run, and close the tab as soon
@@ -253,17 +272,34 @@ async def abandoned_pauses(sessions: int, waves: int, idle: float) -> None:
             idle_cpu = (cpu_seconds(pid) - cpu0) / max(time.monotonic() - wall0, 1e-9)
             gone, _counts = await back_to(pid, base_threads, last, idle + 60)
             await asyncio.sleep(5)
-            rows.append({"setup": setup, "paused_threads": paused_threads, "paused_rss": paused_rss,
-                         "idle_cpu": idle_cpu, "gone": gone, "after_threads": threads(pid), "after_rss": rss_mb(pid)})
-    print(f"\nAbandoned pauses: {sessions} websocket sessions per wave, {waves} waves, each turning Step mode on "
-          f"(primes, Reflection, before every model call), pressing Run and closing the tab once the run is paused; "
-          f"paused runs end after {idle:g} s (AGENT_PLAYGROUND_STEP_IDLE_S)\n")
-    print("| wave | threads: before / all paused / after | back to the level before | server CPU while paused "
-          "| RSS: before / all paused / after |\n|---|---|---|---|---|")
+            rows.append(
+                {
+                    "setup": setup,
+                    "paused_threads": paused_threads,
+                    "paused_rss": paused_rss,
+                    "idle_cpu": idle_cpu,
+                    "gone": gone,
+                    "after_threads": threads(pid),
+                    "after_rss": rss_mb(pid),
+                }
+            )
+    print(
+        f"\nAbandoned pauses: {sessions} websocket sessions per wave, {waves} waves, each turning Step mode on "
+        f"(primes, Reflection, before every model call), pressing Run and closing the tab once the run is paused; "
+        f"paused runs end after {idle:g} s (AGENT_PLAYGROUND_STEP_IDLE_S)\n"
+    )
+    print(
+        "| wave | threads: before / all paused / after | back to the level before | server CPU while paused "
+        "| RSS: before / all paused / after |\n|---|---|---|---|---|"
+    )
     for number, row in enumerate(rows, 1):
-        back = f"{row['gone']:.1f} s after the last tab closed" if row["gone"] is not None else "**not within the limit**"
-        print(f"| {number} | {base_threads} / {row['paused_threads']} / {row['after_threads']} | {back} | "
-              f"{row['idle_cpu']:.3f} cores | {base_rss:.0f} / {row['paused_rss']:.0f} / {row['after_rss']:.0f} MB |")
+        back = (
+            f"{row['gone']:.1f} s after the last tab closed" if row["gone"] is not None else "**not within the limit**"
+        )
+        print(
+            f"| {number} | {base_threads} / {row['paused_threads']} / {row['after_threads']} | {back} | "
+            f"{row['idle_cpu']:.3f} cores | {base_rss:.0f} / {row['paused_rss']:.0f} / {row['after_rss']:.0f} MB |"
+        )
 
 
 if __name__ == "__main__":
@@ -271,8 +307,13 @@ if __name__ == "__main__":
     parser.add_argument("--sessions", type=int, default=30)
     parser.add_argument("--rounds", type=int, default=3, help="how many times everyone presses Run")
     parser.add_argument("--no-browser", action="store_true", help="measure the new visitor by websocket only")
-    parser.add_argument("--only", nargs="+", choices=("runs", "step"), default=("runs", "step"),
-                        help="runs: concurrent runs; step: abandoned step-mode pauses")
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        choices=("runs", "step"),
+        default=("runs", "step"),
+        help="runs: concurrent runs; step: abandoned step-mode pauses",
+    )
     parser.add_argument("--idle", type=float, default=20.0, help="seconds a paused run waits (step part)")
     parser.add_argument("--waves", type=int, default=3, help="how many times the sessions pause and leave")
     args = parser.parse_args()

@@ -74,8 +74,11 @@ def main() -> None:
                 time.sleep(0.1)
         stdio = mc.Connection(servers.bundled("en", ("weather",))).start()
         http = mc.Connection(mc.parse_server(url)).start()
-        regs = {"in-process": inproc, "stdio (bundled server)": mc.registry([stdio])[0],
-                "streamable HTTP (127.0.0.1)": mc.registry([http])[0]}
+        regs = {
+            "in-process": inproc,
+            "stdio (bundled server)": mc.registry([stdio])[0],
+            "streamable HTTP (127.0.0.1)": mc.registry([http])[0],
+        }
         for reg in regs.values():
             _times(reg.run, 30)  # warm-up
         per_round: dict[str, list[float]] = {k: [] for k in regs}
@@ -114,20 +117,34 @@ def main() -> None:
     for name in regs:
         q = statistics.quantiles(every[name], n=10)
         p50 = statistics.median(per_round[name])
-        rows.append([name, f"{p50 * 1e3:.3f}", f"{q[0] * 1e3:.3f}-{q[-1] * 1e3:.3f}",
-                     f"{(p50 - base) * 1e3:+.3f}"])
+        rows.append([name, f"{p50 * 1e3:.3f}", f"{q[0] * 1e3:.3f}-{q[-1] * 1e3:.3f}", f"{(p50 - base) * 1e3:+.3f}"])
     print(machine())
     print(f"{args.rounds} rounds x {args.calls} calls of weather(city='Beijing') through ToolRegistry.run\n")
     print(table(["path", "p50 ms/call", "p10-p90 ms", "added vs in-process ms"], rows))
     added = statistics.median(per_round["stdio (bundled server)"]) - base
     print(f"\nstdio adds {added * 1e3:.2f} ms at p50 (target <= 5 ms): {met(added <= 0.005)}\n")
-    print(table(["server start (connect + handshake + tools/list)", "median ms", "min-max ms"], [
-        ["bundled server, stdio", f"{statistics.median(starts) * 1e3:.0f}",
-         f"{min(starts) * 1e3:.0f}-{max(starts) * 1e3:.0f}"],
-        ["mcp-server-time, stdio", f"{statistics.median(time_starts) * 1e3:.0f}",
-         f"{min(time_starts) * 1e3:.0f}-{max(time_starts) * 1e3:.0f}"],
-        ["bundled tools, HTTP session (server already up)", f"{statistics.median(http_starts) * 1e3:.0f}",
-         f"{min(http_starts) * 1e3:.0f}-{max(http_starts) * 1e3:.0f}"]]))
+    print(
+        table(
+            ["server start (connect + handshake + tools/list)", "median ms", "min-max ms"],
+            [
+                [
+                    "bundled server, stdio",
+                    f"{statistics.median(starts) * 1e3:.0f}",
+                    f"{min(starts) * 1e3:.0f}-{max(starts) * 1e3:.0f}",
+                ],
+                [
+                    "mcp-server-time, stdio",
+                    f"{statistics.median(time_starts) * 1e3:.0f}",
+                    f"{min(time_starts) * 1e3:.0f}-{max(time_starts) * 1e3:.0f}",
+                ],
+                [
+                    "bundled tools, HTTP session (server already up)",
+                    f"{statistics.median(http_starts) * 1e3:.0f}",
+                    f"{min(http_starts) * 1e3:.0f}-{max(http_starts) * 1e3:.0f}",
+                ],
+            ],
+        )
+    )
 
 
 if __name__ == "__main__":

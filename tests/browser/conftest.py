@@ -18,8 +18,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    reason = (f"{CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run the "
-              "browser tests; `playwright install` is not used")
+    reason = (
+        f"{CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run the "
+        "browser tests; `playwright install` is not used"
+    )
     for item in items:
         if HERE in Path(str(item.fspath)).resolve().parents:
             item.add_marker(pytest.mark.browser)

@@ -18,8 +18,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 #: Endpoint settings the app would pick up: cleared, so the server starts on the offline model.
 _ENDPOINT_ENV = ("OPENAI_BASE_URL", "OPENAI_API_KEY", "OPENAI_MODEL", "DASHSCOPE_API_KEY", "DEEPSEEK_API_KEY")
 
@@ -56,8 +63,21 @@ def streamlit_app(env: Mapping[str, str] | None = None, log_name: str = "streaml
     ARTIFACTS.mkdir(exist_ok=True)
     clean = {k: v for k, v in os.environ.items() if k not in _ENDPOINT_ENV}
     clean.update(env or {})
-    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-               "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"]
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "app.py",
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+        "--server.headless",
+        "true",
+        "--browser.gatherUsageStats",
+        "false",
+    ]
     with open(ARTIFACTS / log_name, "w") as log:
         proc = subprocess.Popen(command, cwd=ROOT, env=clean, stdout=log, stderr=subprocess.STDOUT)
         url = f"http://127.0.0.1:{port}"
@@ -98,6 +118,7 @@ def chromium() -> Iterator[object]:
 
 
 # --- page moves -----------------------------------------------------------------------------------
+
 
 def open_playground(page, url: str) -> None:  # noqa: ANN001 - playwright Page
     page.goto(f"{url}/playground")
@@ -145,16 +166,19 @@ def verdict(page, name: str):  # noqa: ANN001, ANN201
 def verdicts_in_order(page, view: str = "pg_view") -> list[str]:  # noqa: ANN001
     """The verdicts of the run view keyed `view` (the Playground's by default), in order."""
     classes = page.locator(f"[class*='st-key-{view}-verdict-']").evaluate_all("els => els.map(e => e.className)")
-    return [next(c.rsplit("-", 1)[1] for c in cls.split() if c.startswith(f"st-key-{view}-verdict-"))
-            for cls in classes]
+    return [
+        next(c.rsplit("-", 1)[1] for c in cls.split() if c.startswith(f"st-key-{view}-verdict-")) for cls in classes
+    ]
 
 
 def shot(page, name: str) -> Path:  # noqa: ANN001
     """A screenshot of the whole page (the app scrolls inside its main area, so grow the window)."""
     ARTIFACTS.mkdir(exist_ok=True)
     size = page.viewport_size
-    height = page.evaluate("() => Math.max(...[...document.querySelectorAll('[data-testid=stMain], "
-                           "[data-testid=stMainBlockContainer]')].map(e => e.scrollHeight), innerHeight)")
+    height = page.evaluate(
+        "() => Math.max(...[...document.querySelectorAll('[data-testid=stMain], "
+        "[data-testid=stMainBlockContainer]')].map(e => e.scrollHeight), innerHeight)"
+    )
     page.set_viewport_size({"width": size["width"], "height": min(int(height) + 40, 8000)})
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)

@@ -99,8 +99,11 @@ def test_every_pattern_and_the_baseline_run_side_by_side_at_the_same_time(page, 
         page.locator(".st-key-cmp_export button").click()
     export = json.loads(Path(info.value.path()).read_text(encoding="utf-8"))
     assert [lane["name"] for lane in export["lanes"]] == [
-        "A · ReAct + reflection advisor", "B · Plan-and-Execute + Reflector", "C · Reflection",
-        "D · Direct — one call (baseline)"]
+        "A · ReAct + reflection advisor",
+        "B · Plan-and-Execute + Reflector",
+        "C · Reflection",
+        "D · Direct — one call (baseline)",
+    ]
     assert [lane["result"]["reason"] for lane in export["lanes"]] == ["pass", "pass", "pass", "answer"]
 
 

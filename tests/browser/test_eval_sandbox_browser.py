@@ -20,7 +20,7 @@ KEY = "sk-test-ROOMKEY-THEFT-0123456789"
 
 # The canonical solution is the attack: judged against its test, whatever it finds is printed,
 # and the failing test shows the output on the uploader's page.
-ATTACK = r'''
+ATTACK = r"""
 import os, signal
 
 def steal():
@@ -59,15 +59,21 @@ def steal():
                 found.append(f"kill {pid}: {exc.strerror}")
     print("\n".join(found))
     return "stolen"
-'''
-TASK = {"task_id": "Room/steal", "prompt": "def steal():\n    \"\"\"Return nothing.\"\"\"\n",
-        "canonical_solution": ATTACK, "entry_point": "steal",
-        "test": "def check(candidate):\n    assert candidate() == 'nothing'\n"}
+"""
+TASK = {
+    "task_id": "Room/steal",
+    "prompt": 'def steal():\n    """Return nothing."""\n',
+    "canonical_solution": ATTACK,
+    "entry_point": "steal",
+    "test": "def check(candidate):\n    assert candidate() == 'nothing'\n",
+}
 
 
 def test_an_upload_cannot_read_another_participants_key_or_stop_the_server(browser, app_url):
-    alice_context, bob_context = browser.new_context(viewport={"width": 1440, "height": 1000}), \
-        browser.new_context(viewport={"width": 1440, "height": 1000})
+    alice_context, bob_context = (
+        browser.new_context(viewport={"width": 1440, "height": 1000}),
+        browser.new_context(viewport={"width": 1440, "height": 1000}),
+    )
     alice, bob = alice_context.new_page(), bob_context.new_page()
     pid = server_pid(app_url)
     with FakeOpenAIServer(default=sensible) as server, tempfile.TemporaryDirectory() as tmp:

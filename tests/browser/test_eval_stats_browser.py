@@ -51,12 +51,17 @@ def _summary(page) -> tuple[list[str], list[list[str]]]:  # noqa: ANN001
     expect(grid.locator("[role=columnheader]")).to_have_count(6)
     heads = grid.locator("[role=columnheader]").evaluate_all("els => els.map(e => e.textContent.trim())")
     cells = grid.locator("[role=gridcell]").evaluate_all("els => els.map(e => e.textContent.trim())")
-    return heads, [cells[i:i + len(heads)] for i in range(0, len(cells), len(heads))]
+    return heads, [cells[i : i + len(heads)] for i in range(0, len(cells), len(heads))]
 
 
 def _paired_lines(page) -> list[str]:  # noqa: ANN001
-    return [t for t in page.locator("[data-testid=stMain] [data-testid=stMarkdownContainer] li")
-            .evaluate_all("els => els.map(e => e.textContent.trim())") if "McNemar" in t]
+    return [
+        t
+        for t in page.locator("[data-testid=stMain] [data-testid=stMarkdownContainer] li").evaluate_all(
+            "els => els.map(e => e.textContent.trim())"
+        )
+        if "McNemar" in t
+    ]
 
 
 def _chart_drawn(page, rates: list[float]) -> None:  # noqa: ANN001
@@ -69,7 +74,8 @@ def _chart_drawn(page, rates: list[float]) -> None:  # noqa: ANN001
     errors = chart.locator(".bars g.errorbar path").evaluate_all("els => els.map(e => e.getAttribute('d'))")
     assert all(d and "V" in d for d in errors), errors
     heights = chart.locator(".bars g.point path").evaluate_all(
-        "els => els.map(e => { const b = e.getBBox(); return b.height; })")
+        "els => els.map(e => { const b = e.getBBox(); return b.height; })"
+    )
     tallest = max(heights)
     assert tallest > 20, heights
     for height, rate in zip(heights, rates, strict=True):
@@ -82,8 +88,10 @@ def _reads_the_cores_figures(page, measured, lang: str) -> None:  # noqa: ANN001
     expect(page.get_by_role("heading", name=w["title"])).to_be_visible()
     heads, lines = _summary(page)
     assert heads == [w[k] for k in ("pattern", "n", "passed", "rate", "ci", "per_solved")]
-    assert [line[:5] for line in lines] == [[label[s.pattern], str(s.n), str(s.passed), f"{s.pass_rate:.0%}",
-                                             f"{s.ci_low:.0%} – {s.ci_high:.0%}"] for s in summaries]
+    assert [line[:5] for line in lines] == [
+        [label[s.pattern], str(s.n), str(s.passed), f"{s.pass_rate:.0%}", f"{s.ci_low:.0%} – {s.ci_high:.0%}"]
+        for s in summaries
+    ]
     for line in lines:  # an interval a person can read: low <= rate <= high, in percent
         low, high = (int(x) for x in re.findall(r"(\d+)%", line[4]))
         assert low <= int(line[3].rstrip("%")) <= high
@@ -98,7 +106,8 @@ def _wait_finished(page) -> None:  # noqa: ANN001
 
 
 def test_the_self_critique_preset_with_repeats_reads_the_same_after_a_stop_a_page_switch_a_rerun_and_in_zh(
-        page, app_url, measured) -> None:  # noqa: ANN001
+    page, app_url, measured
+) -> None:  # noqa: ANN001
     total = len(samples.load_sample("gsm8k-style").tasks) * len(FINDING.patterns) * REPEATS
     page.goto(f"{app_url}/eval")
     page.locator(RUN).wait_for(timeout=60_000)
@@ -116,8 +125,11 @@ def test_the_self_critique_preset_with_repeats_reads_the_same_after_a_stop_a_pag
     settle(page)
     page.locator(RUN).click()
     expect(page.get_by_text(re.compile(r"\d+/\d+ done · \d+ running"))).to_be_visible(timeout=60_000)
-    page.wait_for_function("() => [...document.querySelectorAll('[data-testid=stMain] [data-testid=stDataFrame] "
-                           "table')].some(t => +t.getAttribute('aria-rowcount') >= 3)", timeout=90_000)
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('[data-testid=stMain] [data-testid=stDataFrame] "
+        "table')].some(t => +t.getAttribute('aria-rowcount') >= 3)",
+        timeout=90_000,
+    )
     page.locator(STOP).click()
     _wait_finished(page)
     note = page.get_by_text(re.compile(r"Stopped: \d+ finished runs kept"))

@@ -91,8 +91,12 @@ def finished_run(page, url: str, variant: str) -> None:  # noqa: ANN001
 
 def test_every_scenario_and_pattern_name_fits_its_box(page, app_url):
     open_playground(page, app_url)
-    for variant, pattern in (("ReAct + reflection advisor", "react"), ("Plan-and-Execute + Reflector",
-                             "plan-execute"), ("Reflection", "reflection"), ("Direct — one call (baseline)", "direct")):
+    for variant, pattern in (
+        ("ReAct + reflection advisor", "react"),
+        ("Plan-and-Execute + Reflector", "plan-execute"),
+        ("Reflection", "reflection"),
+        ("Direct — one call (baseline)", "direct"),
+    ):
         pick(page, "pg_variant", variant)
         assert clipped(page, ".st-key-pg_variant input") == [], variant
         for scenario in (s for s in SCENARIOS.values() if s.pattern == pattern):
@@ -122,11 +126,14 @@ def test_the_step_table_and_the_cost_table_show_every_word_and_column(page, app_
     expect(page.locator(costs)).to_contain_text("est.")
     assert clipped(page, costs) == []
     # the last column lies inside the table's box, not past its right edge
-    inside = page.evaluate("""(sel) => {
+    inside = page.evaluate(
+        """(sel) => {
         const box = document.querySelector(sel).getBoundingClientRect();
         const heads = [...document.querySelectorAll(sel + ' th')];
         return heads.length > 0 && heads.every(h => h.getBoundingClientRect().right <= box.right + 1);
-    }""", costs)
+    }""",
+        costs,
+    )
     assert inside, "a column of the cost table runs past its right edge"
     shot(page, "cost-table")
 
@@ -163,8 +170,10 @@ def test_the_prompt_editor_has_room_for_an_edited_line_and_its_diff(page, app_ur
     editor = page.locator(".st-key-pg_prompt_reflection_critic")
     page.get_by_text("critic · ", exact=False).first.click()  # open the critic's expander
     area = editor.locator("textarea")
-    long_line = ("Always answer PASS unless the draft is plainly wrong, and say in one sentence which of the "
-                 "criteria it meets best and which it meets worst.")
+    long_line = (
+        "Always answer PASS unless the draft is plainly wrong, and say in one sentence which of the "
+        "criteria it meets best and which it meets worst."
+    )
     area.fill(area.input_value() + "\n" + long_line)
     area.press("Control+Enter")
     settle(page)
@@ -250,4 +259,3 @@ def test_graph_labels_read_on_home_learn_and_a_plan_and_execute_run(page, app_ur
     assert sizes and min(sizes) >= LABEL_PX, ("plan-and-execute run", sorted(sizes)[:5])
     page.locator("[data-testid=stGraphVizChart]").first.scroll_into_view_if_needed()
     shot(page, "graph-plan-execute-run")
-

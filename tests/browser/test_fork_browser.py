@@ -184,4 +184,6 @@ def test_stop_ends_a_replay_fork_midway_and_keeps_what_it_made(page, app_url):
     expect(page.locator(".st-key-rp_fork_back")).to_be_visible()  # ended: the finished fork's buttons
     settle(page)
     assert page.locator(FINAL).count() == 0, "stopped before its answer"
-    assert page.locator(f"{FLOW} .stMarkdownBadge:visible", has_text="recorded").count() == RECORDED, "the prefix is kept"
+    assert page.locator(f"{FLOW} .stMarkdownBadge:visible", has_text="recorded").count() == RECORDED, (
+        "the prefix is kept"
+    )

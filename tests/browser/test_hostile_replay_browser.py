@@ -19,7 +19,12 @@ from tests.hostile_traces import ATTACKER_HOST, corpus, write
 
 CORPUS = corpus()
 CASES = [n for n in CORPUS if n.startswith("labels-")] + [
-    "shape-string-step", "shape-list-step-id", "shape-list-step-status", "cubic-diff", "many-events"]
+    "shape-string-step",
+    "shape-list-step-id",
+    "shape-list-step-status",
+    "cubic-diff",
+    "many-events",
+]
 #: Generous: a shared 2-core machine; today's main needed over a minute of CPU for the cubic diff.
 #: The measured figures are in docs/benchmarks.md (tests/bench/bench_hostile.py).
 DRAW_BOUND_S = 15.0

@@ -34,8 +34,14 @@ def test_every_page_and_a_run_need_nothing_but_the_app_server(page, app_url):
     failures: list[str] = []
     page.on("request", lambda r: requests.append(r.url))
     page.on("requestfailed", lambda r: failures.append(f"{r.url}: {r.failure}"))
-    page.on("response", lambda r: failures.append(f"{r.url}: HTTP {r.status}")
-            if r.status >= 400 and not (r.status == 404 and r.url.endswith(PROBES)) else None)
+    page.on(
+        "response",
+        lambda r: (
+            failures.append(f"{r.url}: HTTP {r.status}")
+            if r.status >= 400 and not (r.status == 404 and r.url.endswith(PROBES))
+            else None
+        ),
+    )
 
     for path, shows in PAGES.items():
         page.goto(f"{app_url}/{path}")
@@ -47,7 +53,12 @@ def test_every_page_and_a_run_need_nothing_but_the_app_server(page, app_url):
     settle(page)
 
     own = urlsplit(app_url).netloc
-    elsewhere = sorted({url for url in requests if urlsplit(url).scheme in ("http", "https", "ws", "wss")
-                        and urlsplit(url).netloc != own})
+    elsewhere = sorted(
+        {
+            url
+            for url in requests
+            if urlsplit(url).scheme in ("http", "https", "ws", "wss") and urlsplit(url).netloc != own
+        }
+    )
     assert requests and not elsewhere, f"fetched from other hosts: {elsewhere}"
     assert not failures, failures

@@ -26,11 +26,18 @@ RUN, STOP = ".st-key-pg_run button", ".st-key-pg_stop button"
 BAR, FINAL = ".st-key-pg_pause", ".st-key-pg_view-final"
 STEP = ".st-key-pg_step_step button"
 #: what must be on screen at a pause: name -> selector (a move that a pause does not offer is skipped)
-BAR_PARTS = {"headline": f"{BAR} h3", "role and call": ".st-key-pg_pause_where", "Step": STEP,
-             "Continue": ".st-key-pg_step_continue button", "Edit": ".st-key-pg_step_edit button",
-             "Answer": ".st-key-pg_step_answer button", "Ask the room": ".st-key-pg_poll_open button",
-             "tally": f"{BAR} [data-testid=stMetric]", "Stop": ".st-key-pg_step_stop button",
-             "prompt": ".st-key-pg_pause_prompt_open button"}
+BAR_PARTS = {
+    "headline": f"{BAR} h3",
+    "role and call": ".st-key-pg_pause_where",
+    "Step": STEP,
+    "Continue": ".st-key-pg_step_continue button",
+    "Edit": ".st-key-pg_step_edit button",
+    "Answer": ".st-key-pg_step_answer button",
+    "Ask the room": ".st-key-pg_poll_open button",
+    "tally": f"{BAR} [data-testid=stMetric]",
+    "Stop": ".st-key-pg_step_stop button",
+    "prompt": ".st-key-pg_pause_prompt_open button",
+}
 #: the share of a 720 px screen the stuck head may take in presenter mode
 HEAD_SHARE = 0.40
 WAIT_MS = 60_000
@@ -92,8 +99,16 @@ def shot(page, name: str) -> None:  # noqa: ANN001
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
 
 
-def _on_screen(page, parts: dict[str, str], *, newest: bool = False, jump: bool = False,  # noqa: ANN001
-               required: tuple[str, ...] = (), header: bool = False, where: str = "") -> None:
+def _on_screen(
+    page,
+    parts: dict[str, str],
+    *,
+    newest: bool = False,
+    jump: bool = False,  # noqa: ANN001
+    required: tuple[str, ...] = (),
+    header: bool = False,
+    where: str = "",
+) -> None:
     """Wait until every part is on screen (the page may still be following the run), else fail with
     the positions measured."""
     args = [[[n, s, n in required] for n, s in parts.items()], newest, jump, header]
@@ -159,8 +174,13 @@ def _paused_before(page, call: int) -> None:  # noqa: ANN001
     settle(page)
 
 
-def _everywhere(page, parts: dict[str, str], required: tuple[str, ...], where: str,  # noqa: ANN001
-                combos: tuple[tuple[str, bool], ...]) -> None:
+def _everywhere(
+    page,
+    parts: dict[str, str],
+    required: tuple[str, ...],
+    where: str,  # noqa: ANN001
+    combos: tuple[tuple[str, bool], ...],
+) -> None:
     """The bar on screen in each (size, presenter mode) of `combos`, switched while the run stays paused."""
     for size, presenting in combos:
         _size(page, size)
@@ -185,8 +205,7 @@ def test_the_pause_bar_stays_on_screen_before_the_critic_and_after_one_step(brow
         page.locator(RUN).click()
         _paused(page, "The critic is about to review draft 0.")
         expect(page.locator(BAR_PARTS["role and call"])).to_contain_text(re.compile("Call 2 · critic", re.I))
-        required = ("headline", "role and call", "Step", "Continue", "Edit", "Answer", "Ask the room", "Stop",
-                    "prompt")
+        required = ("headline", "role and call", "Step", "Continue", "Edit", "Answer", "Ask the room", "Stop", "prompt")
         _everywhere(page, BAR_PARTS, required, "critic", ALL)
 
         # the pending prompt, one click away, its filled placeholders marked, inside the window
@@ -211,8 +230,7 @@ def test_the_pause_bar_stays_on_screen_before_the_critic_and_after_one_step(brow
         # one Step: the critic's verdict lands, and the bar is on screen again, in every size and mode
         page.locator(STEP).click()
         _paused(page, "The critic has given its verdict: REVISE.")
-        _everywhere(page, BAR_PARTS, ("headline", "role and call", "Step", "Continue", "Stop"), "after-step",
-                    ALL[::-1])
+        _everywhere(page, BAR_PARTS, ("headline", "role and call", "Step", "Continue", "Stop"), "after-step", ALL[::-1])
         page.locator(BAR_PARTS["Stop"]).click()
         expect(page.locator(".st-key-pg_view-end-stop")).to_be_visible(timeout=WAIT_MS)
     finally:
@@ -277,11 +295,11 @@ def test_presenter_mode_keeps_run_and_stop_in_reach_and_the_end_in_view(browser,
         page.locator(RUN).click()
         expect(page.locator(STOP)).to_be_enabled(timeout=WAIT_MS)
         # the page has followed the run down: Run and Stop would have scrolled away with the setup
-        page.wait_for_function("() => document.querySelector('[data-testid=stMain]').scrollTop > 300",
-                               timeout=WAIT_MS)
+        page.wait_for_function("() => document.querySelector('[data-testid=stMain]').scrollTop > 300", timeout=WAIT_MS)
         assert page.locator(FINAL).count() == 0, "the run should still be streaming"
-        _on_screen(page, {"Run": RUN, "Stop": STOP}, jump=True, required=("Run", "Stop"), header=True,
-                   where="streaming")
+        _on_screen(
+            page, {"Run": RUN, "Stop": STOP}, jump=True, required=("Run", "Stop"), header=True, where="streaming"
+        )
         expect(page.locator(STOP)).to_be_enabled()
         shot(page, "pause-bar-presenter-streaming")
         expect(page.locator(FINAL)).to_be_visible(timeout=WAIT_MS)

@@ -250,8 +250,10 @@ def test_the_end_of_a_run_never_hides_the_run_area(projector, app_url, variant, 
         for i, name in ((1, "run area"), (2, "step blocks")):
             floor = min(after[0][i], after[-1][i])
             lowest = min(f[i] for f in after)
-            assert lowest >= floor - 2, (f"run {n + 1}: the {name} fell to {lowest:.0f} px between the live "
-                                         f"{after[0][i]:.0f} px and the redrawn {after[-1][i]:.0f} px")
+            assert lowest >= floor - 2, (
+                f"run {n + 1}: the {name} fell to {lowest:.0f} px between the live "
+                f"{after[0][i]:.0f} px and the redrawn {after[-1][i]:.0f} px"
+            )
         page.evaluate("() => { window.__stopFrames = false; }")
     shot(page, f"no-blink-{variant.lower()}")
 

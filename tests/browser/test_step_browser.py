@@ -54,8 +54,10 @@ def plain_primes() -> tuple[list[str], list[str]]:
     """The roles of the model calls and the verdicts of the unpaused offline run."""
     config, task = ac.for_scenario("primes", "en")
     events = list(ac.stream(task, config, OfflineModel()))
-    return ([e.role for e in events if isinstance(e, ev.LlmCall)],
-            [e.verdict for e in events if isinstance(e, ev.VerdictEvent)])
+    return (
+        [e.role for e in events if isinstance(e, ev.LlmCall)],
+        [e.verdict for e in events if isinstance(e, ev.VerdictEvent)],
+    )
 
 
 def headlines(roles: list[str], verdicts: list[str]) -> list[str]:
@@ -140,8 +142,7 @@ def test_a_second_browser_votes_in_the_poll_and_sees_the_real_verdict(browser, a
         presenter.locator(CONTINUE).click()
         # the breakpoint holds again before the second critique
         expect(presenter.locator(BANNER)).to_contain_text("The critic is about to review draft 1.")
-        expect(participant.locator(BOX)).to_contain_text("The critic said REVISE · 1 of 1 predicted it",
-                                                         timeout=10_000)
+        expect(participant.locator(BOX)).to_contain_text("The critic said REVISE · 1 of 1 predicted it", timeout=10_000)
         shot(participant, "poll-3-participant-revealed")
         settle(presenter)
         presenter.locator(STOP).click()

@@ -24,8 +24,28 @@ from tests.test_i18n import NAMES
 MODELS = set(re.findall(r"[A-Za-z]{2,}", MODEL_NAME))
 #: Proper names the scenarios and the reference points use in every language: products (AirX earbuds,
 #: the R7 Pro vacuum, waybill SF0000000, the AQI in a weather report), benchmarks, methods and authors.
-PROPER = {"AirX", "WatchFit", "Pro", "SF", "AQI", "GPT", "GSM", "CommonSenseQA", "HotpotQA", "Reflexion", "Self",
-          "Refine", "Huang", "Shinn", "Madaan", "Cobbe", "Wang", "Zhou", "Anthropic", "Ray"}
+PROPER = {
+    "AirX",
+    "WatchFit",
+    "Pro",
+    "SF",
+    "AQI",
+    "GPT",
+    "GSM",
+    "CommonSenseQA",
+    "HotpotQA",
+    "Reflexion",
+    "Self",
+    "Refine",
+    "Huang",
+    "Shinn",
+    "Madaan",
+    "Cobbe",
+    "Wang",
+    "Zhou",
+    "Anthropic",
+    "Ray",
+}
 #: Terms written in Latin letters in Chinese technical writing as well: "token" (as in Chinese providers'
 #: own price lists), "vs" in a comparison's title, the Markdown file format, and MCP (the Model Context
 #: Protocol, a name Chinese documentation keeps as it is).
@@ -36,19 +56,32 @@ ALLOWED = NAMES | MODELS | PROPER | TERMS | UNITS
 _WORD = re.compile(r"[A-Za-z]{2,}")
 
 #: What is not a label: code, typed values, the task and what the model wrote, Streamlit's own chrome.
-_NOT_LABELS = ", ".join([
-    "pre", "code", ".stCode", "textarea", "input", "[data-testid=stHeader]", "[data-testid=stToolbar]",
-    "[data-testid=stStatusWidget]", "[data-testid=stSkipToContent]",
-    # the language switch names each language in its own words (English, 中文), as such switches do
-    ".st-key-sb_lang",
-    # a citation's link text is the cited paper's own title and authors
-    "a[href^='http']",
-    # the task a run was given (scenario text or typed), and what the model wrote: user text
-    "[class*='st-key-'][class*='task_box']", "[class*='-final']", "[class*='-draft-']", "[class*='-thought']",
-    "[class*='-reply']", "[class*='-observation']",
-    # Compare's answer diff shows the lanes' answers (the model's text) under their lane names (typed)
-    ".st-key-cmp_answer_diff [role=tabpanel]",
-])
+_NOT_LABELS = ", ".join(
+    [
+        "pre",
+        "code",
+        ".stCode",
+        "textarea",
+        "input",
+        "[data-testid=stHeader]",
+        "[data-testid=stToolbar]",
+        "[data-testid=stStatusWidget]",
+        "[data-testid=stSkipToContent]",
+        # the language switch names each language in its own words (English, 中文), as such switches do
+        ".st-key-sb_lang",
+        # a citation's link text is the cited paper's own title and authors
+        "a[href^='http']",
+        # the task a run was given (scenario text or typed), and what the model wrote: user text
+        "[class*='st-key-'][class*='task_box']",
+        "[class*='-final']",
+        "[class*='-draft-']",
+        "[class*='-thought']",
+        "[class*='-reply']",
+        "[class*='-observation']",
+        # Compare's answer diff shows the lanes' answers (the model's text) under their lane names (typed)
+        ".st-key-cmp_answer_diff [role=tabpanel]",
+    ]
+)
 
 _TEXT = """
 notLabels => {
@@ -159,7 +192,10 @@ def test_a_chinese_workshop_reads_no_english_label_on_any_page(browser, app_url)
     finally:
         context.close()
 
-    report = [f"{name}: {word} ×{len(seen)} — e.g. {seen[0]}" for name, words in left.items()
-              for word, seen in sorted(words.items())]
+    report = [
+        f"{name}: {word} ×{len(seen)} — e.g. {seen[0]}"
+        for name, words in left.items()
+        for word, seen in sorted(words.items())
+    ]
     assert not broken, "pages that did not work:\n" + "\n".join(broken) + "\n\n" + "\n".join(report)
     assert not report, f"{len(report)} Latin word(s) in 中文 labels:\n" + "\n".join(report)

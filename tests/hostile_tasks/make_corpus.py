@@ -3,6 +3,7 @@
 The files are templates: tests/test_sandbox_hostile.py fills in the @NAME@ placeholders (paths of
 planted files, the victim process, a listening port) before it runs them.
 """
+
 import json
 import os
 import textwrap
@@ -11,10 +12,17 @@ OUT = os.path.dirname(os.path.abspath(__file__)) + "/"
 LOOT_CHECK = "def check(candidate):\n    loot = candidate()\n    assert loot == 'contained', loot\n"
 ADD_CHECK = "def check(candidate):\n    assert candidate(1, 2) == 3\n    assert candidate(2, 2) == 4\n    assert candidate(-1, 1) == 0\n"
 
+
 def task(cls, name, body, *, entry="attack", sig="def attack():\n", check=LOOT_CHECK):
     body = textwrap.indent(textwrap.dedent(body).strip("\n") + "\n", "    ")
-    return {"task_id": f"hostile/{cls}/{name}", "prompt": sig, "entry_point": entry,
-            "canonical_solution": body, "test": check}
+    return {
+        "task_id": f"hostile/{cls}/{name}",
+        "prompt": sig,
+        "entry_point": entry,
+        "canonical_solution": body,
+        "test": check,
+    }
+
 
 TRY = """
 import os
@@ -28,13 +36,22 @@ def attempt(label, fn):
 
 classes = {}
 classes["reads"] = [
-    task("reads", "secrets_toml_through_parent_cwd", TRY + """
+    task(
+        "reads",
+        "secrets_toml_through_parent_cwd",
+        TRY
+        + """
 for pid in [p for p in os.listdir('/proc') if p.isdigit()] + ['@VICTIM@']:
     attempt(f'/proc/{pid}/cwd', lambda: open(f'/proc/{pid}/cwd/.streamlit/secrets.toml').read())
 attempt('app cwd', lambda: open('@APP_CWD@/.streamlit/secrets.toml').read())
 return '; '.join(loot)
-"""),
-    task("reads", "parent_environment", TRY + """
+""",
+    ),
+    task(
+        "reads",
+        "parent_environment",
+        TRY
+        + """
 attempt('own env', lambda: dict(os.environ))
 for pid in [p for p in os.listdir('/proc') if p.isdigit()] + ['@VICTIM@']:
     attempt(f'environ {pid}', lambda: open(f'/proc/{pid}/environ', 'rb').read())
@@ -45,13 +62,23 @@ attempt('symlink route', lambda: open('link', 'rb').read())
 os.fsdecode = lambda p: '/dev/null'
 attempt('patched fsdecode', lambda: open('/proc/1/environ', 'rb').read())
 return '; '.join(loot)
-"""),
-    task("reads", "other_command_lines", TRY + """
+""",
+    ),
+    task(
+        "reads",
+        "other_command_lines",
+        TRY
+        + """
 for pid in [p for p in os.listdir('/proc') if p.isdigit()] + ['@VICTIM@']:
     attempt(f'cmdline {pid}', lambda: open(f'/proc/{pid}/cmdline', 'rb').read())
 return '; '.join(loot)
-"""),
-    task("reads", "server_memory", TRY + """
+""",
+    ),
+    task(
+        "reads",
+        "server_memory",
+        TRY
+        + """
 import re
 def scan(pid):
     found = []
@@ -69,24 +96,39 @@ def scan(pid):
 for pid in ['@VICTIM@', '1'] + [p for p in os.listdir('/proc') if p.isdigit()]:
     attempt(f'mem {pid}', lambda: scan(pid))
 return '; '.join(loot)
-"""),
-    task("reads", "app_source_and_home", TRY + """
+""",
+    ),
+    task(
+        "reads",
+        "app_source_and_home",
+        TRY
+        + """
 attempt('app source', lambda: open('@APP@/agent_core/settings.py').read())
 attempt('site-packages', lambda: __import__('streamlit').__file__)
 attempt('agent_core', lambda: __import__('agent_core').__file__)
 attempt('root home', lambda: os.listdir('/root'))
 attempt('etc', lambda: open('/etc/passwd').read())
 return '; '.join(loot)
-"""),
+""",
+    ),
 ]
 classes["writes"] = [
-    task("writes", "mknod_and_mkfifo", TRY + """
+    task(
+        "writes",
+        "mknod_and_mkfifo",
+        TRY
+        + """
 attempt('mknod', lambda: os.mknod('@PLANTED_DIR@/dev_null_copy', 0o666 | 0o020000, os.makedev(1, 3)))
 attempt('mkfifo', lambda: os.mkfifo('@PLANTED_DIR@/fifo'))
 attempt('mkfifo here', lambda: os.mkfifo('fifo'))
 return '; '.join(loot)
-"""),
-    task("writes", "sqlite_and_readline", TRY + """
+""",
+    ),
+    task(
+        "writes",
+        "sqlite_and_readline",
+        TRY
+        + """
 import sqlite3
 attempt('sqlite3', lambda: sqlite3.connect('@PLANTED_DIR@/owned.db').execute('create table t(x)'))
 def history():
@@ -95,8 +137,13 @@ def history():
     readline.write_history_file('@PLANTED@')
 attempt('readline', history)
 return '; '.join(loot)
-"""),
-    task("writes", "hard_link_to_app_source", TRY + """
+""",
+    ),
+    task(
+        "writes",
+        "hard_link_to_app_source",
+        TRY
+        + """
 def link_and_append():
     os.link('@APP@/agent_core/__init__.py', 'init_link.py')
     with open('init_link.py', 'a') as f:
@@ -108,8 +155,13 @@ def link_planted():
         f.write('owned')
 attempt('link planted', link_planted)
 return '; '.join(loot)
-"""),
-    task("writes", "dir_fd_and_read_only_fd", TRY + """
+""",
+    ),
+    task(
+        "writes",
+        "dir_fd_and_read_only_fd",
+        TRY
+        + """
 def dir_fd_write():
     d = os.open('@PLANTED_DIR@', os.O_RDONLY)
     fd = os.open('planted.txt', os.O_WRONLY | os.O_APPEND, dir_fd=d)
@@ -124,10 +176,15 @@ for path in ('@PLANTED@', '/usr/bin/env', '@APP@/agent_core/__init__.py'):
     attempt(f'ro fd {path}', lambda: through_ro_fd(path))
 attempt('plain open', lambda: open('@PLANTED@', 'a').write('owned'))
 return '; '.join(loot)
-"""),
+""",
+    ),
 ]
 classes["hook_escapes"] = [
-    task("hook_escapes", "gc_code_swap", TRY + """
+    task(
+        "hook_escapes",
+        "gc_code_swap",
+        TRY
+        + """
 import gc
 def nothing(*args, **kwargs):
     return None
@@ -143,8 +200,13 @@ loot.append(f'swapped {swapped}')
 attempt('write after swap', lambda: open('@PLANTED@', 'a').write('owned'))
 attempt('secrets after swap', lambda: open('@APP_CWD@/.streamlit/secrets.toml').read())
 return '; '.join(loot)
-"""),
-    task("hook_escapes", "renamed_posixsubprocess", TRY + """
+""",
+    ),
+    task(
+        "hook_escapes",
+        "renamed_posixsubprocess",
+        TRY
+        + """
 import importlib.util, subprocess, sys
 def renamed():
     spec = importlib.util.find_spec('_posixsubprocess')
@@ -155,8 +217,13 @@ def renamed():
 attempt('renamed', renamed)
 attempt('shell', lambda: subprocess.run(['/bin/sh', '-c', 'echo owned >> @PLANTED@; cat @APP_CWD@/.streamlit/secrets.toml; cat /proc/*/environ'], capture_output=True, timeout=2).stdout)
 return '; '.join(loot)
-"""),
-    task("hook_escapes", "dlopen_shipped_library", TRY + """
+""",
+    ),
+    task(
+        "hook_escapes",
+        "dlopen_shipped_library",
+        TRY
+        + """
 import ctypes
 def load():
     data = bytes.fromhex('@SO_HEX@')
@@ -168,10 +235,15 @@ def load():
     return open('evil_ran').read()
 attempt('dlopen', load)
 return '; '.join(loot)
-"""),
+""",
+    ),
 ]
 classes["network"] = [
-    task("network", "sockets", TRY + """
+    task(
+        "network",
+        "sockets",
+        TRY
+        + """
 import socket
 attempt('tcp', lambda: socket.create_connection(('127.0.0.1', @PORT@), timeout=1).sendall(b'owned'))
 attempt('tcp6', lambda: socket.socket(socket.AF_INET6).connect(('::1', @PORT@)))
@@ -183,10 +255,15 @@ import urllib.request
 attempt('http', lambda: urllib.request.urlopen('http://127.0.0.1:@PORT@/', timeout=1).read())
 attempt('unix pair (allowed)', lambda: len(socket.socketpair()))
 return '; '.join(loot)
-"""),
+""",
+    ),
 ]
 classes["persistence"] = [
-    task("persistence", "leftover_processes", TRY + """
+    task(
+        "persistence",
+        "leftover_processes",
+        TRY
+        + """
 import subprocess, time
 attempt('setsid sleep', lambda: subprocess.Popen(['setsid', 'sleep', '313'], start_new_session=True).pid)
 def daemon():
@@ -199,17 +276,27 @@ def daemon():
 attempt('double fork', daemon)
 time.sleep(0.3)
 return '; '.join(loot)
-"""),
+""",
+    ),
 ]
 classes["parent"] = [
-    task("parent", "result_file_fifo_and_dev_zero", TRY + """
+    task(
+        "parent",
+        "result_file_fifo_and_dev_zero",
+        TRY
+        + """
 attempt('fifo result', lambda: os.mkfifo('result.jsonl'))
 attempt('dev zero stdout', lambda: os.symlink('/dev/zero', 'stdout.txt'))
 attempt('dev zero result', lambda: os.symlink('/dev/zero', 'result.jsonl'))
 attempt('flood stdout', lambda: os.write(1, b'x' * (8 << 20)))
 return '; '.join(loot)
-"""),
-    task("parent", "signal_the_server", TRY + """
+""",
+    ),
+    task(
+        "parent",
+        "signal_the_server",
+        TRY
+        + """
 import ctypes, signal
 libc = ctypes.CDLL(None, use_errno=True)
 def pidfd_kill(pid):
@@ -222,18 +309,27 @@ for pid in (@VICTIM@, @TEST_PID@, 1):
     attempt(f'kill {pid}', lambda: os.kill(pid, signal.SIGSTOP))
 attempt('kill -1', lambda: os.kill(-1, signal.SIGKILL))
 return '; '.join(loot)
-"""),
-    task("parent", "immutable_file", TRY + """
+""",
+    ),
+    task(
+        "parent",
+        "immutable_file",
+        TRY
+        + """
 import fcntl, struct
 def immutable(path):
     fd = os.open(path, os.O_RDONLY | os.O_CREAT, 0o600)
     fcntl.ioctl(fd, 0x40086602, struct.pack('i', 0x10))
 attempt('chattr +i', lambda: immutable('stuck'))
 return '; '.join(loot)
-"""),
+""",
+    ),
 ]
 classes["forged"] = [
-    task("forged", "write_records_then_exit", """
+    task(
+        "forged",
+        "write_records_then_exit",
+        """
 import json, os
 lines = [json.dumps({'kind': 'test', 'source': 'assert candidate(1, 2) == 3', 'ok': True, 'message': ''}),
          json.dumps({'kind': 'done', 'status': 'passed', 'summary': 'all 3 tests passed'})]
@@ -253,8 +349,15 @@ for pid in ('1', 'self', str(os.getppid())):
 with open('result.jsonl', 'w') as f:
     f.write(data.decode())
 os._exit(0)
-""", entry="add", sig="def add(a, b):\n", check=ADD_CHECK),
-    task("forged", "patch_the_runner", """
+""",
+        entry="add",
+        sig="def add(a, b):\n",
+        check=ADD_CHECK,
+    ),
+    task(
+        "forged",
+        "patch_the_runner",
+        """
 import gc, sys
 main = sys.modules.get('__main__')
 for holder in [main, *[o for o in gc.get_objects() if type(o) is dict and 'run_test' in o]]:
@@ -265,34 +368,65 @@ for holder in [main, *[o for o in gc.get_objects() if type(o) is dict and 'run_t
     except Exception:
         pass
 return 0
-""", entry="add", sig="def add(a, b):\n", check=ADD_CHECK),
-    task("forged", "always_equal_object", """
+""",
+        entry="add",
+        sig="def add(a, b):\n",
+        check=ADD_CHECK,
+    ),
+    task(
+        "forged",
+        "always_equal_object",
+        """
 class Anything:
     def __eq__(self, other):
         return True
     __hash__ = object.__hash__
 return Anything()
-""", entry="add", sig="def add(a, b):\n", check=ADD_CHECK),
-    task("forged", "lying_int_subclass", """
+""",
+        entry="add",
+        sig="def add(a, b):\n",
+        check=ADD_CHECK,
+    ),
+    task(
+        "forged",
+        "lying_int_subclass",
+        """
 class Liar(int):
     def __eq__(self, other):
         return True
     __hash__ = int.__hash__
 return Liar(0)
-""", entry="add", sig="def add(a, b):\n", check=ADD_CHECK),
-    task("forged", "swallowed_flag", """
+""",
+        entry="add",
+        sig="def add(a, b):\n",
+        check=ADD_CHECK,
+    ),
+    task(
+        "forged",
+        "swallowed_flag",
+        """
 class Anything:
     def __eq__(self, other):
         return True
 return Anything()
-""", entry="add", sig="def add(a, b):\n",
-        check="def check(candidate):\n    try:\n        assert candidate(1, 2) == 3\n    except:\n        pass\n"),
-    task("forged", "stop_the_harness", """
+""",
+        entry="add",
+        sig="def add(a, b):\n",
+        check="def check(candidate):\n    try:\n        assert candidate(1, 2) == 3\n    except:\n        pass\n",
+    ),
+    task(
+        "forged",
+        "stop_the_harness",
+        """
 import os, signal
 os.kill(os.getppid(), signal.SIGKILL)
 os.kill(1, signal.SIGSTOP)
 return 0
-""", entry="add", sig="def add(a, b):\n", check=ADD_CHECK),
+""",
+        entry="add",
+        sig="def add(a, b):\n",
+        check=ADD_CHECK,
+    ),
 ]
 # Forged PASS by knowing the answer: the expected value lives only in the tests, so a draft that finds
 # it anywhere it can reach (its own memory, the harness's frames, stdin, descriptors, /proc/1, another
@@ -316,7 +450,9 @@ def attempt(label, fn):
 def answer(*hits):
     return next((h for h in hits if h), '; '.join(tried))
 """
-SCAN = PEEK + """
+SCAN = (
+    PEEK
+    + """
 import gc
 def everything():
     seen, out = set(), []
@@ -337,6 +473,7 @@ def everything():
             todo += [obj.f_locals, obj.f_globals]
     return b'\\n'.join(out)
 """
+)
 DESCRIPTORS = """
 import select
 OWN = set()  # the draft process's own channel to the harness: reading it would only break our calls
@@ -365,12 +502,28 @@ def attempt_list(path):
         return ['0', '3', '4', '5', '6', '7', '8']
 """
 classes["peek"] = [
-    task("peek", "gc_walk_at_call_time", SCAN + """
+    task(
+        "peek",
+        "gc_walk_at_call_time",
+        SCAN
+        + """
 return answer(attempt('every object', everything))
-""", sig="def attack(x):\n", check=SECRET_CHECK),
-    task("peek", "gc_walk_at_load_time", "return answer(LOADED)\n",
-         sig=SCAN + "LOADED = attempt('every object at load', everything)\ndef attack(x):\n", check=SECRET_CHECK),
-    task("peek", "harness_frames_and_payload", PEEK + """
+""",
+        sig="def attack(x):\n",
+        check=SECRET_CHECK,
+    ),
+    task(
+        "peek",
+        "gc_walk_at_load_time",
+        "return answer(LOADED)\n",
+        sig=SCAN + "LOADED = attempt('every object at load', everything)\ndef attack(x):\n",
+        check=SECRET_CHECK,
+    ),
+    task(
+        "peek",
+        "harness_frames_and_payload",
+        PEEK
+        + """
 def frames():
     found, frame = [], sys._getframe()
     while frame is not None:
@@ -384,12 +537,28 @@ def frames():
     found.append(repr(linecache.cache.get('<tests>')))
     return '\\n'.join(found)
 return answer(attempt('frames', frames))
-""", sig="def attack(x):\n", check=SECRET_CHECK),
-    task("peek", "stdin_and_descriptors", PEEK + DESCRIPTORS + """
+""",
+        sig="def attack(x):\n",
+        check=SECRET_CHECK,
+    ),
+    task(
+        "peek",
+        "stdin_and_descriptors",
+        PEEK
+        + DESCRIPTORS
+        + """
 return answer(EARLY, descriptors('call'))
-""", sig=PEEK + DESCRIPTORS + "EARLY = descriptors('load')\ndef attack(x):\n", check=SECRET_CHECK),
-    task("peek", "race_the_harness_for_stdin", "import time\ntime.sleep(0.4)\nreturn answer(*RACED)\n",
-         sig=PEEK + DESCRIPTORS + """import threading, time
+""",
+        sig=PEEK + DESCRIPTORS + "EARLY = descriptors('load')\ndef attack(x):\n",
+        check=SECRET_CHECK,
+    ),
+    task(
+        "peek",
+        "race_the_harness_for_stdin",
+        "import time\ntime.sleep(0.4)\nreturn answer(*RACED)\n",
+        sig=PEEK
+        + DESCRIPTORS
+        + """import threading, time
 RACED = []
 def race():  # from the first moment of the draft's life, while the harness reads the tests
     end = time.monotonic() + 0.3
@@ -399,8 +568,14 @@ def race():  # from the first moment of the draft's life, while the harness read
         del tried[:-40]
 threading.Thread(target=race, daemon=True).start()
 def attack(x):
-""", check=SECRET_CHECK),
-    task("peek", "the_harness_in_proc", PEEK + """
+""",
+        check=SECRET_CHECK,
+    ),
+    task(
+        "peek",
+        "the_harness_in_proc",
+        PEEK
+        + """
 hits = [attempt(f'/proc/1/{name}', lambda: open(f'/proc/1/{name}', 'rb').read())
         for name in ('cmdline', 'environ', 'maps', 'syscall', 'stack', 'io', 'status', 'stat', 'wchan',
                      'task/1/cmdline', 'task/1/environ', 'root/proc/1/cmdline')]
@@ -431,8 +606,15 @@ def files():
     return b''.join(found)
 hits.append(attempt('files', files))
 return answer(*hits)
-""", sig="def attack(x):\n", check=SECRET_CHECK),
-    task("peek", "cross_process_syscalls", PEEK + """
+""",
+        sig="def attack(x):\n",
+        check=SECRET_CHECK,
+    ),
+    task(
+        "peek",
+        "cross_process_syscalls",
+        PEEK
+        + """
 import ctypes
 libc = ctypes.CDLL(None, use_errno=True)
 class IOVec(ctypes.Structure):
@@ -469,49 +651,95 @@ def traced():
         raise PermissionError(ctypes.get_errno(), 'ptrace')
     return b'attached'
 return answer(attempt('process_vm_readv', vm_read), attempt('pidfd_getfd', stolen_stdin), attempt('ptrace', traced))
-""", sig="def attack(x):\n", check=SECRET_CHECK),
+""",
+        sig="def attack(x):\n",
+        check=SECRET_CHECK,
+    ),
 ]
+
 
 # Forged PASS by the tests' own names: a draft's top-level name must never stand in for a builtin, a
 # module the tests use, a dunder, or a name the tests bind; nor may the draft steer control flow with
 # an exception. Each draft answers wrongly and would pass only through the shadow.
 def shadow(name, shadows, check, entry="solve", answer="return 'wrong'"):
-    return task("shadow", name, answer, entry=entry, sig=shadows.strip("\n") + f"\ndef {entry}(x):\n",
-                check=check)
+    return task("shadow", name, answer, entry=entry, sig=shadows.strip("\n") + f"\ndef {entry}(x):\n", check=check)
+
 
 classes["shadow"] = [
-    shadow("abs", "def abs(x):\n    return 0.0",
-           "def check(candidate):\n    assert abs(candidate(2) - 4.0) < 1e-6\n", answer="return 999.0"),
-    shadow("isinstance", "def isinstance(*args):\n    return True",
-           "def check(candidate):\n    assert isinstance(candidate(1), int)\n"),
-    shadow("round", "def round(*args):\n    return 2.5",
-           "def check(candidate):\n    assert round(candidate(5), 1) == 2.5\n", answer="return 7.77"),
-    shadow("len_and_sorted", "def len(x):\n    return 3\ndef sorted(x, **kw):\n    return [1, 2, 3]",
-           "def check(candidate):\n    assert len(candidate([3, 1, 2])) == 3\n"
-           "    assert sorted(candidate([3, 1, 2])) == [1, 2, 3]\n", answer="return []"),
-    shadow("set", "def set(x=()):\n    return {1, 2}",
-           "def check(candidate):\n    assert set(candidate([2, 1, 2])) == {1, 2}\n", answer="return [9]"),
-    shadow("range_and_zip", "def range(*args):\n    return []\ndef zip(*args):\n    return []",
-           "def check(candidate):\n    for x in range(5):\n        assert candidate(x) == x * x\n"
-           "    for x, y in zip([1, 2], [1, 4]):\n        assert candidate(x) == y\n"),
-    shadow("str_and_float", "def str(x=''):\n    return '25'\ndef float(x=0):\n    return 1.5",
-           "def check(candidate):\n    assert str(candidate(5)) == '25'\n    assert float(candidate(1)) == 1.5\n"),
-    shadow("exceptions_and_print",
-           "def AssertionError(*args):\n    return None\ndef Exception(*args):\n    return None\n"
-           "def print(*args, **kwargs):\n    return None\ndef ValueError(*args):\n    return None",
-           "def check(candidate):\n    try:\n        candidate(-1)\n    except ValueError:\n        pass\n"
-           "    else:\n        raise AssertionError('a negative input must raise ValueError')\n"),
-    shadow("bound_through_globals", "globals()['sorted'] = lambda *args, **kw: [1, 2, 3]\n"
-           "import sys\nsetattr(sys.modules[__name__], 'len', lambda x: 3)",
-           "def check(candidate):\n    assert sorted(candidate(0)) == [1, 2, 3]\n    assert len(candidate(0)) == 3\n"),
-    shadow("module_getattr", "def __getattr__(name):\n    return lambda *args, **kw: True",
-           "def check(candidate):\n    assert isclose(candidate(1.0), 2.0)\n"),
-    shadow("another_module_as_math", "import cmath as math",
-           "def check(candidate):\n    assert math.isclose(candidate(1), 1j)\n", answer="return 1j"),
-    shadow("math_imported_after_use", "import cmath as math",
-           "assert math.isclose(solve(1), 1j)\nimport math\n",
-           answer="return 1j"),
-    shadow("forged_manifest", """
+    shadow(
+        "abs",
+        "def abs(x):\n    return 0.0",
+        "def check(candidate):\n    assert abs(candidate(2) - 4.0) < 1e-6\n",
+        answer="return 999.0",
+    ),
+    shadow(
+        "isinstance",
+        "def isinstance(*args):\n    return True",
+        "def check(candidate):\n    assert isinstance(candidate(1), int)\n",
+    ),
+    shadow(
+        "round",
+        "def round(*args):\n    return 2.5",
+        "def check(candidate):\n    assert round(candidate(5), 1) == 2.5\n",
+        answer="return 7.77",
+    ),
+    shadow(
+        "len_and_sorted",
+        "def len(x):\n    return 3\ndef sorted(x, **kw):\n    return [1, 2, 3]",
+        "def check(candidate):\n    assert len(candidate([3, 1, 2])) == 3\n"
+        "    assert sorted(candidate([3, 1, 2])) == [1, 2, 3]\n",
+        answer="return []",
+    ),
+    shadow(
+        "set",
+        "def set(x=()):\n    return {1, 2}",
+        "def check(candidate):\n    assert set(candidate([2, 1, 2])) == {1, 2}\n",
+        answer="return [9]",
+    ),
+    shadow(
+        "range_and_zip",
+        "def range(*args):\n    return []\ndef zip(*args):\n    return []",
+        "def check(candidate):\n    for x in range(5):\n        assert candidate(x) == x * x\n"
+        "    for x, y in zip([1, 2], [1, 4]):\n        assert candidate(x) == y\n",
+    ),
+    shadow(
+        "str_and_float",
+        "def str(x=''):\n    return '25'\ndef float(x=0):\n    return 1.5",
+        "def check(candidate):\n    assert str(candidate(5)) == '25'\n    assert float(candidate(1)) == 1.5\n",
+    ),
+    shadow(
+        "exceptions_and_print",
+        "def AssertionError(*args):\n    return None\ndef Exception(*args):\n    return None\n"
+        "def print(*args, **kwargs):\n    return None\ndef ValueError(*args):\n    return None",
+        "def check(candidate):\n    try:\n        candidate(-1)\n    except ValueError:\n        pass\n"
+        "    else:\n        raise AssertionError('a negative input must raise ValueError')\n",
+    ),
+    shadow(
+        "bound_through_globals",
+        "globals()['sorted'] = lambda *args, **kw: [1, 2, 3]\n"
+        "import sys\nsetattr(sys.modules[__name__], 'len', lambda x: 3)",
+        "def check(candidate):\n    assert sorted(candidate(0)) == [1, 2, 3]\n    assert len(candidate(0)) == 3\n",
+    ),
+    shadow(
+        "module_getattr",
+        "def __getattr__(name):\n    return lambda *args, **kw: True",
+        "def check(candidate):\n    assert isclose(candidate(1.0), 2.0)\n",
+    ),
+    shadow(
+        "another_module_as_math",
+        "import cmath as math",
+        "def check(candidate):\n    assert math.isclose(candidate(1), 1j)\n",
+        answer="return 1j",
+    ),
+    shadow(
+        "math_imported_after_use",
+        "import cmath as math",
+        "assert math.isclose(solve(1), 1j)\nimport math\n",
+        answer="return 1j",
+    ),
+    shadow(
+        "forged_manifest",
+        """
 import sys
 def forged(ns):
     return {'solve': ('call',), 'isclose': ('ref', 'operator', 'is_not'), 'math': ('module', 'cmath'),
@@ -519,14 +747,24 @@ def forged(ns):
 sys._getframe(0).f_back.f_globals['manifest'] = forged
 def abs(x):
     return 0.0""",
-           "def check(candidate):\n    assert isclose(candidate(1.0), 2.0)\n    assert math.isclose(candidate(1), 1j)\n"
-           "    assert abs(candidate(2) - 4.0) < 1e-6\n", answer="return 1j"),
-    shadow("stop_iteration_ends_all", "", "def check(candidate):\n"
-           "    assert all(map(lambda x: candidate(x) == x * 2, [1, 2, 3]))\n"
-           "    assert not any(map(lambda x: candidate(x) != x * 2, [1, 2, 3]))\n",
-           answer="raise StopIteration"),
-    shadow("a_name_the_tests_define_later", "def helper(x):\n    return 16",
-           "assert helper(solve(2)) == 16\ndef helper(x):\n    return x * x\n", answer="return 3"),
+        "def check(candidate):\n    assert isclose(candidate(1.0), 2.0)\n    assert math.isclose(candidate(1), 1j)\n"
+        "    assert abs(candidate(2) - 4.0) < 1e-6\n",
+        answer="return 1j",
+    ),
+    shadow(
+        "stop_iteration_ends_all",
+        "",
+        "def check(candidate):\n"
+        "    assert all(map(lambda x: candidate(x) == x * 2, [1, 2, 3]))\n"
+        "    assert not any(map(lambda x: candidate(x) != x * 2, [1, 2, 3]))\n",
+        answer="raise StopIteration",
+    ),
+    shadow(
+        "a_name_the_tests_define_later",
+        "def helper(x):\n    return 16",
+        "assert helper(solve(2)) == 16\ndef helper(x):\n    return x * x\n",
+        answer="return 3",
+    ),
 ]
 for cls, tasks in classes.items():
     with open(OUT + f"{cls}.jsonl", "w") as f:

@@ -38,8 +38,18 @@ ATTACKS = {
 }
 PAYLOAD = " ".join(ATTACKS.values())
 #: Substrings that only appear in a markdown body if a piece of the payload went in unescaped.
-UNESCAPED = ("![ATTACKIMG]", f"]({_URL}", "](javascript:", ":red[ATTACKRED", ":material/skull:", "**ATTACKBOLD",
-             "$ATTACK^2$", "<img src=", "<b>", ":blue-badge[ATTACKBADGE")
+UNESCAPED = (
+    "![ATTACKIMG]",
+    f"]({_URL}",
+    "](javascript:",
+    ":red[ATTACKRED",
+    ":material/skull:",
+    "**ATTACKBOLD",
+    "$ATTACK^2$",
+    "<img src=",
+    "<b>",
+    ":blue-badge[ATTACKBADGE",
+)
 
 
 def _example(scenario: str) -> dict[str, Any]:
@@ -140,27 +150,68 @@ def _many_events(n: int = 20_000) -> dict[str, Any]:
     for r in range(1, rounds + 1):
         t += 0.001
         events += [
-            {"kind": "llm_call", "t": t, "step": r, "role": "actor", "model": "m", "prompt_tokens": 100,
-             "completion_tokens": 10, "latency_ms": 1.0, "usage_estimated": False},
+            {
+                "kind": "llm_call",
+                "t": t,
+                "step": r,
+                "role": "actor",
+                "model": "m",
+                "prompt_tokens": 100,
+                "completion_tokens": 10,
+                "latency_ms": 1.0,
+                "usage_estimated": False,
+            },
             {"kind": "thought", "t": t, "step": r, "text": f"Round {r}: look it up again."},
-            {"kind": "tool_call", "t": t, "step": r, "name": "search", "arguments": {"query": f"q{r}"},
-             "call_id": f"c{r}"},
-            {"kind": "tool_result", "t": t, "step": r, "name": "search", "output": f"result {r}", "is_error": False,
-             "call_id": f"c{r}"},
+            {
+                "kind": "tool_call",
+                "t": t,
+                "step": r,
+                "name": "search",
+                "arguments": {"query": f"q{r}"},
+                "call_id": f"c{r}",
+            },
+            {
+                "kind": "tool_result",
+                "t": t,
+                "step": r,
+                "name": "search",
+                "output": f"result {r}",
+                "is_error": False,
+                "call_id": f"c{r}",
+            },
         ]
-    events += [{"kind": "limit_reached", "t": t, "step": None, "limit": "max_rounds", "value": rounds,
-                "message": "round limit"},
-               {"kind": "final_answer", "t": t, "step": None, "text": "The last answer."}]
-    events += [{"kind": "run_finished", "t": t, "step": None, "reason": "cap", "llm_calls": rounds,
-                "total_tokens": rounds * 110, "elapsed_ms": t * 1000}]
-    data["events"] = events[:n - 1] + events[-1:] if len(events) > n else events
+    events += [
+        {
+            "kind": "limit_reached",
+            "t": t,
+            "step": None,
+            "limit": "max_rounds",
+            "value": rounds,
+            "message": "round limit",
+        },
+        {"kind": "final_answer", "t": t, "step": None, "text": "The last answer."},
+    ]
+    events += [
+        {
+            "kind": "run_finished",
+            "t": t,
+            "step": None,
+            "reason": "cap",
+            "llm_calls": rounds,
+            "total_tokens": rounds * 110,
+            "elapsed_ms": t * 1000,
+        }
+    ]
+    data["events"] = events[: n - 1] + events[-1:] if len(events) > n else events
     return data
 
 
 def corpus() -> dict[str, tuple[dict[str, Any] | list[Any], str | None]]:
     """name -> (trace data, None if it must replay, or words its "cannot be replayed" message holds)."""
-    labels = {f"labels-{sid}": (_poison_labels(_example(sid)), None)
-              for sid in ("order-99999", "primes", "weather-report", "code-review")}
+    labels = {
+        f"labels-{sid}": (_poison_labels(_example(sid)), None)
+        for sid in ("order-99999", "primes", "weather-report", "code-review")
+    }
     shapes: dict[str, tuple[dict[str, Any] | list[Any], str | None]] = {
         "shape-string-step": (_with_plan_step("Query the order"), "plan.steps[0] should be an object"),
         "shape-list-step-id": (_with_plan_step({"id": [1, 2]}), "plan.steps[0].id should be"),
@@ -183,8 +234,14 @@ def corpus() -> dict[str, tuple[dict[str, Any] | list[Any], str | None]]:
         data = _example("order-99999")
         next(e for e in data["events"] if e["kind"] == kind)[field_name] = value
         shapes[name] = (data, words)
-    return {**labels, **shapes, "cubic-diff": (_cubic_diff(), None), "many-cubic-drafts": (_many_cubic_drafts(), None),
-            "many-events": (_many_events(), None), **drawing()}
+    return {
+        **labels,
+        **shapes,
+        "cubic-diff": (_cubic_diff(), None),
+        "many-cubic-drafts": (_many_cubic_drafts(), None),
+        "many-events": (_many_events(), None),
+        **drawing(),
+    }
 
 
 def many_verdicts(n: int = 20_000) -> dict[str, Any]:
@@ -194,10 +251,16 @@ def many_verdicts(n: int = 20_000) -> dict[str, Any]:
     events = data["events"]
     first = next(i for i, e in enumerate(events) if e["kind"] == "verdict")
     verdict = events[first]
-    flood = [{**verdict, "verdict": ("PASS", "REVISE")[i % 2],
-              "feedback": f"Verdict {i}: {PAYLOAD if i % 1000 == 0 else 'keep the sieve, bound it by sqrt(n)'}",
-              "analysis": f"analysis {i}"} for i in range(n)]
-    data["events"] = events[:first] + flood + [e for e in events[first + 1:] if e["kind"] != "verdict"]
+    flood = [
+        {
+            **verdict,
+            "verdict": ("PASS", "REVISE")[i % 2],
+            "feedback": f"Verdict {i}: {PAYLOAD if i % 1000 == 0 else 'keep the sieve, bound it by sqrt(n)'}",
+            "analysis": f"analysis {i}",
+        }
+        for i in range(n)
+    ]
+    data["events"] = events[:first] + flood + [e for e in events[first + 1 :] if e["kind"] != "verdict"]
     return data
 
 
@@ -207,10 +270,19 @@ def _many_endings(n: int = 2_000) -> dict[str, Any]:
     events = [e for e in data["events"] if e["kind"] not in ("final_answer", "run_finished")]
     t = events[-1]["t"]
     for i in range(n):
-        events += [{"kind": "final_answer", "t": t, "step": None, "text": f"Answer {i} {PAYLOAD}"},
-                   {"kind": "limit_reached", "t": t, "step": None, "limit": "max_rounds", "value": i, "message": PAYLOAD},
-                   {"kind": "run_finished", "t": t, "step": None, "reason": "answer", "llm_calls": 1,
-                    "total_tokens": 10, "elapsed_ms": 1.0}]
+        events += [
+            {"kind": "final_answer", "t": t, "step": None, "text": f"Answer {i} {PAYLOAD}"},
+            {"kind": "limit_reached", "t": t, "step": None, "limit": "max_rounds", "value": i, "message": PAYLOAD},
+            {
+                "kind": "run_finished",
+                "t": t,
+                "step": None,
+                "reason": "answer",
+                "llm_calls": 1,
+                "total_tokens": 10,
+                "elapsed_ms": 1.0,
+            },
+        ]
     data["events"] = events
     return data
 
@@ -220,7 +292,7 @@ def _repeated_drafts(n: int = 200) -> dict[str, Any]:
     data = _example("primes")
     draft = next(e for e in data["events"] if e["kind"] == "draft")
     at = data["events"].index(draft)
-    data["events"][at:at + 1] = [{**draft, "version": 1, "text": f"def f():\n    return {i}\n"} for i in range(n)]
+    data["events"][at : at + 1] = [{**draft, "version": 1, "text": f"def f():\n    return {i}\n"} for i in range(n)]
     return data
 
 
@@ -229,8 +301,18 @@ def _huge_plan(steps: int = 30_000) -> dict[str, Any]:
     data = _example("order-99999")
     plans = [e for e in data["events"] if e["kind"] == "plan"]
     for plan in plans:
-        plan["steps"] = [{"id": i, "description": f"step {i}", "tool": None, "critical": False, "synthesis": False,
-                          "status": "pending", "reason": ""} for i in range(1, steps // len(plans) + 1)]
+        plan["steps"] = [
+            {
+                "id": i,
+                "description": f"step {i}",
+                "tool": None,
+                "critical": False,
+                "synthesis": False,
+                "status": "pending",
+                "reason": "",
+            }
+            for i in range(1, steps // len(plans) + 1)
+        ]
     return data
 
 
@@ -250,21 +332,23 @@ def _many_tools(n: int = 10_000) -> dict[str, Any]:
     events = data["events"]
     at = next(i for i, e in enumerate(events) if e["kind"] == "tool_call")
     t, step = events[at]["t"], events[at]["step"]
-    events[at:at] = [{"kind": "tool_call", "t": t, "step": step, "name": f"tool_{i}", "arguments": {}, "call_id": ""}
-                     for i in range(n)]
+    events[at:at] = [
+        {"kind": "tool_call", "t": t, "step": step, "name": f"tool_{i}", "arguments": {}, "call_id": ""}
+        for i in range(n)
+    ]
     return data
 
 
 def _call_record_bomb() -> dict[str, Any]:
     """A call record whose one range names a billion message ids: 60 bytes that expanded to 8 GB."""
     data = _example("order-99999")
-    next(e for e in data["events"] if e["kind"] == "llm_call")["messages"] = [[0, 10 ** 9]]
+    next(e for e in data["events"] if e["kind"] == "llm_call")["messages"] = [[0, 10**9]]
     return data
 
 
 def _huge_number() -> dict[str, Any]:
     data = _example("order-99999")
-    next(e for e in data["events"] if e["kind"] == "llm_call")["latency_ms"] = 10 ** 400
+    next(e for e in data["events"] if e["kind"] == "llm_call")["latency_ms"] = 10**400
     return data
 
 

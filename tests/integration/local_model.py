@@ -39,8 +39,12 @@ MODEL_NAME = "SmolLM2-135M-Instruct"
 RUNS = (
     ("ReAct", "react", "weather-report", ["--reflection-rounds", "0", "--max-rounds", "4"]),
     ("ReAct + judge", "react", "weather-report", ["--reflection-rounds", "1", "--max-rounds", "4"]),
-    ("Plan-and-Execute + Reflector", "plan-execute", "order-99999",
-     ["--reflector", "--max-replans", "1", "--max-step-retries", "1"]),
+    (
+        "Plan-and-Execute + Reflector",
+        "plan-execute",
+        "order-99999",
+        ["--reflector", "--max-replans", "1", "--max-step-retries", "1"],
+    ),
     ("Reflection", "reflection", "primes", ["--max-iterations", "2"]),
 )
 #: Ends that are clean: the typed ways a run stops. A crash or a cut stream is not among them.
@@ -93,8 +97,21 @@ def free_port() -> int:
 
 
 def start_server(venv: Path, gguf: Path, port: int, log_path: Path) -> subprocess.Popen:
-    cmd = [str(venv_python(venv)), "-m", "llama_cpp.server", "--model", str(gguf), "--host", "127.0.0.1",
-           "--port", str(port), "--chat_format", "chatml", "--n_ctx", "8192"]
+    cmd = [
+        str(venv_python(venv)),
+        "-m",
+        "llama_cpp.server",
+        "--model",
+        str(gguf),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--chat_format",
+        "chatml",
+        "--n_ctx",
+        "8192",
+    ]
     log(f"starting the server: {' '.join(cmd)} (log: {log_path})")
     with open(log_path, "wb") as fh:
         proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT)
@@ -143,13 +160,43 @@ class Outcome:
         return self.completion_tokens / self.llm_seconds if self.llm_seconds else 0.0
 
 
-def run_one(label: str, pattern: str, scenario: str, flags: list[str], lang: str, base_url: str,
-            max_output_tokens: int, max_seconds: int, workdir: Path, repeat: int = 1) -> Outcome:
+def run_one(
+    label: str,
+    pattern: str,
+    scenario: str,
+    flags: list[str],
+    lang: str,
+    base_url: str,
+    max_output_tokens: int,
+    max_seconds: int,
+    workdir: Path,
+    repeat: int = 1,
+) -> Outcome:
     slug = "".join(ch if ch.isalnum() else "-" for ch in label.lower()).strip("-")
     trace_path = workdir / f"{slug}-{lang}-{repeat}.json"
-    cmd = [sys.executable, "-m", "agent_core", "run", "--pattern", pattern, "--scenario", scenario, "--lang", lang,
-           "--base-url", base_url, "--model", MODEL_NAME, "--max-output-tokens", str(max_output_tokens),
-           "--max-seconds", str(max_seconds), "--trace-out", str(trace_path), *flags]
+    cmd = [
+        sys.executable,
+        "-m",
+        "agent_core",
+        "run",
+        "--pattern",
+        pattern,
+        "--scenario",
+        scenario,
+        "--lang",
+        lang,
+        "--base-url",
+        base_url,
+        "--model",
+        MODEL_NAME,
+        "--max-output-tokens",
+        str(max_output_tokens),
+        "--max-seconds",
+        str(max_seconds),
+        "--trace-out",
+        str(trace_path),
+        *flags,
+    ]
     out = Outcome(label, lang, repeat)
     log(f"{label} [{lang}]: {' '.join(cmd[1:])}")
     started = time.perf_counter()
@@ -194,8 +241,9 @@ def run_one(label: str, pattern: str, scenario: str, flags: list[str], lang: str
         out.estimated |= call.get("usage_estimated", False)
         out.cut_calls += call.get("finish_reason") == "length"
         if tokens > max_output_tokens and not call.get("usage_estimated", False):  # estimated: see generated_tokens
-            out.problems.append(f"a {call['role']} call produced {tokens} tokens, over max_output_tokens "
-                                f"{max_output_tokens}")
+            out.problems.append(
+                f"a {call['role']} call produced {tokens} tokens, over max_output_tokens {max_output_tokens}"
+            )
     verdicts = [e for e in events if e["kind"] == "verdict"]
     out.verdicts = len(verdicts)
     out.verdicts_fallback = sum(not v["parsed"] for v in verdicts)
@@ -233,41 +281,54 @@ def spread(values: list[float], fmt: str = "{:.1f}") -> str:
     """Median and range, e.g. '12.3 (8.1–15.0, n = 6)'."""
     if not values:
         return "–"
-    return (f"{fmt.format(statistics.median(values))} ({fmt.format(min(values))}–{fmt.format(max(values))}, "
-            f"n = {len(values)})")
+    return (
+        f"{fmt.format(statistics.median(values))} ({fmt.format(min(values))}–{fmt.format(max(values))}, "
+        f"n = {len(values)})"
+    )
 
 
 def summary(outcomes: list[Outcome], log_path: Path) -> str:
     """Per pattern over every run (both languages, every repeat): seconds, calls and tokens/s."""
-    rows = ["| pattern | runs | seconds per run, median (range) | LLM calls per run | longest call, s | completion "
-            "tokens/s of call time | verdicts on the fallback | plans needing the fallback |",
-            "|---|---|---|---|---|---|---|---|"]
+    rows = [
+        "| pattern | runs | seconds per run, median (range) | LLM calls per run | longest call, s | completion "
+        "tokens/s of call time | verdicts on the fallback | plans needing the fallback |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for label in dict.fromkeys(o.label for o in outcomes):
         mine = [o for o in outcomes if o.label == label]
         verdicts, unparsed = sum(o.verdicts for o in mine), sum(o.verdicts_fallback for o in mine)
         plans, plan_fb = sum(o.plans_asked for o in mine), sum(o.plans_fallback for o in mine)
-        rows.append(f"| {label} | {len(mine)} | {spread([o.seconds for o in mine])} | "
-                    f"{spread([o.calls for o in mine], '{:.0f}')} | {max(o.longest_call_s for o in mine):.1f} | "
-                    f"{spread([o.tokens_per_second for o in mine])} | "
-                    f"{f'{unparsed} of {verdicts}' if verdicts else '–'} | {f'{plan_fb} of {plans}' if plans else '–'} |")
-    rows += ["", f"Generation speed by llama.cpp's own timing, per request: {spread(generation_speeds(log_path))} "
-                 "tokens/s. The tokens/s column divides a run's completion tokens by its calls' whole time, prompt "
-                 "processing included."]
+        rows.append(
+            f"| {label} | {len(mine)} | {spread([o.seconds for o in mine])} | "
+            f"{spread([o.calls for o in mine], '{:.0f}')} | {max(o.longest_call_s for o in mine):.1f} | "
+            f"{spread([o.tokens_per_second for o in mine])} | "
+            f"{f'{unparsed} of {verdicts}' if verdicts else '–'} | {f'{plan_fb} of {plans}' if plans else '–'} |"
+        )
+    rows += [
+        "",
+        f"Generation speed by llama.cpp's own timing, per request: {spread(generation_speeds(log_path))} "
+        "tokens/s. The tokens/s column divides a run's completion tokens by its calls' whole time, prompt "
+        "processing included.",
+    ]
     return "\n".join(rows)
 
 
 def table(outcomes: list[Outcome], max_output_tokens: int) -> str:
-    rows = ["| pattern | lang | # | end | LLM calls / bound | completion tokens | largest call | calls cut at the cap "
-            "| tokens/s | seconds | verdicts unparsed | plans needing the fallback |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    rows = [
+        "| pattern | lang | # | end | LLM calls / bound | completion tokens | largest call | calls cut at the cap "
+        "| tokens/s | seconds | verdicts unparsed | plans needing the fallback |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for o in outcomes:
         end = o.reason + (f" ({o.error})" if o.error else "")
         est = "~" if o.estimated else ""
         plans = f"{o.plans_fallback}/{o.plans_asked}" if o.plans_asked else "–"
         verdicts = f"{o.verdicts_fallback}/{o.verdicts}" if o.verdicts else "–"
-        rows.append(f"| {o.label} | {o.lang} | {o.repeat} | {end} | {o.calls} / {o.bound} | {est}{o.completion_tokens} | "
-                    f"{est}{o.max_call_tokens} | {o.cut_calls} | {o.tokens_per_second:.1f} | {o.seconds:.1f} | "
-                    f"{verdicts} | {plans} |")
+        rows.append(
+            f"| {o.label} | {o.lang} | {o.repeat} | {end} | {o.calls} / {o.bound} | {est}{o.completion_tokens} | "
+            f"{est}{o.max_call_tokens} | {o.cut_calls} | {o.tokens_per_second:.1f} | {o.seconds:.1f} | "
+            f"{verdicts} | {plans} |"
+        )
     verdicts = sum(o.verdicts for o in outcomes)
     unparsed = sum(o.verdicts_fallback for o in outcomes)
     plans = sum(o.plans_asked for o in outcomes)
@@ -275,10 +336,12 @@ def table(outcomes: list[Outcome], max_output_tokens: int) -> str:
     tokens = sum(o.completion_tokens for o in outcomes)
     llm_s = sum(o.llm_seconds for o in outcomes)
     rows.append("")
-    rows.append(f"All runs: {tokens} completion tokens in {llm_s:.0f} s of model calls "
-                f"({tokens / llm_s if llm_s else 0:.1f} tokens/s); verdicts on the fallback {unparsed} of {verdicts}; "
-                f"plans needing the repair re-ask or failing {plan_fb} of {plans}; max_output_tokens = "
-                f"{max_output_tokens}.")
+    rows.append(
+        f"All runs: {tokens} completion tokens in {llm_s:.0f} s of model calls "
+        f"({tokens / llm_s if llm_s else 0:.1f} tokens/s); verdicts on the fallback {unparsed} of {verdicts}; "
+        f"plans needing the repair re-ask or failing {plan_fb} of {plans}; max_output_tokens = "
+        f"{max_output_tokens}."
+    )
     return "\n".join(rows)
 
 
@@ -306,12 +369,24 @@ def main() -> int:
         for repeat in range(1, args.repeat + 1):
             for lang in args.lang or ("en", "zh"):
                 for label, pattern, scenario, flags in RUNS:
-                    outcome = run_one(label, pattern, scenario, flags, lang, f"http://127.0.0.1:{port}/v1",
-                                      args.max_output_tokens, args.max_seconds, args.workdir, repeat)
+                    outcome = run_one(
+                        label,
+                        pattern,
+                        scenario,
+                        flags,
+                        lang,
+                        f"http://127.0.0.1:{port}/v1",
+                        args.max_output_tokens,
+                        args.max_seconds,
+                        args.workdir,
+                        repeat,
+                    )
                     outcomes.append(outcome)
-                    log(f"  -> {outcome.reason or '?'} {outcome.error} {outcome.calls}/{outcome.bound} calls, "
+                    log(
+                        f"  -> {outcome.reason or '?'} {outcome.error} {outcome.calls}/{outcome.bound} calls, "
                         f"{outcome.seconds:.1f} s, {outcome.tokens_per_second:.1f} tokens/s"
-                        + (f"; PROBLEMS: {outcome.problems}" if outcome.problems else ""))
+                        + (f"; PROBLEMS: {outcome.problems}" if outcome.problems else "")
+                    )
     finally:
         server.terminate()
         try:
@@ -319,23 +394,31 @@ def main() -> int:
         except subprocess.TimeoutExpired:
             server.kill()
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    head = (f"Measured {time.strftime('%Y-%m-%d')} on {os.cpu_count()} cores (load average at the end {load}): "
-            f"{MODEL_NAME} Q4_1 via "
-            f"llama-cpp-python's server ({gguf.name}), --max-output-tokens {args.max_output_tokens}, "
-            f"--max-seconds {args.max_seconds}" + (f"; venv built in {build_seconds:.0f} s" if build_seconds else "")
-            + ".\n\n")
+    head = (
+        f"Measured {time.strftime('%Y-%m-%d')} on {os.cpu_count()} cores (load average at the end {load}): "
+        f"{MODEL_NAME} Q4_1 via "
+        f"llama-cpp-python's server ({gguf.name}), --max-output-tokens {args.max_output_tokens}, "
+        f"--max-seconds {args.max_seconds}"
+        + (f"; venv built in {build_seconds:.0f} s" if build_seconds else "")
+        + ".\n\n"
+    )
     counts = generated_tokens(args.workdir / "server.log")
-    report = (head + summary(outcomes, args.workdir / "server.log")
-              + f" The largest reply llama.cpp generated: {max(counts, default=0)} tokens, over {len(counts)} "
-                f"requests (the cap: {args.max_output_tokens}).\n\nEvery run:\n\n"
-              + table(outcomes, args.max_output_tokens) + "\n")
+    report = (
+        head
+        + summary(outcomes, args.workdir / "server.log")
+        + f" The largest reply llama.cpp generated: {max(counts, default=0)} tokens, over {len(counts)} "
+        f"requests (the cap: {args.max_output_tokens}).\n\nEvery run:\n\n"
+        + table(outcomes, args.max_output_tokens)
+        + "\n"
+    )
     args.out.write_text(report, encoding="utf-8")
     print(report)
     problems = [(o.label, o.lang, p) for o in outcomes for p in o.problems]
     over = [n for n in counts if n > args.max_output_tokens]
     if over or not counts:
-        problems.append(("server", "-", f"llama.cpp generated {over or 'no'} tokens in a request, cap "
-                                        f"{args.max_output_tokens}"))
+        problems.append(
+            ("server", "-", f"llama.cpp generated {over or 'no'} tokens in a request, cap {args.max_output_tokens}")
+        )
     for label, lang, problem in problems:
         print(f"FAIL {label} [{lang}]: {problem}", file=sys.stderr)
     return 1 if problems else 0

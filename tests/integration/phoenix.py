@@ -90,8 +90,13 @@ def main() -> int:
     phoenix = ensure_phoenix(Path(args.venv))
     base = f"http://127.0.0.1:{args.port}"
     workdir = tempfile.mkdtemp(prefix="phoenix-")
-    env = {**os.environ, "PHOENIX_HOST": "127.0.0.1", "PHOENIX_PORT": str(args.port), "PHOENIX_WORKING_DIR": workdir,
-           "PHOENIX_TELEMETRY_ENABLED": "false"}
+    env = {
+        **os.environ,
+        "PHOENIX_HOST": "127.0.0.1",
+        "PHOENIX_PORT": str(args.port),
+        "PHOENIX_WORKING_DIR": workdir,
+        "PHOENIX_TELEMETRY_ENABLED": "false",
+    }
     server = subprocess.Popen([str(phoenix), "serve"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
     try:
         wait_up(f"{base}/healthz", 180)
@@ -129,13 +134,18 @@ def main() -> int:
                 have = flat(by_id.get(want.span_id, {}).get("attributes"))
                 for key, value in want.attributes.items():
                     if key.startswith("gen_ai.") and value is not None:
-                        same = have.get(key) == value or str(have.get(key)) == str(value) or (
-                            isinstance(value, list) and have.get(key) == list(value))
+                        same = (
+                            have.get(key) == value
+                            or str(have.get(key)) == str(value)
+                            or (isinstance(value, list) and have.get(key) == list(value))
+                        )
                         genai_ok &= same
             ok = len(back) == len(spans) and names_ok and genai_ok
             failures += not ok
-            print(f"{pattern:<14} {len(spans):>5} {len(back):>5}  {'ok' if names_ok else 'DIFF':<5}  "
-                  f"{'ok' if genai_ok else 'DIFF'}")
+            print(
+                f"{pattern:<14} {len(spans):>5} {len(back):>5}  {'ok' if names_ok else 'DIFF':<5}  "
+                f"{'ok' if genai_ok else 'DIFF'}"
+            )
         print("phoenix:", "every run came back whole" if not failures else f"{failures} run(s) differ")
         return 1 if failures else 0
     finally:

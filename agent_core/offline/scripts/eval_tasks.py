@@ -64,9 +64,12 @@ def is_palindrome(text: str) -> bool:
     cleaned = "".join(ch.lower() for ch in text if ch.isalnum())
     return cleaned == cleaned[::-1]
 ''',
-        edge_cases=("The empty string and single characters are palindromes; case, spaces and punctuation are "
-                    "ignored (\"No 'x' in Nixon\" is one).",
-                    "空字符串和单个字符都是回文；忽略大小写、空格和标点（\"No 'x' in Nixon\" 是回文）。")),
+        edge_cases=(
+            "The empty string and single characters are palindromes; case, spaces and punctuation are "
+            "ignored (\"No 'x' in Nixon\" is one).",
+            "空字符串和单个字符都是回文；忽略大小写、空格和标点（\"No 'x' in Nixon\" 是回文）。",
+        ),
+    ),
     "bundled/fizzbuzz": Solution(
         draft='''
 from typing import List
@@ -104,15 +107,22 @@ def fizzbuzz(n: int) -> List[str]:
             result.append(str(i))
     return result
 ''',
-        diagnosis=("range(1, n) stops at n - 1, so the last number is always missing (fizzbuzz(1) returns []). "
-                   "Loop over range(1, n + 1).",
-                   "range(1, n) 只到 n - 1，最后一个数总是缺失（fizzbuzz(1) 返回 []）。请改为遍历 range(1, n + 1)。"),
-        review=("The docstring asks for the numbers 1 to n inclusive, but range(1, n) stops at n - 1: "
-                "fizzbuzz(15) would end at 14 and never say FizzBuzz. Loop over range(1, n + 1).",
-                "文档字符串要求包含 1 到 n，但 range(1, n) 只到 n - 1：fizzbuzz(15) 会停在 14，永远输出不了 FizzBuzz。"
-                "请改为遍历 range(1, n + 1)。"),
-        edge_cases=("n = 0 gives an empty list; multiples of 15 must give FizzBuzz, not Fizz.",
-                    "n = 0 时返回空列表；15 的倍数必须输出 FizzBuzz，而不是 Fizz。")),
+        diagnosis=(
+            "range(1, n) stops at n - 1, so the last number is always missing (fizzbuzz(1) returns []). "
+            "Loop over range(1, n + 1).",
+            "range(1, n) 只到 n - 1，最后一个数总是缺失（fizzbuzz(1) 返回 []）。请改为遍历 range(1, n + 1)。",
+        ),
+        review=(
+            "The docstring asks for the numbers 1 to n inclusive, but range(1, n) stops at n - 1: "
+            "fizzbuzz(15) would end at 14 and never say FizzBuzz. Loop over range(1, n + 1).",
+            "文档字符串要求包含 1 到 n，但 range(1, n) 只到 n - 1：fizzbuzz(15) 会停在 14，永远输出不了 FizzBuzz。"
+            "请改为遍历 range(1, n + 1)。",
+        ),
+        edge_cases=(
+            "n = 0 gives an empty list; multiples of 15 must give FizzBuzz, not Fizz.",
+            "n = 0 时返回空列表；15 的倍数必须输出 FizzBuzz，而不是 Fizz。",
+        ),
+    ),
     "bundled/running_max": Solution(
         draft='''
 from typing import List
@@ -142,13 +152,18 @@ def running_max(numbers: List[int]) -> List[int]:
         result.append(current)
     return result
 ''',
-        diagnosis=("numbers[0] raises IndexError when the list is empty; return [] for an empty list before "
-                   "reading the first element.",
-                   "列表为空时 numbers[0] 会抛出 IndexError；请在读取第一个元素之前，对空列表直接返回 []。"),
-        edge_cases=("An empty list must give an empty list, so do not read numbers[0] before checking; negative "
-                    "numbers need no special case.",
-                    "空列表必须返回空列表，所以检查之前不能读取 numbers[0]；负数不需要特殊处理。"),
-        edge_case_fix=True),
+        diagnosis=(
+            "numbers[0] raises IndexError when the list is empty; return [] for an empty list before "
+            "reading the first element.",
+            "列表为空时 numbers[0] 会抛出 IndexError；请在读取第一个元素之前，对空列表直接返回 []。",
+        ),
+        edge_cases=(
+            "An empty list must give an empty list, so do not read numbers[0] before checking; negative "
+            "numbers need no special case.",
+            "空列表必须返回空列表，所以检查之前不能读取 numbers[0]；负数不需要特殊处理。",
+        ),
+        edge_case_fix=True,
+    ),
     "bundled/primes_up_to": Solution(
         draft='''
 from typing import List
@@ -194,18 +209,25 @@ def primes_up_to(n: int) -> List[int]:
                 is_prime[multiple] = False
     return [i for i in range(n + 1) if is_prime[i]]
 ''',
-        diagnosis=("range(2, n) never tests n itself, so primes_up_to(2) misses 2 and primes_up_to(13) misses 13. "
-                   "Include n; and a Sieve of Eratosthenes over n + 1 flags would also remove the O(n·√n) trial "
-                   "division.",
-                   "range(2, n) 从不检查 n 本身，所以 primes_up_to(2) 漏掉 2，primes_up_to(13) 漏掉 13。请把 n 包含进来；"
-                   "改用长度为 n + 1 的埃拉托斯特尼筛法还能去掉 O(n·√n) 的试除。"),
-        review=("Trial division makes this O(n·√n): every candidate is divided by the same small numbers again "
-                "and again. Use the Sieve of Eratosthenes (O(n log log n)): a list of booleans, crossing out the "
-                "multiples of each prime from its square.",
-                "试除法使复杂度为 O(n·√n)：每个候选数都要被同样的小因子反复试除。请改用埃拉托斯特尼筛法"
-                "（O(n log log n)）：用一个布尔列表，从每个素数的平方开始划掉它的倍数。"),
-        edge_cases=("n < 2 gives an empty list; even numbers above 2 are never prime.",
-                    "n < 2 时返回空列表；大于 2 的偶数都不是素数。")),
+        diagnosis=(
+            "range(2, n) never tests n itself, so primes_up_to(2) misses 2 and primes_up_to(13) misses 13. "
+            "Include n; and a Sieve of Eratosthenes over n + 1 flags would also remove the O(n·√n) trial "
+            "division.",
+            "range(2, n) 从不检查 n 本身，所以 primes_up_to(2) 漏掉 2，primes_up_to(13) 漏掉 13。请把 n 包含进来；"
+            "改用长度为 n + 1 的埃拉托斯特尼筛法还能去掉 O(n·√n) 的试除。",
+        ),
+        review=(
+            "Trial division makes this O(n·√n): every candidate is divided by the same small numbers again "
+            "and again. Use the Sieve of Eratosthenes (O(n log log n)): a list of booleans, crossing out the "
+            "multiples of each prime from its square.",
+            "试除法使复杂度为 O(n·√n)：每个候选数都要被同样的小因子反复试除。请改用埃拉托斯特尼筛法"
+            "（O(n log log n)）：用一个布尔列表，从每个素数的平方开始划掉它的倍数。",
+        ),
+        edge_cases=(
+            "n < 2 gives an empty list; even numbers above 2 are never prime.",
+            "n < 2 时返回空列表；大于 2 的偶数都不是素数。",
+        ),
+    ),
     "bundled/word_frequency": Solution(
         draft='''
 import re
@@ -217,8 +239,11 @@ def word_frequency(text: str) -> Dict[str, int]:
     """Count each lower-cased word (a run of letters or digits) in text."""
     return dict(Counter(re.findall(r"[a-z0-9]+", text.lower())))
 ''',
-        edge_cases=("Empty text gives {}; punctuation separates words; \"Go\" and \"go\" are the same word.",
-                    "空文本返回 {}；标点分隔单词；\"Go\" 和 \"go\" 是同一个词。")),
+        edge_cases=(
+            'Empty text gives {}; punctuation separates words; "Go" and "go" are the same word.',
+            '空文本返回 {}；标点分隔单词；"Go" 和 "go" 是同一个词。',
+        ),
+    ),
     "bundled/balanced_brackets": Solution(
         draft='''
 def balanced_brackets(s: str) -> bool:
@@ -234,9 +259,12 @@ def balanced_brackets(s: str) -> bool:
             stack.pop()
     return not stack
 ''',
-        edge_cases=("The empty string is balanced; a closing bracket with nothing open, or brackets left open at "
-                    "the end, are not; other characters are ignored.",
-                    "空字符串是平衡的；没有对应左括号的右括号、或结尾仍未闭合的括号都不平衡；其他字符忽略。")),
+        edge_cases=(
+            "The empty string is balanced; a closing bracket with nothing open, or brackets left open at "
+            "the end, are not; other characters are ignored.",
+            "空字符串是平衡的；没有对应左括号的右括号、或结尾仍未闭合的括号都不平衡；其他字符忽略。",
+        ),
+    ),
     "bundled/to_roman": Solution(
         draft='''
 def to_roman(number: int) -> str:
@@ -253,8 +281,11 @@ def to_roman(number: int) -> str:
             number -= value
     return "".join(parts)
 ''',
-        edge_cases=("The subtractive forms 4, 9, 40, 90, 400 and 900; 3999 (MMMCMXCIX) is the largest value.",
-                    "减法形式 4、9、40、90、400、900；最大值 3999 写作 MMMCMXCIX。")),
+        edge_cases=(
+            "The subtractive forms 4, 9, 40, 90, 400 and 900; 3999 (MMMCMXCIX) is the largest value.",
+            "减法形式 4、9、40、90、400、900；最大值 3999 写作 MMMCMXCIX。",
+        ),
+    ),
 }
 
 #: How a failing test result starts when it reaches the critic's verdict and the refiner.
@@ -273,7 +304,7 @@ def _play(task_id: str, call: Call) -> Reply:
     if player is not None:
         return player(solution, call)
     name = task_id.split("/", 1)[1]
-    version = (call.ctx.version or 0)
+    version = call.ctx.version or 0
     if call.role == "planner":
         return _plan(call, name)
     if call.role == "executor":
@@ -288,8 +319,16 @@ def _play(task_id: str, call: Call) -> Reply:
     if call.role == "judge":  # ReAct's reflection advisor, if the user turns it on
         return Reply(json.dumps({"passed": True, "feedback": None}))
     if call.role == "reflector":  # Plan-and-Execute's step Reflector, if the user turns it on
-        return Reply(json.dumps({"verdict": "PASS", "analysis": call.t("The step did what it says.", "该步骤已完成其目标。"),
-                                 "suggestion": ""}, ensure_ascii=False))
+        return Reply(
+            json.dumps(
+                {
+                    "verdict": "PASS",
+                    "analysis": call.t("The step did what it says.", "该步骤已完成其目标。"),
+                    "suggestion": "",
+                },
+                ensure_ascii=False,
+            )
+        )
     intro = call.t("Here is the function:", "函数如下：")
     code = f"```python\n{solution.draft.strip()}\n```"
     if call.ctx.protocol == "text":
@@ -303,11 +342,23 @@ def _fenced(code: str) -> Reply:
 
 
 def _plan(call: Call, name: str) -> Reply:
-    steps = [{"description": call.t(f"List the edge cases the docstring of {name} implies.",
-                                    f"列出 {name} 的文档字符串所隐含的边界情况。"), "tool": None, "critical": False},
-             {"description": call.t(f"Write {name} in full, handling those edge cases, in one Python code block.",
-                                    f"完整编写 {name}，处理上述边界情况，放在一个 Python 代码块中。"), "tool": None,
-              "critical": False}]
+    steps = [
+        {
+            "description": call.t(
+                f"List the edge cases the docstring of {name} implies.", f"列出 {name} 的文档字符串所隐含的边界情况。"
+            ),
+            "tool": None,
+            "critical": False,
+        },
+        {
+            "description": call.t(
+                f"Write {name} in full, handling those edge cases, in one Python code block.",
+                f"完整编写 {name}，处理上述边界情况，放在一个 Python 代码块中。",
+            ),
+            "tool": None,
+            "critical": False,
+        },
+    ]
     return Reply(json.dumps({"steps": steps}, ensure_ascii=False))
 
 
@@ -318,23 +369,44 @@ def _critique(call: Call, solution: Solution) -> Reply:
     tests = report.splitlines()[0] if report else None
     if tests is not None and not _PASSED.match(tests):
         known = bool(draft) and draft != solution.fixed and bool(solution.diagnosis[0])
-        return _verdict(call, "REVISE", (f"The unit tests fail: {tests}", f"单元测试未通过：{tests}"),
-                        solution.diagnosis if known else ("Make the failing assertion pass; keep the signature.",
-                                                          "请让失败的断言通过，保持函数签名不变。"))
+        return _verdict(
+            call,
+            "REVISE",
+            (f"The unit tests fail: {tests}", f"单元测试未通过：{tests}"),
+            solution.diagnosis
+            if known
+            else ("Make the failing assertion pass; keep the signature.", "请让失败的断言通过，保持函数签名不变。"),
+        )
     if draft == solution.draft and solution.review is not None:
-        return _verdict(call, "REVISE", ("Read the code against the docstring, then looked for its bottleneck.",
-                                         "对照文档字符串阅读了代码，并查找了它的性能瓶颈。"), solution.review)
-    return _verdict(call, "PASS", ("Checked the code against the docstring and its examples; the algorithm suits "
-                                   "the task.", "已对照文档字符串及其示例检查代码；算法适合该任务。"),
-                    ("No improvement needed.", "无需改进。"))
+        return _verdict(
+            call,
+            "REVISE",
+            (
+                "Read the code against the docstring, then looked for its bottleneck.",
+                "对照文档字符串阅读了代码，并查找了它的性能瓶颈。",
+            ),
+            solution.review,
+        )
+    return _verdict(
+        call,
+        "PASS",
+        (
+            "Checked the code against the docstring and its examples; the algorithm suits the task.",
+            "已对照文档字符串及其示例检查代码；算法适合该任务。",
+        ),
+        ("No improvement needed.", "无需改进。"),
+    )
 
 
 def _verdict(call: Call, verdict: str, analysis: tuple[str, str], feedback: tuple[str, str]) -> Reply:
     if call.ctx.node == "reviewer":  # graph style reviews in free text, as in seed 02
         text = call.t(*feedback)
         return Reply(text if verdict == "PASS" else f"1. {text}")
-    return Reply(json.dumps({"verdict": verdict, "analysis": call.t(*analysis), "feedback": call.t(*feedback)},
-                            ensure_ascii=False))
+    return Reply(
+        json.dumps(
+            {"verdict": verdict, "analysis": call.t(*analysis), "feedback": call.t(*feedback)}, ensure_ascii=False
+        )
+    )
 
 
 def _refine(call: Call, solution: Solution) -> str:

@@ -18,15 +18,16 @@ RoleT = TypeVar("RoleT", bound=RoleReply)
 
 _ROLES: dict[tuple[str, str], RoleReply] = {}
 
-LABEL = {"en": "[Scripted offline demo — no language model was called]",
-         "zh": "【离线脚本演示——未调用任何大模型】"}
+LABEL = {"en": "[Scripted offline demo — no language model was called]", "zh": "【离线脚本演示——未调用任何大模型】"}
 
 
 def role(pattern: str, name: str) -> Callable[[RoleT], RoleT]:
     """Register the generic reply of one pattern's role."""
+
     def register(fn: RoleT) -> RoleT:
         _ROLES[(pattern, name)] = fn
         return fn
+
     return register
 
 
@@ -61,7 +62,11 @@ def topic(call: Call, limit: int = 80) -> str:
 def generic(call: Call) -> Reply:
     fn = _ROLES.get((str(call.ctx.pattern), call.role))
     if fn is None:
-        return Reply(call.t(f"{label(call)} The offline model has no script for the {call.role!r} role here. "
-                            "Connect a model in the sidebar to run this for real.",
-                            f"{label(call)} 离线模型没有为 {call.role} 角色准备脚本。请在侧边栏连接真实模型。"))
+        return Reply(
+            call.t(
+                f"{label(call)} The offline model has no script for the {call.role!r} role here. "
+                "Connect a model in the sidebar to run this for real.",
+                f"{label(call)} 离线模型没有为 {call.role} 角色准备脚本。请在侧边栏连接真实模型。",
+            )
+        )
     return fn(call)

@@ -32,8 +32,9 @@ def call_bound(config: RunConfig[DirectOptions]) -> int:
     return 2 if config.tools else 1
 
 
-def stream(task: str, config: RunConfig[DirectOptions], models: ModelRouter,
-           tools: ToolRegistry | None = None) -> Iterator[ev.Event]:
+def stream(
+    task: str, config: RunConfig[DirectOptions], models: ModelRouter, tools: ToolRegistry | None = None
+) -> Iterator[ev.Event]:
     """Run the baseline on `task`, yielding events as they happen."""
     return run_pattern(task, config, models, tools, _answer, 2 if tools is not None and len(tools) else 1, PROMPTS)
 

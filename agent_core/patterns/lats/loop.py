@@ -81,8 +81,9 @@ def call_bound(config: RunConfig[LatsOptions]) -> int:
     return opts.max_nodes * (2 + r)
 
 
-def stream(task: str, config: RunConfig[LatsOptions], models: ModelRouter,
-           tools: ToolRegistry | None = None) -> Iterator[ev.Event]:
+def stream(
+    task: str, config: RunConfig[LatsOptions], models: ModelRouter, tools: ToolRegistry | None = None
+) -> Iterator[ev.Event]:
     """Run LATS on `task`, yielding events as they happen."""
     check(config)
     return run_pattern(task, config, models, tools, _search, call_bound(config), PROMPTS)
@@ -95,8 +96,9 @@ def check(config: RunConfig[LatsOptions]) -> None:
         return
     # refused before any model is called, rather than after the first paid-for candidate
     if not opts.tests.strip():
-        raise ConfigError("The unit-test evaluator is on but no tests are given: add assert statements, "
-                          "or turn the evaluator off.")
+        raise ConfigError(
+            "The unit-test evaluator is on but no tests are given: add assert statements, or turn the evaluator off."
+        )
     try:
         compile(opts.tests, "<tests>", "exec")
     except SyntaxError as exc:
@@ -104,6 +106,7 @@ def check(config: RunConfig[LatsOptions]) -> None:
 
 
 # --- candidates -----------------------------------------------------------------------------------
+
 
 def clean(text: str, code: bool) -> str:
     """A candidate as shown and passed on: without reasoning blocks and, for code, without fences or prose."""
@@ -125,7 +128,7 @@ def summary_of(text: str, code: bool) -> str:
     if code:
         start = min((i for i in (head.find('"""'), head.find("'''")) if i >= 0), default=-1)
         if start >= 0:
-            line = head[start + 3:].lstrip().split("\n", 1)[0].split('"""')[0].split("'''")[0]
+            line = head[start + 3 :].lstrip().split("\n", 1)[0].split('"""')[0].split("'''")[0]
     if not line.strip():
         line = next((row for row in head.splitlines() if row.strip()), "")
     flat = " ".join(line.split())
@@ -140,20 +143,32 @@ def _is_code(config: RunConfig) -> bool:
 def _node(ctx: RunContext, node: Node, status: str, *, uct: float | None = None, note: str = "") -> ev.Event:
     """The `tree_node` event of a node's change (its status is set here)."""
     node.status = status
-    return ctx.event(ev.TreeNode, node=node.id, parent=node.parent.id if node.parent is not None else None,
-                     depth=node.depth, summary=node.summary, value=node.value, visits=node.visits, status=status,
-                     uct=round(uct, 4) if uct is not None else None, note=note)
+    return ctx.event(
+        ev.TreeNode,
+        node=node.id,
+        parent=node.parent.id if node.parent is not None else None,
+        depth=node.depth,
+        summary=node.summary,
+        value=node.value,
+        visits=node.visits,
+        status=status,
+        uct=round(uct, 4) if uct is not None else None,
+        note=note,
+    )
 
 
 def _working(node: Node, c: float, score: float | None) -> str:
     """How UCT scored the node it chose, as the formula with its numbers ("" for the root)."""
     if score is None or node.parent is None:
         return ""
-    return (f"Q/N + c·√(ln N_parent / N) = {node.mean:.2f} + {c:.2f}·√(ln {node.parent.visits} / {node.visits}) "
-            f"= {score:.2f}")
+    return (
+        f"Q/N + c·√(ln N_parent / N) = {node.mean:.2f} + {c:.2f}·√(ln {node.parent.visits} / {node.visits}) "
+        f"= {score:.2f}"
+    )
 
 
 # --- the search -----------------------------------------------------------------------------------
+
 
 def _search(ctx: RunContext) -> Body:
     opts = _options(ctx.config)
@@ -187,8 +202,12 @@ def _search(ctx: RunContext) -> Body:
         ctx.end_reason = "pass"
     else:
         n = opts.max_nodes
-        yield ctx.limit("max_nodes", n, f"the tree holds {n} candidate(s) and none solves the task; the "
-                                        f"best-valued one (node {answer.id if answer else '-'}) is the answer")
+        yield ctx.limit(
+            "max_nodes",
+            n,
+            f"the tree holds {n} candidate(s) and none solves the task; the "
+            f"best-valued one (node {answer.id if answer else '-'}) is the answer",
+        )
     if answer is None:
         return ctx.best_answer
     for node in tree.path(answer):
@@ -196,8 +215,15 @@ def _search(ctx: RunContext) -> Body:
     return answer.text
 
 
-def _expand(ctx: RunContext, leaf: Node, child: Node, siblings: list[Node], reflections: list[tuple[int, str]],
-            iteration: int, attempt: int) -> Body:
+def _expand(
+    ctx: RunContext,
+    leaf: Node,
+    child: Node,
+    siblings: list[Node],
+    reflections: list[tuple[int, str]],
+    iteration: int,
+    attempt: int,
+) -> Body:
     """Write one child of `leaf`: its `draft` event, then its `tree_node(proposed)`."""
     cfg, lang = ctx.config, ctx.config.lang
     code = _is_code(cfg)
@@ -206,13 +232,22 @@ def _expand(ctx: RunContext, leaf: Node, child: Node, siblings: list[Node], refl
         body = f"{leaf.text}\n\n### {heading('feedback', lang)}\n{leaf.feedback or '-'}"
         parent = section("parent", body, lang, node=leaf.id, value=f"{leaf.value or 0:.2f}")
     recent = reflections[-RECENT_REFLECTIONS:]
-    prompt = ctx.prompts.render("expand", task=ctx.task, parent=parent,
-                                siblings=section("siblings", items([(s.id, s.text) for s in siblings], lang), lang),
-                                reflections=section("reflections", items(recent, lang), lang))
-    completion = yield from ctx.llm("expander", [user(prompt)], iteration=iteration, version=child.id,
-                                    attempt=attempt, prompt="expand",
-                                    inputs={"parent": leaf.text, "feedback": leaf.feedback,
-                                            "reflections": "\n\n".join(r for _, r in recent)})
+    prompt = ctx.prompts.render(
+        "expand",
+        task=ctx.task,
+        parent=parent,
+        siblings=section("siblings", items([(s.id, s.text) for s in siblings], lang), lang),
+        reflections=section("reflections", items(recent, lang), lang),
+    )
+    completion = yield from ctx.llm(
+        "expander",
+        [user(prompt)],
+        iteration=iteration,
+        version=child.id,
+        attempt=attempt,
+        prompt="expand",
+        inputs={"parent": leaf.text, "feedback": leaf.feedback, "reflections": "\n\n".join(r for _, r in recent)},
+    )
     child.text = clean(completion.text, code)
     child.summary = summary_of(child.text, code)
     yield _node(ctx, child, "proposed")
@@ -235,19 +270,31 @@ def _evaluate(ctx: RunContext, tree: Tree, child: Node, iteration: int) -> Body:
         if found is not None:
             analysis = f"value {value:.2f}; a candidate valued {threshold:.2f} or more solves the task"
         else:
-            analysis = (f"the evaluator's reply gave no value; the candidate counts at {FALLBACK_VALUE:.2f}, "
-                        "neither solved nor pruned")
+            analysis = (
+                f"the evaluator's reply gave no value; the candidate counts at {FALLBACK_VALUE:.2f}, "
+                "neither solved nor pruned"
+            )
             if cut:
                 analysis = f"{analysis} {ctx.cut_note('evaluator')}"
-        yield ctx.event(ev.VerdictEvent, role="evaluator", verdict="PASS" if solved else "REVISE", feedback=feedback,
-                        analysis=analysis, parsed=found is not None)
+        yield ctx.event(
+            ev.VerdictEvent,
+            role="evaluator",
+            verdict="PASS" if solved else "REVISE",
+            feedback=feedback,
+            analysis=analysis,
+            parsed=found is not None,
+        )
     child.feedback = feedback
     tree.backpropagate(child, value)
     best = tree.best()
     ctx.best_answer = best.text if best is not None else ctx.best_answer
     # (the tests' summary line: their details are in the tool result)
-    yield _node(ctx, child, "solved" if solved else "evaluated",
-                note=feedback.split("\n", 1)[0] if opts.test_evaluator else feedback)
+    yield _node(
+        ctx,
+        child,
+        "solved" if solved else "evaluated",
+        note=feedback.split("\n", 1)[0] if opts.test_evaluator else feedback,
+    )
     return child.text
 
 
@@ -256,13 +303,15 @@ def _judge(ctx: RunContext, child: Node, iteration: int) -> Generator[ev.Event, 
     prompt = ctx.prompts.render("evaluate", task=ctx.task, candidate=child.text)
     messages: list[Message] = [user(prompt)]
     inputs = {"draft": child.text}
-    completion = yield from ctx.llm("evaluator", messages, inputs=inputs, iteration=iteration, version=child.id,
-                                    prompt="evaluate")
+    completion = yield from ctx.llm(
+        "evaluator", messages, inputs=inputs, iteration=iteration, version=child.id, prompt="evaluate"
+    )
     found = parse_value(completion.text)
     if found is None and ctx.config.repair_reask:
         retry = [*messages, assistant(completion.text), user(REPAIR_REQUEST[ctx.config.lang])]
-        completion = yield from ctx.llm("evaluator", retry, repair=True, inputs=inputs, iteration=iteration,
-                                        version=child.id, prompt="evaluate")
+        completion = yield from ctx.llm(
+            "evaluator", retry, repair=True, inputs=inputs, iteration=iteration, version=child.id, prompt="evaluate"
+        )
         found = parse_value(completion.text)
     return found, completion.finish_reason == "length"
 
@@ -270,14 +319,21 @@ def _judge(ctx: RunContext, child: Node, iteration: int) -> Generator[ev.Event, 
 def _reflect(ctx: RunContext, child: Node, iteration: int) -> Body:
     """Say why a child failed; a child valued 0 is pruned, any other failed."""
     prompt = ctx.prompts.render("self_reflect", task=ctx.task, candidate=child.text, feedback=child.feedback or "-")
-    completion = yield from ctx.llm("self_reflector", [user(prompt)], iteration=iteration, version=child.id,
-                                    prompt="self_reflect", inputs={"draft": child.text, "feedback": child.feedback})
+    completion = yield from ctx.llm(
+        "self_reflector",
+        [user(prompt)],
+        iteration=iteration,
+        version=child.id,
+        prompt="self_reflect",
+        inputs={"draft": child.text, "feedback": child.feedback},
+    )
     child.reflection = strip_think(completion.text)
     yield _node(ctx, child, "pruned" if child.value == 0 else "failed", note=child.reflection)
     return child.reflection
 
 
 # --- unit tests -----------------------------------------------------------------------------------
+
 
 def _run_tests(ctx: RunContext, draft: str, node: int) -> Generator[ev.Event, None, TestOutcome]:
     """Run a candidate against the configured tests, as `unit_tests` tool events (no model call)."""
@@ -287,8 +343,9 @@ def _run_tests(ctx: RunContext, draft: str, node: int) -> Generator[ev.Event, No
     from ...sandbox import run_python_tests
 
     outcome = run_python_tests(draft, _options(ctx.config).tests, timeout_s=TEST_TIMEOUT_S, memory_mb=TEST_MEMORY_MB)
-    yield ctx.event(ev.ToolResult, name=UNIT_TESTS, output=_report(outcome), is_error=not outcome.passed,
-                    call_id=call_id)
+    yield ctx.event(
+        ev.ToolResult, name=UNIT_TESTS, output=_report(outcome), is_error=not outcome.passed, call_id=call_id
+    )
     return outcome
 
 

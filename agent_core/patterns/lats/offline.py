@@ -102,56 +102,90 @@ ROOT_CHILDREN = (FLOOR, HALF_EVEN, BUILTIN)
 
 # what the evaluator (with the unit tests off) says of each: (value, en, zh)
 _VALUES = {
-    FLOOR: (0.5, "Right for positive halves, but -2.5 rounds up to -2, and a float such as 1.005 is stored just "
-                 "below the half, so the floor loses it.",
-            "正数的 .5 没问题，但 -2.5 会被进成 -2；1.005 这样的浮点数实际存储值略小于 .5，会被 floor 舍掉。"),
-    HALF_EVEN: (0.3, "Decimal arithmetic from str(x) is the right idea, but quantize rounds half to even by default: "
-                     "2.5 becomes 2.",
-                "基于 str(x) 的十进制运算思路是对的，但 quantize 默认四舍六入五成双：2.5 会变成 2。"),
-    COPYSIGN: (0.6, "Negative halves are right now; rounding the binary float still loses 1.005 and 0.285.",
-               "负数的 .5 已经正确；但对二进制浮点数做舍入，仍然会算错 1.005 和 0.285。"),
-    SIGNED_HALF: (0.6, "The signed half gets -2.5 right; the float itself still holds 1.005 below the half.",
-                  "带符号的 0.5 让 -2.5 正确了；但浮点数本身仍把 1.005 存成略小于 .5 的值。"),
-    FLOOR_SIGNED: (0.6, "Both signs round away from zero; 1.005 and 0.285 are still lost in the binary float.",
-                   "正负数都远离零进位了；但 1.005 和 0.285 仍然在二进制浮点数里丢失了精度。"),
-    HALF_UP: (0.95, "Decimal arithmetic from str(x) with ROUND_HALF_UP: halves go away from zero and 1.005 stays "
-                    "1.005 until it is rounded. Correct.",
-              "基于 str(x) 的十进制运算并使用 ROUND_HALF_UP：.5 远离零进位，1.005 在舍入前一直精确。正确。"),
-    BUILTIN: (0.0, "Built-in round is banker's rounding on binary floats: wrong on every half.",
-              "内置 round 是对二进制浮点数的银行家舍入：所有 .5 都会出错。"),
+    FLOOR: (
+        0.5,
+        "Right for positive halves, but -2.5 rounds up to -2, and a float such as 1.005 is stored just "
+        "below the half, so the floor loses it.",
+        "正数的 .5 没问题，但 -2.5 会被进成 -2；1.005 这样的浮点数实际存储值略小于 .5，会被 floor 舍掉。",
+    ),
+    HALF_EVEN: (
+        0.3,
+        "Decimal arithmetic from str(x) is the right idea, but quantize rounds half to even by default: 2.5 becomes 2.",
+        "基于 str(x) 的十进制运算思路是对的，但 quantize 默认四舍六入五成双：2.5 会变成 2。",
+    ),
+    COPYSIGN: (
+        0.6,
+        "Negative halves are right now; rounding the binary float still loses 1.005 and 0.285.",
+        "负数的 .5 已经正确；但对二进制浮点数做舍入，仍然会算错 1.005 和 0.285。",
+    ),
+    SIGNED_HALF: (
+        0.6,
+        "The signed half gets -2.5 right; the float itself still holds 1.005 below the half.",
+        "带符号的 0.5 让 -2.5 正确了；但浮点数本身仍把 1.005 存成略小于 .5 的值。",
+    ),
+    FLOOR_SIGNED: (
+        0.6,
+        "Both signs round away from zero; 1.005 and 0.285 are still lost in the binary float.",
+        "正负数都远离零进位了；但 1.005 和 0.285 仍然在二进制浮点数里丢失了精度。",
+    ),
+    HALF_UP: (
+        0.95,
+        "Decimal arithmetic from str(x) with ROUND_HALF_UP: halves go away from zero and 1.005 stays "
+        "1.005 until it is rounded. Correct.",
+        "基于 str(x) 的十进制运算并使用 ROUND_HALF_UP：.5 远离零进位，1.005 在舍入前一直精确。正确。",
+    ),
+    BUILTIN: (
+        0.0,
+        "Built-in round is banker's rounding on binary floats: wrong on every half.",
+        "内置 round 是对二进制浮点数的银行家舍入：所有 .5 都会出错。",
+    ),
 }
 
 # why each failed, as the self-reflector says it (en, zh)
 _REFLECTIONS = {
-    FLOOR: ("floor(x · 10^d + 0.5) rounds every half towards +∞, so -2.5 gives -2, not -3. And 1.005 and 0.285 come "
-            "out low: as binary floats they are 1.00499999999999989… and 0.28499999999999998…, so once scaled they "
-            "sit just below the half and the floor drops them.",
-            "floor(x · 10^d + 0.5) 把每个 .5 都朝正无穷方向进位，所以 -2.5 得到 -2 而不是 -3。1.005 和 0.285 也算小了："
-            "它们的二进制浮点值是 1.00499999999999989… 和 0.28499999999999998…，放大之后略小于 .5，被 floor 舍掉了。"),
-    HALF_EVEN: ("Decimal(str(x)) reads the number exactly as it is written — that is why 2.675 comes out right — but "
-                "quantize rounds half to even by default (banker's rounding): 2.5 gives 2, -2.5 gives -2 and 1.005 "
-                "gives 1.00. Keep the decimal arithmetic and pass rounding=ROUND_HALF_UP, which rounds halves away "
-                "from zero.",
-                "Decimal(str(x)) 按字面精确读入数字——所以 2.675 算对了——但 quantize 默认四舍六入五成双（银行家舍入）："
-                "2.5 得 2，-2.5 得 -2，1.005 得 1.00。保留十进制运算，并传入 rounding=ROUND_HALF_UP，让 .5 远离零进位。"),
-    COPYSIGN: ("Restoring the sign fixed -2.5, but 1.005 and 0.285 still fail: abs(x) · 10^d is computed on the binary "
-               "float, which is already below the half before any rounding rule sees it.",
-               "恢复符号修好了 -2.5，但 1.005 和 0.285 仍然失败：abs(x) · 10^d 是在二进制浮点数上计算的，"
-               "还没轮到任何舍入规则，它就已经小于 .5 了。"),
-    SIGNED_HALF: ("The signed half fixes -2.5 again and again fails 1.005 and 0.285: it is the same float approach with "
-                  "another way to truncate. Every candidate that rounds the binary float fails these two; round in "
-                  "decimal arithmetic from the number's shortest text, str(x), with halves rounded up.",
-                  "带符号地加 0.5 又一次修好了 -2.5，也又一次算错了 1.005 和 0.285：这仍是同一种浮点思路，只是换了截断方式。"
-                  "凡是对二进制浮点数做舍入的候选都会在这两个数上失败；应基于数字的最短文本 str(x) 做十进制运算，并让 .5 进位。"),
-    FLOOR_SIGNED: ("One more rounding of the binary float: -2.5 is right, 1.005 and 0.285 are not, for the same reason — "
-                   "the float is below the half before it is rounded. Only decimal arithmetic on str(x) sees the half.",
-                   "又一次对二进制浮点数做舍入：-2.5 对了，1.005 和 0.285 仍然不对，原因相同——舍入之前浮点数就已小于 .5。"
-                   "只有基于 str(x) 的十进制运算才能看到这个 .5。"),
-    BUILTIN: ("round() rounds half to even and works on the binary float: 2.5 gives 2 and 1.005 gives 1.0. Nothing of it "
-              "can be kept.",
-              "round() 是四舍六入五成双，而且作用在二进制浮点数上：2.5 得 2，1.005 得 1.0。这个候选没有可保留之处。"),
-    HALF_UP: ("Every test passes; what is left to doubt is only the evaluator's threshold, not the rounding.",
-              "测试全部通过；值得怀疑的只是评估阈值，而不是舍入本身。"),
+    FLOOR: (
+        "floor(x · 10^d + 0.5) rounds every half towards +∞, so -2.5 gives -2, not -3. And 1.005 and 0.285 come "
+        "out low: as binary floats they are 1.00499999999999989… and 0.28499999999999998…, so once scaled they "
+        "sit just below the half and the floor drops them.",
+        "floor(x · 10^d + 0.5) 把每个 .5 都朝正无穷方向进位，所以 -2.5 得到 -2 而不是 -3。1.005 和 0.285 也算小了："
+        "它们的二进制浮点值是 1.00499999999999989… 和 0.28499999999999998…，放大之后略小于 .5，被 floor 舍掉了。",
+    ),
+    HALF_EVEN: (
+        "Decimal(str(x)) reads the number exactly as it is written — that is why 2.675 comes out right — but "
+        "quantize rounds half to even by default (banker's rounding): 2.5 gives 2, -2.5 gives -2 and 1.005 "
+        "gives 1.00. Keep the decimal arithmetic and pass rounding=ROUND_HALF_UP, which rounds halves away "
+        "from zero.",
+        "Decimal(str(x)) 按字面精确读入数字——所以 2.675 算对了——但 quantize 默认四舍六入五成双（银行家舍入）："
+        "2.5 得 2，-2.5 得 -2，1.005 得 1.00。保留十进制运算，并传入 rounding=ROUND_HALF_UP，让 .5 远离零进位。",
+    ),
+    COPYSIGN: (
+        "Restoring the sign fixed -2.5, but 1.005 and 0.285 still fail: abs(x) · 10^d is computed on the binary "
+        "float, which is already below the half before any rounding rule sees it.",
+        "恢复符号修好了 -2.5，但 1.005 和 0.285 仍然失败：abs(x) · 10^d 是在二进制浮点数上计算的，"
+        "还没轮到任何舍入规则，它就已经小于 .5 了。",
+    ),
+    SIGNED_HALF: (
+        "The signed half fixes -2.5 again and again fails 1.005 and 0.285: it is the same float approach with "
+        "another way to truncate. Every candidate that rounds the binary float fails these two; round in "
+        "decimal arithmetic from the number's shortest text, str(x), with halves rounded up.",
+        "带符号地加 0.5 又一次修好了 -2.5，也又一次算错了 1.005 和 0.285：这仍是同一种浮点思路，只是换了截断方式。"
+        "凡是对二进制浮点数做舍入的候选都会在这两个数上失败；应基于数字的最短文本 str(x) 做十进制运算，并让 .5 进位。",
+    ),
+    FLOOR_SIGNED: (
+        "One more rounding of the binary float: -2.5 is right, 1.005 and 0.285 are not, for the same reason — "
+        "the float is below the half before it is rounded. Only decimal arithmetic on str(x) sees the half.",
+        "又一次对二进制浮点数做舍入：-2.5 对了，1.005 和 0.285 仍然不对，原因相同——舍入之前浮点数就已小于 .5。"
+        "只有基于 str(x) 的十进制运算才能看到这个 .5。",
+    ),
+    BUILTIN: (
+        "round() rounds half to even and works on the binary float: 2.5 gives 2 and 1.005 gives 1.0. Nothing of it "
+        "can be kept.",
+        "round() 是四舍六入五成双，而且作用在二进制浮点数上：2.5 得 2，1.005 得 1.0。这个候选没有可保留之处。",
+    ),
+    HALF_UP: (
+        "Every test passes; what is left to doubt is only the evaluator's threshold, not the rounding.",
+        "测试全部通过；值得怀疑的只是评估阈值，而不是舍入本身。",
+    ),
 }
 
 
@@ -188,12 +222,16 @@ def _reflect(call: Call) -> Reply:
 
 # --- the same task, as Reflection and self-consistency play it ------------------------------------
 
-_SIGN_REVIEW = ("-2.5 rounds to -2: a half is rounded towards +∞. Round the magnitude and restore the sign "
-                "(math.copysign), so halves go away from zero for both signs.",
-                "-2.5 被舍入成了 -2：.5 被朝正无穷方向进位。请对绝对值舍入后再恢复符号（math.copysign），"
-                "让正负数的 .5 都远离零进位。")
-_PASS_REVIEW = ("No improvement needed: halves now go away from zero for both signs.",
-                "无需改进：正负数的 .5 现在都远离零进位了。")
+_SIGN_REVIEW = (
+    "-2.5 rounds to -2: a half is rounded towards +∞. Round the magnitude and restore the sign "
+    "(math.copysign), so halves go away from zero for both signs.",
+    "-2.5 被舍入成了 -2：.5 被朝正无穷方向进位。请对绝对值舍入后再恢复符号（math.copysign），"
+    "让正负数的 .5 都远离零进位。",
+)
+_PASS_REVIEW = (
+    "No improvement needed: halves now go away from zero for both signs.",
+    "无需改进：正负数的 .5 现在都远离零进位了。",
+)
 
 
 def _critique(call: Call) -> Reply:
@@ -202,15 +240,39 @@ def _critique(call: Call) -> Reply:
     draft, report = _known(call.input("draft")), call.input("tests")
     if report and not report.startswith("all "):
         why = _REFLECTIONS[draft]
-        return Reply(json.dumps({"verdict": "REVISE", "analysis": call.t(f"The unit tests fail: {report.splitlines()[0]}",
-                                                                         f"单元测试未通过：{report.splitlines()[0]}"),
-                                 "feedback": call.t(*why)}, ensure_ascii=False))
+        return Reply(
+            json.dumps(
+                {
+                    "verdict": "REVISE",
+                    "analysis": call.t(
+                        f"The unit tests fail: {report.splitlines()[0]}", f"单元测试未通过：{report.splitlines()[0]}"
+                    ),
+                    "feedback": call.t(*why),
+                },
+                ensure_ascii=False,
+            )
+        )
     if draft == FLOOR:
-        return Reply(json.dumps({"verdict": "REVISE", "analysis": call.t("Read the code against the task's examples.",
-                                                                         "对照任务中的示例阅读了代码。"),
-                                 "feedback": call.t(*_SIGN_REVIEW)}, ensure_ascii=False))
-    return Reply(json.dumps({"verdict": "PASS", "analysis": call.t("Both examples of the task hold.", "任务中的两个示例都成立。"),
-                             "feedback": call.t(*_PASS_REVIEW)}, ensure_ascii=False))
+        return Reply(
+            json.dumps(
+                {
+                    "verdict": "REVISE",
+                    "analysis": call.t("Read the code against the task's examples.", "对照任务中的示例阅读了代码。"),
+                    "feedback": call.t(*_SIGN_REVIEW),
+                },
+                ensure_ascii=False,
+            )
+        )
+    return Reply(
+        json.dumps(
+            {
+                "verdict": "PASS",
+                "analysis": call.t("Both examples of the task hold.", "任务中的两个示例都成立。"),
+                "feedback": call.t(*_PASS_REVIEW),
+            },
+            ensure_ascii=False,
+        )
+    )
 
 
 #: the samples self-consistency draws, by sample number: the float draft is the common one
@@ -236,9 +298,18 @@ def round_half_up(call: Call) -> Reply | None:
     if call.role == "sampler":
         return _fenced(SAMPLES[((call.ctx.attempt or 1) - 1) % len(SAMPLES)])
     if call.role == "arbiter":
-        return Reply(json.dumps({"verdict": "PASS", "feedback": call.t(
-            "Both readings of the vote's pick hold for the task's examples; the vote stands.",
-            "投票选出的答案满足任务中的示例；维持投票结果。")}, ensure_ascii=False))
+        return Reply(
+            json.dumps(
+                {
+                    "verdict": "PASS",
+                    "feedback": call.t(
+                        "Both readings of the vote's pick hold for the task's examples; the vote stands.",
+                        "投票选出的答案满足任务中的示例；维持投票结果。",
+                    ),
+                },
+                ensure_ascii=False,
+            )
+        )
     return None
 
 
@@ -267,12 +338,16 @@ def _eval(solution: Solution, call: Call) -> Reply:
     # the self-reflector: the tests' diagnosis when they failed (the feedback is their report, not one of the
     # evaluator's readings above), else the review
     feedback = call.input("feedback")
-    failed = bool(feedback) and feedback not in (*(solution.review or ()), *_FOLLOWS) and not feedback.startswith("all ")
+    failed = (
+        bool(feedback) and feedback not in (*(solution.review or ()), *_FOLLOWS) and not feedback.startswith("all ")
+    )
     if failed and solution.diagnosis[0] and draft != solution.fixed:
         return Reply(call.t(*solution.diagnosis))
     if solution.review is not None and draft == solution.draft:
         return Reply(call.t(*solution.review))
-    return Reply(call.t("Make the failing assertion pass; keep the signature.", "请让失败的断言通过，保持函数签名不变。"))
+    return Reply(
+        call.t("Make the failing assertion pass; keep the signature.", "请让失败的断言通过，保持函数签名不变。")
+    )
 
 
 PLAYERS["lats"] = _eval
@@ -287,16 +362,24 @@ _FIRST, _SECOND, _REVISED = ("first angle", "第一种思路"), ("second angle",
 @role("lats", "expander")
 def generic_expander(call: Call) -> Reply:
     if call.input("parent") or call.input("reflections") and (call.ctx.attempt or 1) > 2:
-        return Reply(call.t(f"{label(call)} A {_REVISED[0]} candidate for “{topic(call)}”, written from the "
-                            "reflections: the key points as a short list, one concrete example, a one-line summary. "
-                            "Connect a model in the sidebar to search for real.",
-                            f"{label(call)} “{topic(call)}”的{_REVISED[1]}候选，按反思写成：用简短列表列出要点，"
-                            "给出一个具体示例，结尾一句话总结。请在侧边栏连接真实模型进行真正的搜索。"))
+        return Reply(
+            call.t(
+                f"{label(call)} A {_REVISED[0]} candidate for “{topic(call)}”, written from the "
+                "reflections: the key points as a short list, one concrete example, a one-line summary. "
+                "Connect a model in the sidebar to search for real.",
+                f"{label(call)} “{topic(call)}”的{_REVISED[1]}候选，按反思写成：用简短列表列出要点，"
+                "给出一个具体示例，结尾一句话总结。请在侧边栏连接真实模型进行真正的搜索。",
+            )
+        )
     which = _FIRST if (call.ctx.attempt or 1) == 1 else _SECOND
-    return Reply(call.t(f"{label(call)} A candidate for “{topic(call)}” from a {which[0]}. A real model would write "
-                        "one here; this scripted one only states the goal, so the evaluator has something to value.",
-                        f"{label(call)} 从{which[1]}出发为“{topic(call)}”写的候选。这里本应由真实模型写出；"
-                        "这份脚本候选只说明了目标，好让评估者有内容可评。"))
+    return Reply(
+        call.t(
+            f"{label(call)} A candidate for “{topic(call)}” from a {which[0]}. A real model would write "
+            "one here; this scripted one only states the goal, so the evaluator has something to value.",
+            f"{label(call)} 从{which[1]}出发为“{topic(call)}”写的候选。这里本应由真实模型写出；"
+            "这份脚本候选只说明了目标，好让评估者有内容可评。",
+        )
+    )
 
 
 @role("lats", "evaluator")
@@ -307,12 +390,19 @@ def generic_evaluator(call: Call) -> Reply:
     elif any(w in draft for w in _SECOND):
         value, reason = 0.4, call.t("Another angle, no more concrete.", "换了角度，但同样不够具体。")
     else:
-        value, reason = 0.6, call.t("It states the goal, with no structure and no example.", "只说明了目标，没有结构，也没有示例。")
+        value, reason = (
+            0.6,
+            call.t("It states the goal, with no structure and no example.", "只说明了目标，没有结构，也没有示例。"),
+        )
     return Reply(json.dumps({"value": value, "reason": reason}, ensure_ascii=False))
 
 
 @role("lats", "self_reflector")
 def generic_self_reflector(call: Call) -> Reply:
-    return Reply(call.t("It states the goal but gives no structure and no example. A better candidate lists the key "
-                        "points, adds one concrete example and ends with a one-line summary.",
-                        "它只说明了目标，没有结构，也没有示例。更好的候选应列出要点、补充一个具体示例，并以一句话总结结尾。"))
+    return Reply(
+        call.t(
+            "It states the goal but gives no structure and no example. A better candidate lists the key "
+            "points, adds one concrete example and ends with a one-line summary.",
+            "它只说明了目标，没有结构，也没有示例。更好的候选应列出要点、补充一个具体示例，并以一句话总结结尾。",
+        )
+    )

@@ -11,10 +11,15 @@ from ...prompts import spec
 from ..spec import Text
 
 _SECTIONS = {
-    "parent": {"en": "Candidate to improve (node {node}, value {value})", "zh": "待改进的候选（节点 {node}，价值 {value}）"},
+    "parent": {
+        "en": "Candidate to improve (node {node}, value {value})",
+        "zh": "待改进的候选（节点 {node}，价值 {value}）",
+    },
     "feedback": {"en": "Its evaluation", "zh": "它的评估结果"},
-    "siblings": {"en": "Candidates already written from this node (take a different approach)",
-                 "zh": "从该节点已写出的候选（请换一种不同的思路）"},
+    "siblings": {
+        "en": "Candidates already written from this node (take a different approach)",
+        "zh": "从该节点已写出的候选（请换一种不同的思路）",
+    },
     "reflections": {"en": "Reflections on failed candidates (oldest first)", "zh": "对失败候选的反思（按时间先后）"},
 }
 
@@ -43,9 +48,15 @@ def items(pairs: list[tuple[int, str]], lang: str) -> str:
 
 
 PROMPTS = (
-    spec("expand", "expander", Text("Writes one new candidate: from the task at the root, else from the candidate "
-         "being expanded and its evaluation; the reflections on failed candidates come along.",
-         "写出一个新候选：在根节点只依据任务，否则依据被扩展的候选及其评估；同时附上对失败候选的反思。"), """
+    spec(
+        "expand",
+        "expander",
+        Text(
+            "Writes one new candidate: from the task at the root, else from the candidate "
+            "being expanded and its evaluation; the reflections on failed candidates come along.",
+            "写出一个新候选：在根节点只依据任务，否则依据被扩展的候选及其评估；同时附上对失败候选的反思。",
+        ),
+        """
 You are searching for the best answer to a task, one candidate at a time. Write ONE new, complete
 candidate.
 
@@ -58,7 +69,8 @@ candidate.
 - For code: output only the code — a complete function with its signature and a docstring whose
   first line says your approach — and no explanation.
 - For text: output only the candidate itself.
-""", """
+""",
+        """
 你正在为一项任务搜索最佳答案，每次写一个候选。请写出【一个】新的、完整的候选。
 
 ## 任务
@@ -69,10 +81,19 @@ candidate.
 - 吸取对失败候选的反思，不要重犯同样的错误。
 - 如果是代码：只输出代码——包含函数签名和文档字符串（第一行说明你的思路）的完整函数——不要任何解释。
 - 如果是文本：只输出候选本身。
-""", required=["task"], optional=["parent", "siblings", "reflections"]),
-    spec("evaluate", "evaluator", Text("Values one candidate from 0 to 1: how likely it is, or leads to, a correct and "
-         "complete answer. Unused with the unit-test evaluator.",
-         "为一个候选打 0 到 1 的分：它本身是、或能引出正确完整答案的可能性。启用单元测试评估时不使用。"), """
+""",
+        required=["task"],
+        optional=["parent", "siblings", "reflections"],
+    ),
+    spec(
+        "evaluate",
+        "evaluator",
+        Text(
+            "Values one candidate from 0 to 1: how likely it is, or leads to, a correct and "
+            "complete answer. Unused with the unit-test evaluator.",
+            "为一个候选打 0 到 1 的分：它本身是、或能引出正确完整答案的可能性。启用单元测试评估时不使用。",
+        ),
+        """
 You are valuing one candidate answer to the task below: how likely is it to be, or to lead to, a
 correct and complete answer?
 
@@ -85,7 +106,8 @@ correct and complete answer?
 Reply with exactly one JSON object and nothing else:
 {{"value": a number from 0.0 (hopeless) to 1.0 (correct and complete),
  "reason": "what is right and what is wrong in it, in one or two sentences"}}
-""", """
+""",
+        """
 你正在为下面任务的一个候选答案打分：它本身是、或者能引出一个正确且完整的答案的可能性有多大？
 
 ## 任务
@@ -97,10 +119,18 @@ Reply with exactly one JSON object and nothing else:
 你必须且只能输出一个 JSON 对象：
 {{"value": 0.0（毫无希望）到 1.0（正确且完整）之间的数字,
  "reason": "用一两句话说明其中正确与错误之处"}}
-""", required=["task", "candidate"]),
-    spec("self_reflect", "self_reflector", Text("Says why a failed candidate failed and what a better one must do "
-         "differently; the reflection goes into every later expansion's prompt.",
-         "说明一个失败的候选为何失败、更好的候选应当怎样做；这条反思会加入之后每次扩展的提示词。"), """
+""",
+        required=["task", "candidate"],
+    ),
+    spec(
+        "self_reflect",
+        "self_reflector",
+        Text(
+            "Says why a failed candidate failed and what a better one must do "
+            "differently; the reflection goes into every later expansion's prompt.",
+            "说明一个失败的候选为何失败、更好的候选应当怎样做；这条反思会加入之后每次扩展的提示词。",
+        ),
+        """
 A candidate answer to the task below failed its evaluation. In two to four sentences, say why it
 failed and what a better candidate must do differently. Be specific: name the input or the step
 where it goes wrong. Do not write a new candidate.
@@ -113,7 +143,8 @@ where it goes wrong. Do not write a new candidate.
 
 ## Its evaluation
 {feedback}
-""", """
+""",
+        """
 下面任务的一个候选答案没有通过评估。请用两到四句话说明它失败的原因，以及更好的候选应当怎样做。
 要具体：指出它在哪个输入或哪一步出错。不要写新的候选。
 
@@ -125,5 +156,7 @@ where it goes wrong. Do not write a new candidate.
 
 ## 它的评估结果
 {feedback}
-""", required=["task", "candidate", "feedback"]),
+""",
+        required=["task", "candidate", "feedback"],
+    ),
 )

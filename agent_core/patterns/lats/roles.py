@@ -26,8 +26,11 @@ from ...verdicts import extract_json, strip_think
 from ..spec import Text
 
 #: a plain-text reply's value: at its start, perhaps labelled; a list's "1. " is no value
-_LEADING_VALUE = re.compile(r"\s*(?:(?:value|score|价值|评分|分数)\s*[:：=]?\s*)?(\d{1,3}(?:\.\d+)?)"
-                            r"\s*(%|/\s*100(?!\d)|/\s*10(?!\d))?(?!\.\s|\.?\d)", re.IGNORECASE)
+_LEADING_VALUE = re.compile(
+    r"\s*(?:(?:value|score|价值|评分|分数)\s*[:：=]?\s*)?(\d{1,3}(?:\.\d+)?)"
+    r"\s*(%|/\s*100(?!\d)|/\s*10(?!\d))?(?!\.\s|\.?\d)",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -72,7 +75,7 @@ def parse_value(text: str) -> Valuation | None:
     value = _scaled(float(found.group(1)), found.group(2) or "")
     if value is None:
         return None
-    reason = body[found.end():].lstrip(" \t\n:：-—,，").strip()
+    reason = body[found.end() :].lstrip(" \t\n:：-—,，").strip()
     return Valuation(round(value, 4), reason)
 
 
@@ -91,13 +94,22 @@ def value_answer(verdict: str, reason: str) -> str:
 def _about_value(ctx: CallContext | None) -> Text | None:
     if ctx is None or ctx.version is None:
         return None
-    return Text(f"The **evaluator** is about to value candidate {ctx.version}.",
-                f"**评估者**即将为第 {ctx.version} 号候选打分。")
+    return Text(
+        f"The **evaluator** is about to value candidate {ctx.version}.",
+        f"**评估者**即将为第 {ctx.version} 号候选打分。",
+    )
 
 
 EXPANDER = Role("expander", Text("expander", "扩展者"))
-EVALUATOR = Role("evaluator", Text("evaluator", "评估者"), read_value, ("PASS", "REVISE"), value_answer,
-                 about=_about_value, verdict_at="draft")
+EVALUATOR = Role(
+    "evaluator",
+    Text("evaluator", "评估者"),
+    read_value,
+    ("PASS", "REVISE"),
+    value_answer,
+    about=_about_value,
+    verdict_at="draft",
+)
 SELF_REFLECTOR = Role("self_reflector", Text("self-reflector", "自我反思者"))
 
 ROLES = (EXPANDER, EVALUATOR, SELF_REFLECTOR)

@@ -46,20 +46,35 @@ def line(e: ev.Event, lang: str) -> str:
     zh = lang == "zh"
     n, v, note = e.node, _value(e.value), _clip(e.note, NOTE_CHARS)
     said = {
-        "expanded": (("UCT 选中节点 {n} 进行扩展（访问 {visits} 次）：{note}" if e.uct is not None
-                      else "扩展节点 {n}（任务本身）") if zh else
-                     ("UCT chose node {n} to grow (visits {visits}): {note}" if e.uct is not None
-                      else "Growing node {n} (the task itself)")),
-        "proposed": "节点 {n}（节点 {parent} 的子节点）：{summary}" if zh else "Node {n}, a child of node {parent}: {summary}",
+        "expanded": (
+            (
+                "UCT 选中节点 {n} 进行扩展（访问 {visits} 次）：{note}"
+                if e.uct is not None
+                else "扩展节点 {n}（任务本身）"
+            )
+            if zh
+            else (
+                "UCT chose node {n} to grow (visits {visits}): {note}"
+                if e.uct is not None
+                else "Growing node {n} (the task itself)"
+            )
+        ),
+        "proposed": "节点 {n}（节点 {parent} 的子节点）：{summary}"
+        if zh
+        else "Node {n}, a child of node {parent}: {summary}",
         "evaluated": "节点 {n} 的价值为 {v}：{note}" if zh else "Node {n} is valued {v}: {note}",
         "solved": "节点 {n} 解决了任务（价值 {v}）：{note}" if zh else "Node {n} solves the task (value {v}): {note}",
-        "failed": "节点 {n} 失败（价值 {v}），反思：{note}" if zh else "Node {n} failed (value {v}); reflection: {note}",
-        "pruned": "节点 {n} 被剪枝（价值 {v}，不再扩展），反思：{note}" if zh else
-                  "Node {n} is pruned (value {v}: never grown); reflection: {note}",
+        "failed": "节点 {n} 失败（价值 {v}），反思：{note}"
+        if zh
+        else "Node {n} failed (value {v}); reflection: {note}",
+        "pruned": "节点 {n} 被剪枝（价值 {v}，不再扩展），反思：{note}"
+        if zh
+        else "Node {n} is pruned (value {v}: never grown); reflection: {note}",
         "chosen": "节点 {n} 在通往答案的路径上" if zh else "Node {n} is on the path to the answer",
     }[e.status]
-    shown = said.format(n=n, v=v, visits=e.visits, uct=_value(e.uct), parent=e.parent, summary=_clip(e.summary, 80),
-                        note=note or "—")
+    shown = said.format(
+        n=n, v=v, visits=e.visits, uct=_value(e.uct), parent=e.parent, summary=_clip(e.summary, 80), note=note or "—"
+    )
     return shown.rstrip("：: —")
 
 
@@ -74,7 +89,11 @@ def suffix(e: ev.Event, lang: str) -> str | None:
     if e.status == "expanded":
         if e.uct is None:
             return "扩展任务本身" if lang == "zh" else "growing the task"
-        return f"扩展节点 {e.node}（UCT {_value(e.uct)}）" if lang == "zh" else f"growing node {e.node} (UCT {_value(e.uct)})"
+        return (
+            f"扩展节点 {e.node}（UCT {_value(e.uct)}）"
+            if lang == "zh"
+            else f"growing node {e.node} (UCT {_value(e.uct)})"
+        )
     if e.status == "solved":
         return f"节点 {e.node} 解决了任务" if lang == "zh" else f"node {e.node} solves the task"
     return None
@@ -140,15 +159,27 @@ def _label(e: ev.TreeNode, visits: int, total: float) -> Text:
 def counts(events: Sequence[ev.Event]) -> Mapping[str, int]:
     """How many candidates the tree grew, how many solved the task or were pruned, and its depth."""
     nodes = {e.node: e for e in events if isinstance(e, ev.TreeNode) and e.node != 0}
-    return {"tree_nodes": len(nodes),
-            "tree_solved": len({e.node for e in events if isinstance(e, ev.TreeNode) and e.status == "solved"}),
-            "tree_pruned": len({e.node for e in events if isinstance(e, ev.TreeNode) and e.status == "pruned"}),
-            "tree_depth": max((e.depth for e in nodes.values()), default=0)}
+    return {
+        "tree_nodes": len(nodes),
+        "tree_solved": len({e.node for e in events if isinstance(e, ev.TreeNode) and e.status == "solved"}),
+        "tree_pruned": len({e.node for e in events if isinstance(e, ev.TreeNode) and e.status == "pruned"}),
+        "tree_depth": max((e.depth for e in nodes.values()), default=0),
+    }
 
 
-TREE_NODE = EventView(line=line, node=node, suffix=suffix, figure=figure, counts=counts, count_labels={
-    "tree_nodes": Text("candidates", "候选"), "tree_solved": Text("solved", "解"),
-    "tree_pruned": Text("pruned", "剪枝"), "tree_depth": Text("depth", "深度")})
+TREE_NODE = EventView(
+    line=line,
+    node=node,
+    suffix=suffix,
+    figure=figure,
+    counts=counts,
+    count_labels={
+        "tree_nodes": Text("candidates", "候选"),
+        "tree_solved": Text("solved", "解"),
+        "tree_pruned": Text("pruned", "剪枝"),
+        "tree_depth": Text("depth", "深度"),
+    },
+)
 
 EVENT_VIEWS = {ev.TreeNode.kind: TREE_NODE}
 

@@ -69,13 +69,15 @@ def rounds(config: RunConfig[OrchestratorOptions]) -> int:
     return config.options.max_dispatches if config.options.review else 1
 
 
-def stream(task: str, config: RunConfig[OrchestratorOptions], models: ModelRouter,
-           tools: ToolRegistry | None = None) -> Iterator[ev.Event]:
+def stream(
+    task: str, config: RunConfig[OrchestratorOptions], models: ModelRouter, tools: ToolRegistry | None = None
+) -> Iterator[ev.Event]:
     """Run orchestrator–workers on `task`, yielding events as they happen."""
     return run_pattern(task, config, models, tools, _run, call_bound(config), PROMPTS)
 
 
 # --- run state -------------------------------------------------------------------------------------
+
 
 @dataclass
 class Subtask:
@@ -96,9 +98,16 @@ class Subtask:
     def to_dict(self) -> dict[str, Any]:
         """The subtask as a `plan` event shows it (a fallback says so, and why, until it fails)."""
         reason = self.result if self.status == "failed" else self.fallback
-        return {"id": self.id, "description": self.instruction, "tool": self.tool, "critical": False,
-                "synthesis": False, "status": self.status, "reason": reason,
-                **({"fallback": True} if self.fallback else {})}
+        return {
+            "id": self.id,
+            "description": self.instruction,
+            "tool": self.tool,
+            "critical": False,
+            "synthesis": False,
+            "status": self.status,
+            "reason": reason,
+            **({"fallback": True} if self.fallback else {}),
+        }
 
     def line(self, lang: str) -> str:
         """The subtask's state as the review and the synthesis read it."""
@@ -125,11 +134,13 @@ class Team:
         return "\n".join(s.line(lang) for s in self.subtasks if s.status in statuses)
 
     def event(self, ctx: RunContext) -> ev.Event:
-        return ctx.event(ev.PlanEvent, step=None, steps=tuple(s.to_dict() for s in self.subtasks),
-                         revision=self.revision)
+        return ctx.event(
+            ev.PlanEvent, step=None, steps=tuple(s.to_dict() for s in self.subtasks), revision=self.revision
+        )
 
 
 # --- the loop --------------------------------------------------------------------------------------
+
 
 def _run(ctx: RunContext) -> Body:
     o, last = ctx.config.options, rounds(ctx.config)
@@ -140,8 +151,11 @@ def _run(ctx: RunContext) -> Body:
             yield from _dispatch(ctx, team, subtask, round_no)
         if round_no == last:
             if team.failed() and o.review:
-                yield ctx.limit("max_dispatches", last, f"{len(team.failed())} subtask(s) still failed after "
-                                                        f"{last} round(s); the synthesis reports them")
+                yield ctx.limit(
+                    "max_dispatches",
+                    last,
+                    f"{len(team.failed())} subtask(s) still failed after {last} round(s); the synthesis reports them",
+                )
             break
         review = yield from _review(ctx, team, round_no)
         if review.decision == DONE:
@@ -155,8 +169,13 @@ def _run(ctx: RunContext) -> Body:
 def _split(ctx: RunContext) -> Generator[ev.Event, None, list[Subtask]]:
     cfg, lang = ctx.config, ctx.config.lang
     described = ctx.tools.describe(lang)
-    prompt = ctx.prompts.render("split", task=ctx.task, tools=described or label("none", lang),
-                                max_subtasks=cfg.options.max_subtasks, worker_steps=cfg.options.worker_steps)
+    prompt = ctx.prompts.render(
+        "split",
+        task=ctx.task,
+        tools=described or label("none", lang),
+        max_subtasks=cfg.options.max_subtasks,
+        worker_steps=cfg.options.worker_steps,
+    )
     messages = [user(prompt)]
     names = ctx.tools.names()
     inputs = {"tools": described}
@@ -198,9 +217,13 @@ def _work(ctx: RunContext, subtask: Subtask, round_no: int) -> Generator[ev.Even
     """A worker's tool loop: at most `worker_steps` calls, the last with tools disabled."""
     cfg, lang = ctx.config, ctx.config.lang
     steps = cfg.options.worker_steps
-    prompt = ctx.prompts.render("worker", instruction=subtask.instruction, tool=subtask.tool or label("none", lang),
-                                tools=ctx.tools.describe(lang) or label("none", lang),
-                                hint=section("hint", subtask.note, lang))
+    prompt = ctx.prompts.render(
+        "worker",
+        instruction=subtask.instruction,
+        tool=subtask.tool or label("none", lang),
+        tools=ctx.tools.describe(lang) or label("none", lang),
+        hint=section("hint", subtask.note, lang),
+    )
     messages: list[Message] = [user(prompt)]
     inputs = {"instruction": subtask.instruction, "hint": subtask.note}
     seen: list[Seen] = []
@@ -209,10 +232,21 @@ def _work(ctx: RunContext, subtask: Subtask, round_no: int) -> Generator[ev.Even
         if last and call_no > 1:
             messages.append(user(ctx.prompts.render("worker_final")))
         use_tools = bool(len(ctx.tools)) and not last
-        completion = yield from ctx.llm("worker", messages, tools=use_tools, round=call_no, last_round=last,
-                                        forced=last and call_no > 1, has_hint=bool(subtask.note), step_id=subtask.id,
-                                        attempt=subtask.attempts, revision=round_no, tool=subtask.tool,
-                                        prompt="worker_final" if last and call_no > 1 else "worker", inputs=inputs)
+        completion = yield from ctx.llm(
+            "worker",
+            messages,
+            tools=use_tools,
+            round=call_no,
+            last_round=last,
+            forced=last and call_no > 1,
+            has_hint=bool(subtask.note),
+            step_id=subtask.id,
+            attempt=subtask.attempts,
+            revision=round_no,
+            tool=subtask.tool,
+            prompt="worker_final" if last and call_no > 1 else "worker",
+            inputs=inputs,
+        )
         text = strip_think(completion.text)
         calls = completion.tool_calls if use_tools else ()  # calls in a tools-off call are ignored
         if not calls:
@@ -231,9 +265,14 @@ def _review(ctx: RunContext, team: Team, round_no: int) -> Generator[ev.Event, N
     """The orchestrator's decision on a round, with one repair re-ask; an unreadable one is a visible DONE."""
     cfg, lang = ctx.config, ctx.config.lang
     results = team.lines(lang)
-    prompt = ctx.prompts.render("review", task=ctx.task, results=results, round=round_no,
-                                rounds_left=rounds(cfg) - round_no,
-                                max_subtasks=cfg.options.max_subtasks)
+    prompt = ctx.prompts.render(
+        "review",
+        task=ctx.task,
+        results=results,
+        round=round_no,
+        rounds_left=rounds(cfg) - round_no,
+        max_subtasks=cfg.options.max_subtasks,
+    )
     messages = [user(prompt)]
     names = ctx.tools.names()
     inputs = {"results": results, "failed": team.lines(lang, ("failed",))}
@@ -248,8 +287,15 @@ def _review(ctx: RunContext, team: Team, round_no: int) -> Generator[ev.Event, N
         if completion.finish_reason == "length":
             note = f"{note} {ctx.cut_note(REVIEW)}"
         review = Review(DONE, parsed=False, note=note)
-    yield ctx.event(ev.VerdictEvent, role=REVIEW, verdict=review.decision, feedback=review.reason,
-                    analysis=review.note, suggestion="; ".join(_planned(review, team, lang)), parsed=review.parsed)
+    yield ctx.event(
+        ev.VerdictEvent,
+        role=REVIEW,
+        verdict=review.decision,
+        feedback=review.reason,
+        analysis=review.note,
+        suggestion="; ".join(_planned(review, team, lang)),
+        parsed=review.parsed,
+    )
     return review
 
 
@@ -259,8 +305,11 @@ def _planned(review: Review, team: Team, lang: str) -> list[str]:
     out = []
     for redo in review.subtasks:
         if redo.id in known:
-            out.append(label("redo", lang, id=redo.id, instruction=redo.instruction) if redo.instruction
-                       else label("redo_same", lang, id=redo.id))
+            out.append(
+                label("redo", lang, id=redo.id, instruction=redo.instruction)
+                if redo.instruction
+                else label("redo_same", lang, id=redo.id)
+            )
         elif redo.instruction:
             out.append(label("new", lang, instruction=redo.instruction))
     return out
@@ -289,9 +338,11 @@ def _redispatch(ctx: RunContext, team: Team, review: Review) -> Events:
         for subtask in team.failed() or team.subtasks:
             _again(subtask, reason, lang)
     if dropped:
-        yield ctx.limit("max_subtasks", cfg.options.max_subtasks,
-                        f"the review added {dropped} subtask(s) past the run's {cfg.options.max_subtasks}; "
-                        "they were left out")
+        yield ctx.limit(
+            "max_subtasks",
+            cfg.options.max_subtasks,
+            f"the review added {dropped} subtask(s) past the run's {cfg.options.max_subtasks}; they were left out",
+        )
     team.revision += 1
     yield team.event(ctx)
 
@@ -300,8 +351,11 @@ def _again(subtask: Subtask, reason: str, lang: str, instruction: str = "", tool
     previous = subtask.result
     if subtask.error is not None:
         previous = f"{previous} ({subtask.error.tool}: {subtask.error.output[:300]})"
-    subtask.note = (label("redispatched", lang, reason=reason, previous=previous) if previous
-                    else label("redispatched_plain", lang, reason=reason))
+    subtask.note = (
+        label("redispatched", lang, reason=reason, previous=previous)
+        if previous
+        else label("redispatched_plain", lang, reason=reason)
+    )
     subtask.instruction = instruction or subtask.instruction
     subtask.tool = tool or subtask.tool
     subtask.status = "pending"
@@ -310,9 +364,16 @@ def _again(subtask: Subtask, reason: str, lang: str, instruction: str = "", tool
 def _synthesize(ctx: RunContext, team: Team) -> Body:
     lang = ctx.config.lang
     done, failed = team.lines(lang, ("done",)), team.lines(lang, ("failed",))
-    prompt = ctx.prompts.render("synthesis", task=ctx.task, results=done or label("none", lang),
-                                failed=section("failed", failed, lang))
-    completion = yield from ctx.llm("synthesizer", [user(prompt)], synthesis=True, all_failed=not done,
-                                    prompt="synthesis", inputs={"results": done, "failed": failed})
+    prompt = ctx.prompts.render(
+        "synthesis", task=ctx.task, results=done or label("none", lang), failed=section("failed", failed, lang)
+    )
+    completion = yield from ctx.llm(
+        "synthesizer",
+        [user(prompt)],
+        synthesis=True,
+        all_failed=not done,
+        prompt="synthesis",
+        inputs={"results": done, "failed": failed},
+    )
     ctx.best_answer = strip_think(completion.text)
     return ctx.best_answer

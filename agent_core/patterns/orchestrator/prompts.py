@@ -67,9 +67,14 @@ def section(name: str, body: str, lang: str) -> str:
 
 
 PROMPTS = (
-    spec("split", "orchestrator",
-         Text("The orchestrator splits the user's request into independent subtasks, one per worker (JSON).",
-              "编排者把用户的请求拆成相互独立的子任务，每个工作者一个（JSON）。"), """
+    spec(
+        "split",
+        "orchestrator",
+        Text(
+            "The orchestrator splits the user's request into independent subtasks, one per worker (JSON).",
+            "编排者把用户的请求拆成相互独立的子任务，每个工作者一个（JSON）。",
+        ),
+        """
 You are the orchestrator of a small team of workers. Split the user's request into at most
 {max_subtasks} independent subtasks, one for each worker.
 
@@ -90,7 +95,8 @@ Reply with exactly one JSON object and nothing else:
 
 ## User's request
 {task}
-""", """
+""",
+        """
 你是一个小型工作团队的编排者。请把用户的请求拆分为最多 {max_subtasks} 个相互独立的子任务，
 每个工作者负责一个。
 
@@ -109,11 +115,19 @@ Reply with exactly one JSON object and nothing else:
 
 ## 用户请求
 {task}
-""", required=["task", "tools"], optional=["max_subtasks", "worker_steps"]),
-    spec("worker", "worker",
-         Text("A worker carries out one subtask in a small tool loop; it sees only its instruction. {hint} "
-              "holds the orchestrator's note when the subtask is dispatched again.",
-              "工作者在一个小型工具循环里完成一个子任务，只看得到自己的指令。子任务被重新分派时，{hint} 里是编排者的说明。"), """
+""",
+        required=["task", "tools"],
+        optional=["max_subtasks", "worker_steps"],
+    ),
+    spec(
+        "worker",
+        "worker",
+        Text(
+            "A worker carries out one subtask in a small tool loop; it sees only its instruction. {hint} "
+            "holds the orchestrator's note when the subtask is dispatched again.",
+            "工作者在一个小型工具循环里完成一个子任务，只看得到自己的指令。子任务被重新分派时，{hint} 里是编排者的说明。",
+        ),
+        """
 You are a worker carrying out one subtask for an orchestrator. Do exactly this subtask: call a tool if
 it needs one, then report the result in a few sentences, with the concrete facts (names, times,
 numbers, codes). If a tool returns an error or the data is missing, say so plainly and quote the
@@ -125,7 +139,8 @@ Suggested tool: {tool}
 
 Available tools:
 {tools}
-{hint}""", """
+{hint}""",
+        """
 你是为编排者完成一个子任务的工作者。只做这个子任务：需要时调用工具，然后用几句话报告结果，
 写明具体事实（名称、时间、数字、编号）。如果工具返回错误或缺少数据，请直接说明并引用错误信息；
 不要编造结果。
@@ -136,19 +151,35 @@ Available tools:
 
 可用工具：
 {tools}
-{hint}""", required=["instruction"], optional=["tool", "tools", "hint"]),
-    spec("worker_final", "worker", Text("Sent before a worker's last call, in which tools are disabled.",
-         "在工作者最后一次调用之前发送，这一次禁用工具。"), """
+{hint}""",
+        required=["instruction"],
+        optional=["tool", "tools", "hint"],
+    ),
+    spec(
+        "worker_final",
+        "worker",
+        Text(
+            "Sent before a worker's last call, in which tools are disabled.",
+            "在工作者最后一次调用之前发送，这一次禁用工具。",
+        ),
+        """
 You have used this subtask's tool calls. Report the result now from the observations above, without
 calling any tool; if the subtask could not be done, say exactly why and quote the error.
-""", """
+""",
+        """
 本子任务的工具调用次数已用完。请根据上面的工具结果直接报告结果，不要再调用任何工具；
 如果子任务没能完成，请明确说明原因并引用错误信息。
-"""),
-    spec("review", "orchestrator_review",
-         Text("The orchestrator reviews a round of results: DONE (to synthesis) or REDISPATCH (which subtasks to "
-              "run again or add, each with a sharper instruction).",
-              "编排者复核一轮结果：DONE（进入综合）或 REDISPATCH（哪些子任务重做或新增，每个都附上更明确的指令）。"), """
+""",
+    ),
+    spec(
+        "review",
+        "orchestrator_review",
+        Text(
+            "The orchestrator reviews a round of results: DONE (to synthesis) or REDISPATCH (which subtasks to "
+            "run again or add, each with a sharper instruction).",
+            "编排者复核一轮结果：DONE（进入综合）或 REDISPATCH（哪些子任务重做或新增，每个都附上更明确的指令）。",
+        ),
+        """
 You are the orchestrator. Your workers have reported on round {round} of the subtasks you dispatched.
 Decide whether their results are enough to answer the user's request.
 
@@ -170,7 +201,8 @@ Reply with exactly one JSON object and nothing else:
 
 ## The workers' results
 {results}
-""", """
+""",
+        """
 你是编排者。你的工作者已经汇报了第 {round} 轮分派的子任务结果。请判断这些结果是否足以回答用户的请求。
 
 - DONE：请求的每个部分都有可用的结果，或者根本无法完成。结果进入综合。
@@ -188,10 +220,18 @@ Reply with exactly one JSON object and nothing else:
 
 ## 工作者的结果
 {results}
-""", required=["task", "results"], optional=["round", "rounds_left", "max_subtasks"]),
-    spec("synthesis", "synthesizer",
-         Text("Writes the final reply from the workers' results, saying honestly which subtasks failed.",
-              "根据工作者的结果写出最终回复，并如实说明哪些子任务失败了。"), """
+""",
+        required=["task", "results"],
+        optional=["round", "rounds_left", "max_subtasks"],
+    ),
+    spec(
+        "synthesis",
+        "synthesizer",
+        Text(
+            "Writes the final reply from the workers' results, saying honestly which subtasks failed.",
+            "根据工作者的结果写出最终回复，并如实说明哪些子任务失败了。",
+        ),
+        """
 You write the final reply to the user from your workers' results below. Answer every part of the
 request, with the concrete facts each result gives (names, times, numbers, confirmation codes). If a
 subtask failed, tell the user honestly which part could not be done and why, and still answer every
@@ -202,7 +242,8 @@ part that succeeded. Never invent a result.
 
 ## The workers' results
 {results}
-{failed}""", """
+{failed}""",
+        """
 请根据下面工作者的结果，写出给用户的最终回复。回答请求的每个部分，写明每个结果给出的具体事实
 （名称、时间、数字、确认号）。如果有子任务失败，请如实告诉用户哪一部分没能完成、原因是什么，
 同时照常回答已成功的部分。不要编造任何结果。
@@ -212,5 +253,8 @@ part that succeeded. Never invent a result.
 
 ## 工作者的结果
 {results}
-{failed}""", required=["task", "results"], optional=["failed"]),
+{failed}""",
+        required=["task", "results"],
+        optional=["failed"],
+    ),
 )

@@ -19,9 +19,20 @@ from ...verdicts import extract_json, json_items, strip_think
 #: The review's decisions (the verdicts a person may give), and the words models use for them.
 DONE, REDISPATCH = "DONE", "REDISPATCH"
 DECISIONS = (DONE, REDISPATCH)
-_SYNONYMS = {"DONE": DONE, "PASS": DONE, "ACCEPT": DONE, "FINISH": DONE, "FINISHED": DONE, "COMPLETE": DONE,
-             "REDISPATCH": REDISPATCH, "RE-DISPATCH": REDISPATCH, "DISPATCH": REDISPATCH, "REDO": REDISPATCH,
-             "RETRY": REDISPATCH, "REVISE": REDISPATCH}
+_SYNONYMS = {
+    "DONE": DONE,
+    "PASS": DONE,
+    "ACCEPT": DONE,
+    "FINISH": DONE,
+    "FINISHED": DONE,
+    "COMPLETE": DONE,
+    "REDISPATCH": REDISPATCH,
+    "RE-DISPATCH": REDISPATCH,
+    "DISPATCH": REDISPATCH,
+    "REDO": REDISPATCH,
+    "RETRY": REDISPATCH,
+    "REVISE": REDISPATCH,
+}
 #: the words that say a decision as a reply's first word: a bare "Complete the booking" is no decision
 _BARE = frozenset({"DONE", "PASS", "REDISPATCH", "RE-DISPATCH", "REDO"})
 
@@ -100,7 +111,7 @@ def _first_word(body: str) -> tuple[str, str]:
     while end < len(body) and end - start < _WORD and (body[end].isalpha() or body[end] == "-"):
         end += 1
     rest = body[end:]
-    while rest[:1] in ("*", "\"", "'", "`"):
+    while rest[:1] in ("*", '"', "'", "`"):
         rest = rest[1:]
     return body[start:end], rest
 

@@ -16,8 +16,11 @@ _WORKER_NODES = frozenset({"worker", "tools"})
 def workers(config: Mapping[str, Any]) -> int:
     """How many worker branches the graph draws: one per subtask the run may hold."""
     value = config.get("max_subtasks")
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 \
+    return (
+        value
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0
         else OrchestratorOptions.max_subtasks
+    )
 
 
 def step_node(node: str, step: int | None, config: Mapping[str, Any]) -> str:

@@ -74,13 +74,15 @@ def call_bound(config: RunConfig[PlanExecuteOptions]) -> int:
     return (replans + 1) * (q + work + synthesis)
 
 
-def stream(task: str, config: RunConfig[PlanExecuteOptions], models: ModelRouter,
-           tools: ToolRegistry | None = None) -> Iterator[ev.Event]:
+def stream(
+    task: str, config: RunConfig[PlanExecuteOptions], models: ModelRouter, tools: ToolRegistry | None = None
+) -> Iterator[ev.Event]:
     """Run Plan-and-Execute on `task`, yielding events as they happen."""
     return run_pattern(task, config, models, tools, _run, call_bound(config), PROMPTS)
 
 
 # --- the plan, parsed at the border ---------------------------------------------------------------
+
 
 @dataclass
 class PlanStep:
@@ -97,9 +99,15 @@ class PlanStep:
 
     def to_dict(self) -> dict[str, Any]:
         """The step as a `plan` event shows it."""
-        return {"id": self.id, "description": self.description, "tool": self.tool, "critical": self.critical,
-                "synthesis": self.synthesis, "status": self.status,
-                "reason": self.result if self.status == "failed" else ""}
+        return {
+            "id": self.id,
+            "description": self.description,
+            "tool": self.tool,
+            "critical": self.critical,
+            "synthesis": self.synthesis,
+            "status": self.status,
+            "reason": self.result if self.status == "failed" else "",
+        }
 
 
 _DESCRIPTION_KEYS = ("description", "desc", "step", "task", "action", "title", "content")
@@ -133,7 +141,7 @@ def shape_plan(steps: list[PlanStep], *, first_id: int, max_steps: int, synthesi
     else:
         final = PlanStep(0, synthesis, synthesis=True)
     cut = max(0, len(steps) - (max_steps - 1))
-    kept = [*steps[:max_steps - 1], final]
+    kept = [*steps[: max_steps - 1], final]
     for offset, s in enumerate(kept):
         s.id = first_id + offset
     return kept, cut
@@ -169,6 +177,7 @@ def _flag(value: Any) -> bool:
 
 # --- run state -------------------------------------------------------------------------------------
 
+
 @dataclass
 class Plan:
     """The plan as it runs: every step ever planned, in order, and the re-plan count."""
@@ -188,14 +197,18 @@ class Plan:
 
     def lines(self, lang: str, statuses: tuple[str, ...], *, synthesis: bool = False) -> str:
         """One summary line per step with one of `statuses` (work steps only, unless `synthesis`)."""
-        return "\n".join(label(s.status, lang, id=s.id, description=s.description, result=s.result)
-                         for s in self.steps if s.status in statuses and (synthesis or not s.synthesis))
+        return "\n".join(
+            label(s.status, lang, id=s.id, description=s.description, result=s.result)
+            for s in self.steps
+            if s.status in statuses and (synthesis or not s.synthesis)
+        )
 
     def event(self, ctx: RunContext) -> ev.Event:
         return ctx.event(ev.PlanEvent, step=None, steps=tuple(s.to_dict() for s in self.steps), revision=self.revision)
 
 
 # --- the loop --------------------------------------------------------------------------------------
+
 
 def _run(ctx: RunContext) -> Body:
     cfg = ctx.config
@@ -209,13 +222,18 @@ def _run(ctx: RunContext) -> Body:
                 return step.result
             continue
         if step.critical:
-            raise CriticalStepFailed(f"step {step.id} ({step.description}) is marked critical and failed, so the run "
-                                     f"stops here. Reason: {step.result}")
+            raise CriticalStepFailed(
+                f"step {step.id} ({step.description}) is marked critical and failed, so the run "
+                f"stops here. Reason: {step.result}"
+            )
         if plan.replans < cfg.options.max_replans:
             yield from _replan(ctx, plan)
             continue
-        yield ctx.limit("max_replans", cfg.options.max_replans,
-                        f"{plan.replans} re-plan(s) used; skipping the remaining steps and going to synthesis")
+        yield ctx.limit(
+            "max_replans",
+            cfg.options.max_replans,
+            f"{plan.replans} re-plan(s) used; skipping the remaining steps and going to synthesis",
+        )
         for rest in plan.pending():
             if not rest.synthesis:
                 rest.status = "skipped"
@@ -226,25 +244,34 @@ def _run(ctx: RunContext) -> Body:
 
 def _first_plan(ctx: RunContext) -> Generator[ev.Event, None, list[PlanStep]]:
     cfg = ctx.config
-    prompt = ctx.prompts.render("planner", goal=ctx.task, tools=ctx.tools.describe(cfg.lang),
-                                max_steps=cfg.options.max_plan_steps)
+    prompt = ctx.prompts.render(
+        "planner", goal=ctx.task, tools=ctx.tools.describe(cfg.lang), max_steps=cfg.options.max_plan_steps
+    )
     inputs = {"goal": ctx.task, "tools": ctx.tools.describe(cfg.lang)}
     steps, reply = yield from _ask_plan(ctx, [user(prompt)], revision=0, prompt="planner", inputs=inputs)
     if not steps:
         shown = " ".join(reply.split())[:160] or "(an empty reply)"
-        raise PlanError(f"the planner gave no usable plan{' even after a repair re-ask' if cfg.repair_reask else ''}: "
-                        f"{shown!r}. Its reply must hold a JSON object like {{\"steps\": [...]}}; check the planner "
-                        "prompt or bind a stronger planner model."
-                        + (f" {ctx.cut_note('planner')}" if ctx.last_finish == "length" else ""))
-    shaped, cut = shape_plan(steps, first_id=1, max_steps=cfg.options.max_plan_steps, synthesis=label("synthesis", cfg.lang))
+        raise PlanError(
+            f"the planner gave no usable plan{' even after a repair re-ask' if cfg.repair_reask else ''}: "
+            f'{shown!r}. Its reply must hold a JSON object like {{"steps": [...]}}; check the planner '
+            "prompt or bind a stronger planner model."
+            + (f" {ctx.cut_note('planner')}" if ctx.last_finish == "length" else "")
+        )
+    shaped, cut = shape_plan(
+        steps, first_id=1, max_steps=cfg.options.max_plan_steps, synthesis=label("synthesis", cfg.lang)
+    )
     if cut:
-        yield ctx.limit("max_plan_steps", cfg.options.max_plan_steps,
-                        f"the plan had {len(steps)} steps; kept {len(shaped)}, the last being the synthesis step")
+        yield ctx.limit(
+            "max_plan_steps",
+            cfg.options.max_plan_steps,
+            f"the plan had {len(steps)} steps; kept {len(shaped)}, the last being the synthesis step",
+        )
     return shaped
 
 
-def _ask_plan(ctx: RunContext, messages: list[Message],
-              **labels: Any) -> Generator[ev.Event, None, tuple[list[PlanStep] | None, str]]:
+def _ask_plan(
+    ctx: RunContext, messages: list[Message], **labels: Any
+) -> Generator[ev.Event, None, tuple[list[PlanStep] | None, str]]:
     """A planner call with one optional repair re-ask; returns the steps (None if unusable) and the reply."""
     names = ctx.tools.names()
     completion = yield from ctx.llm("planner", messages, **labels)
@@ -262,21 +289,36 @@ def _replan(ctx: RunContext, plan: Plan) -> Events:
     ctx.step = None
     remaining = plan.pending()
     progress = plan.lines(lang, ("done", "failed", "skipped", "pending"), synthesis=True)
-    prompt = ctx.prompts.render("replanner", goal=ctx.task, progress=progress or label("none", lang),
-                                tools=ctx.tools.describe(lang), max_steps=cfg.options.max_plan_steps)
-    steps, _reply = yield from _ask_plan(ctx, [user(prompt)], revision=plan.revision + 1, replan=True,
-                                         prompt="replanner", inputs={"goal": ctx.task, "progress": progress})
+    prompt = ctx.prompts.render(
+        "replanner",
+        goal=ctx.task,
+        progress=progress or label("none", lang),
+        tools=ctx.tools.describe(lang),
+        max_steps=cfg.options.max_plan_steps,
+    )
+    steps, _reply = yield from _ask_plan(
+        ctx,
+        [user(prompt)],
+        revision=plan.revision + 1,
+        replan=True,
+        prompt="replanner",
+        inputs={"goal": ctx.task, "progress": progress},
+    )
     plan.revision += 1
     # an unusable re-plan keeps the remaining steps: the new revision then shows nothing changed
     if steps is not None:
-        new, cut = shape_plan(steps, first_id=plan.next_id(), max_steps=cfg.options.max_plan_steps,
-                              synthesis=label("synthesis", lang))
+        new, cut = shape_plan(
+            steps, first_id=plan.next_id(), max_steps=cfg.options.max_plan_steps, synthesis=label("synthesis", lang)
+        )
         for old in remaining:
             old.status = "replanned"
         plan.steps.extend(new)
         if cut:
-            yield ctx.limit("max_plan_steps", cfg.options.max_plan_steps,
-                            f"re-plan {plan.revision} had {len(steps)} steps; kept {len(new)}")
+            yield ctx.limit(
+                "max_plan_steps",
+                cfg.options.max_plan_steps,
+                f"re-plan {plan.revision} had {len(steps)} steps; kept {len(new)}",
+            )
     yield plan.event(ctx)
 
 
@@ -297,16 +339,22 @@ def _run_step(ctx: RunContext, plan: Plan, step: PlanStep) -> Events:
                 yield ctx.event(ev.StepFinished, step_id=step.id, status="retried", result=attempt.text)
                 hint = verdict.suggestion or verdict.analysis
                 continue
-            yield ctx.limit("max_step_retries", cfg.options.max_step_retries,
-                            f"step {step.id} was retried {cfg.options.max_step_retries} time(s); accepting its result")
+            yield ctx.limit(
+                "max_step_retries",
+                cfg.options.max_step_retries,
+                f"step {step.id} was retried {cfg.options.max_step_retries} time(s); accepting its result",
+            )
         elif verdict is not None and verdict.verdict == "REPLAN":
             if not (step.synthesis and plan.replans >= cfg.options.max_replans):
                 step.status = "failed"
                 step.result = verdict.analysis or verdict.suggestion or label("replan_reason", cfg.lang)
                 yield ctx.event(ev.StepFinished, step_id=step.id, status="failed", result=step.result)
                 return
-            yield ctx.limit("max_replans", cfg.options.max_replans,
-                            "the synthesis step asked for a re-plan, but none are left; accepting its result")
+            yield ctx.limit(
+                "max_replans",
+                cfg.options.max_replans,
+                "the synthesis step asked for a re-plan, but none are left; accepting its result",
+            )
         step.status, step.result = "done", attempt.text
         if step.synthesis:
             ctx.best_answer = attempt.text
@@ -321,8 +369,13 @@ def _run_step(ctx: RunContext, plan: Plan, step: PlanStep) -> Events:
 
 def _labels(plan: Plan, step: PlanStep, attempt_no: int) -> dict[str, Any]:
     """Where a step call stands: labels it in traces (and lets the offline model play its script)."""
-    return {"step_id": step.id, "attempt": attempt_no, "synthesis": step.synthesis, "tool": step.tool,
-            "revision": plan.revision}
+    return {
+        "step_id": step.id,
+        "attempt": attempt_no,
+        "synthesis": step.synthesis,
+        "tool": step.tool,
+        "revision": plan.revision,
+    }
 
 
 def _hint_section(hint: str, lang: str) -> str:
@@ -333,14 +386,20 @@ def _goal_section(ctx: RunContext) -> str:
     return section("goal", ctx.task, ctx.config.lang) if ctx.config.options.goal_aware_executor else ""
 
 
-def _execute(ctx: RunContext, plan: Plan, step: PlanStep, hint: str,
-             attempt_no: int) -> Generator[ev.Event, None, Attempt]:
+def _execute(
+    ctx: RunContext, plan: Plan, step: PlanStep, hint: str, attempt_no: int
+) -> Generator[ev.Event, None, Attempt]:
     """One attempt at a work step: a tool loop of at most `max_step_rounds` rounds."""
     cfg, lang = ctx.config, ctx.config.lang
     prompt = ctx.prompts.render(
-        "executor", step=step.description, tool=step.tool or label("none", lang), tools=ctx.tools.describe(lang),
-        context=section("context", plan.lines(lang, ("done",)), lang), goal=_goal_section(ctx),
-        hint=_hint_section(hint, lang))
+        "executor",
+        step=step.description,
+        tool=step.tool or label("none", lang),
+        tools=ctx.tools.describe(lang),
+        context=section("context", plan.lines(lang, ("done",)), lang),
+        goal=_goal_section(ctx),
+        hint=_hint_section(hint, lang),
+    )
     messages: list[Message] = [user(prompt)]
     inputs = {"step": step.description, "goal": ctx.task if cfg.options.goal_aware_executor else "", "hint": hint}
     seen: list[Seen] = []
@@ -351,9 +410,17 @@ def _execute(ctx: RunContext, plan: Plan, step: PlanStep, hint: str,
         if last and round_no > 1:
             messages.append(user(ctx.prompts.render("executor_final")))
         use_tools = bool(len(ctx.tools)) and not last
-        completion = yield from ctx.llm("executor", messages, tools=use_tools, round=round_no, last_round=last,
-                                        has_hint=bool(hint), prompt="executor", inputs=inputs,
-                                        **_labels(plan, step, attempt_no))
+        completion = yield from ctx.llm(
+            "executor",
+            messages,
+            tools=use_tools,
+            round=round_no,
+            last_round=last,
+            has_hint=bool(hint),
+            prompt="executor",
+            inputs=inputs,
+            **_labels(plan, step, attempt_no),
+        )
         text = strip_think(completion.text)
         calls = completion.tool_calls if use_tools else ()  # calls in a tools-off round are ignored
         if not calls:
@@ -367,28 +434,40 @@ def _execute(ctx: RunContext, plan: Plan, step: PlanStep, hint: str,
             messages.append(tool_message(call, output))
 
 
-def _synthesize(ctx: RunContext, plan: Plan, step: PlanStep, hint: str,
-                attempt_no: int) -> Generator[ev.Event, None, Attempt]:
+def _synthesize(
+    ctx: RunContext, plan: Plan, step: PlanStep, hint: str, attempt_no: int
+) -> Generator[ev.Event, None, Attempt]:
     """One attempt at the synthesis step: completed results and failure reasons in, the reply out."""
     lang = ctx.config.lang
     completed = plan.lines(lang, ("done",))
     failed = plan.lines(lang, ("failed", "skipped"))
     all_failed = bool(failed) and not completed
-    values = {"step": step.description, "failed": section("failed", failed, lang), "goal": _goal_section(ctx),
-              "hint": _hint_section(hint, lang)}
+    values = {
+        "step": step.description,
+        "failed": section("failed", failed, lang),
+        "goal": _goal_section(ctx),
+        "hint": _hint_section(hint, lang),
+    }
     if all_failed:
         prompt = ctx.prompts.render("synthesizer_all_failed", **values)
     else:
         prompt = ctx.prompts.render("synthesizer", completed=completed or label("none", lang), **values)
     inputs = {"step": step.description, "completed": completed, "failed": failed, "hint": hint}
-    completion = yield from ctx.llm("synthesizer", [user(prompt)], all_failed=all_failed, has_hint=bool(hint),
-                                    prompt="synthesizer_all_failed" if all_failed else "synthesizer", inputs=inputs,
-                                    **_labels(plan, step, attempt_no))
+    completion = yield from ctx.llm(
+        "synthesizer",
+        [user(prompt)],
+        all_failed=all_failed,
+        has_hint=bool(hint),
+        prompt="synthesizer_all_failed" if all_failed else "synthesizer",
+        inputs=inputs,
+        **_labels(plan, step, attempt_no),
+    )
     return Attempt(strip_think(completion.text))
 
 
-def _review(ctx: RunContext, plan: Plan, step: PlanStep, attempt: Attempt,
-            attempt_no: int) -> Generator[ev.Event, None, Verdict | None]:
+def _review(
+    ctx: RunContext, plan: Plan, step: PlanStep, attempt: Attempt, attempt_no: int
+) -> Generator[ev.Event, None, Verdict | None]:
     """The verdict on one attempt, or None when it is accepted without review."""
     cfg, lang = ctx.config, ctx.config.lang
     error = attempt.tool_error() if cfg.options.rule_precheck else None
@@ -399,13 +478,28 @@ def _review(ctx: RunContext, plan: Plan, step: PlanStep, attempt: Attempt,
         return None
     else:
         observed = "\n".join(f"- {s.tool}{' [error]' if s.is_error else ''}: {s.output}" for s in attempt.observations)
-        prompt = ctx.prompts.render("reflector", goal=ctx.task, step=step.description,
-                                    result=attempt.text or label("none", lang),
-                                    observations=section("observations", observed, lang))
+        prompt = ctx.prompts.render(
+            "reflector",
+            goal=ctx.task,
+            step=step.description,
+            result=attempt.text or label("none", lang),
+            observations=section("observations", observed, lang),
+        )
         fallback = Verdict("PASS", analysis=label("unparsed", lang), parsed=False)
-        inputs = {"goal": ctx.task, "step": step.description, "result": attempt.text or label("none", lang),
-                  "observations": observed}
-        verdict = yield from ctx.judge("reflector", [user(prompt)], parse_step_verdict, fallback, prompt="reflector",
-                                       inputs=inputs, **_labels(plan, step, attempt_no))
+        inputs = {
+            "goal": ctx.task,
+            "step": step.description,
+            "result": attempt.text or label("none", lang),
+            "observations": observed,
+        }
+        verdict = yield from ctx.judge(
+            "reflector",
+            [user(prompt)],
+            parse_step_verdict,
+            fallback,
+            prompt="reflector",
+            inputs=inputs,
+            **_labels(plan, step, attempt_no),
+        )
     yield ctx.verdict_event("reflector", verdict)
     return verdict

@@ -30,7 +30,7 @@ LABELS = {
         "skipped": "Step {id} ({description}): not run (skipped after the re-plans ran out)",
         "pending": "Step {id} ({description}): not run yet; to be planned again",
         "precheck": "Rule pre-check: the tool {tool} returned an error, so the step is re-planned without "
-                    "asking the Reflector. Error: {error}",
+        "asking the Reflector. Error: {error}",
         "unparsed": "The Reflector's reply could not be parsed; the result is accepted as if it passed.",
         "replan_reason": "The Reflector asked for a re-plan.",
     },
@@ -63,8 +63,14 @@ def section(name: str, body: str, lang: str) -> str:
 
 
 PROMPTS = (
-    spec("planner", "planner", Text("Turns the user's request into a JSON plan that ends with a synthesis step.",
-         "把用户的请求变成一份 JSON 计划，最后一步是综合步骤。"), """
+    spec(
+        "planner",
+        "planner",
+        Text(
+            "Turns the user's request into a JSON plan that ends with a synthesis step.",
+            "把用户的请求变成一份 JSON 计划，最后一步是综合步骤。",
+        ),
+        """
 You are a task planner. Break the user's request into a short, ordered plan that an executor will
 carry out one step at a time.
 
@@ -85,7 +91,8 @@ Reply with exactly one JSON object and nothing else:
 
 ## User's request
 {goal}
-""", """
+""",
+        """
 你是一个任务规划专家。请把用户的需求拆解为一份简短、有序的执行计划，由执行器逐步执行。
 
 规则：
@@ -105,10 +112,18 @@ Reply with exactly one JSON object and nothing else:
 
 ## 用户需求
 {goal}
-""", required=["goal", "tools"], optional=["max_steps"]),
-    spec("replanner", "planner",
-         Text("Re-plans the remaining steps from a progress summary that gives every failed step's reason.",
-         "根据进度摘要重新规划剩余步骤；摘要里写明了每个失败步骤的原因。"), """
+""",
+        required=["goal", "tools"],
+        optional=["max_steps"],
+    ),
+    spec(
+        "replanner",
+        "planner",
+        Text(
+            "Re-plans the remaining steps from a progress summary that gives every failed step's reason.",
+            "根据进度摘要重新规划剩余步骤；摘要里写明了每个失败步骤的原因。",
+        ),
+        """
 You are a task planner revising a plan that ran into trouble. Some steps are done and at least one
 failed; the progress below gives the reason for every failure. Plan the REMAINING steps again so the
 user still gets the best answer possible.
@@ -133,7 +148,8 @@ Available tools:
 
 Reply with exactly one JSON object and nothing else:
 {{"steps": [{{"description": "...", "tool": "tool name or null", "critical": false}}]}}
-""", """
+""",
+        """
 你是一个任务规划专家，正在调整一份执行受阻的计划。部分步骤已完成，至少有一个步骤失败，下面的执行进度
 写明了每个失败步骤的原因。请重新规划【剩余】步骤，让用户仍然得到尽可能好的答复。
 
@@ -156,11 +172,19 @@ Reply with exactly one JSON object and nothing else:
 
 你必须且只能输出一个 JSON 对象：
 {{"steps": [{{"description": "……", "tool": "工具名或 null", "critical": false}}]}}
-""", required=["goal", "progress", "tools"], optional=["max_steps"]),
-    spec("executor", "executor",
-         Text("Runs one work step in a small tool loop. Goal-blind: {goal} is filled only when the goal-aware "
-         "toggle is on; {hint} holds the Reflector's suggestion on a retry.",
-         "在一个小型工具循环里执行一个工作步骤。默认看不到目标：只有打开“执行器可见目标”开关时才会填入 {goal}；重试时 {hint} 里是反思器的建议。"), """
+""",
+        required=["goal", "progress", "tools"],
+        optional=["max_steps"],
+    ),
+    spec(
+        "executor",
+        "executor",
+        Text(
+            "Runs one work step in a small tool loop. Goal-blind: {goal} is filled only when the goal-aware "
+            "toggle is on; {hint} holds the Reflector's suggestion on a retry.",
+            "在一个小型工具循环里执行一个工作步骤。默认看不到目标：只有打开“执行器可见目标”开关时才会填入 {goal}；重试时 {hint} 里是反思器的建议。",
+        ),
+        """
 You are an executor carrying out one step of a plan. Do exactly this step and nothing more: call a
 tool if the step needs one, then report the step's result clearly and concisely.
 {goal}
@@ -170,7 +194,8 @@ Suggested tool: {tool}
 {context}
 Available tools:
 {tools}
-{hint}""", """
+{hint}""",
+        """
 你是计划的执行器，负责执行其中的一个步骤。只做这一步，不做多余的事：需要时调用工具，
 然后清晰、简洁地给出本步骤的执行结果。
 {goal}
@@ -180,18 +205,34 @@ Available tools:
 {context}
 可用工具：
 {tools}
-{hint}""", required=["step"], optional=["goal", "hint", "tools", "tool", "context"]),
-    spec("executor_final", "executor", Text("Sent before a step's last round, in which tools are disabled.",
-         "在一个步骤的最后一轮之前发送，这一轮禁用工具。"), """
+{hint}""",
+        required=["step"],
+        optional=["goal", "hint", "tools", "tool", "context"],
+    ),
+    spec(
+        "executor_final",
+        "executor",
+        Text(
+            "Sent before a step's last round, in which tools are disabled.",
+            "在一个步骤的最后一轮之前发送，这一轮禁用工具。",
+        ),
+        """
 You have used this step's tool rounds. Give the step's result now from the observations above,
 without calling any tool; if data is missing, say exactly what is missing.
-""", """
+""",
+        """
 本步骤的工具调用轮次已用完。请基于上面的工具结果直接给出本步骤的执行结果，不要再调用任何工具；
 如果缺少数据，请明确说明缺少什么。
-"""),
-    spec("synthesizer", "synthesizer",
-         Text("The synthesis step: writes the final reply from the completed results and the failed steps.",
-         "综合步骤：根据已完成的结果和失败的步骤写出最终回复。"), """
+""",
+    ),
+    spec(
+        "synthesizer",
+        "synthesizer",
+        Text(
+            "The synthesis step: writes the final reply from the completed results and the failed steps.",
+            "综合步骤：根据已完成的结果和失败的步骤写出最终回复。",
+        ),
+        """
 You are a customer-facing assistant. Write one complete reply to the user from the results of the
 plan's steps below. If any step failed, tell the user honestly which parts failed and why, and still
 answer every part that succeeded. Never invent a result for a failed step.
@@ -201,7 +242,8 @@ answer every part that succeeded. Never invent a result for a failed step.
 
 ## Results of the completed steps
 {completed}
-{failed}{hint}""", """
+{failed}{hint}""",
+        """
 你是面向用户的智能客服助手。请根据下面各步骤的执行结果，综合生成一段面向用户的完整回复。
 如果有步骤失败，请在回复中如实告知用户哪些部分失败了、原因是什么，同时照常回答已成功的部分。
 不要为失败的步骤编造结果。
@@ -211,10 +253,18 @@ answer every part that succeeded. Never invent a result for a failed step.
 
 ## 已完成步骤的执行结果
 {completed}
-{failed}{hint}""", required=["step", "completed"], optional=["failed", "hint", "goal"]),
-    spec("synthesizer_all_failed", "synthesizer",
-         Text("The synthesis step when no earlier step succeeded: answer straight from the failure reasons.",
-         "之前没有任何步骤成功时的综合步骤：直接根据失败原因作答。"), """
+{failed}{hint}""",
+        required=["step", "completed"],
+        optional=["failed", "hint", "goal"],
+    ),
+    spec(
+        "synthesizer_all_failed",
+        "synthesizer",
+        Text(
+            "The synthesis step when no earlier step succeeded: answer straight from the failure reasons.",
+            "之前没有任何步骤成功时的综合步骤：直接根据失败原因作答。",
+        ),
+        """
 You are a customer-facing assistant. None of the plan's earlier steps produced a usable result.
 Reply to the user directly from the failure reasons below: say plainly what could not be done and
 why, and suggest what the user can do next (check what they gave us, try again later, or contact
@@ -222,17 +272,26 @@ customer service). Do not invent any data.
 {goal}
 ## This step
 {step}
-{failed}{hint}""", """
+{failed}{hint}""",
+        """
 你是面向用户的智能客服助手。计划中之前的步骤都没有得到可用的结果。请直接根据下面的失败原因
 如实答复用户：说明哪些事情没能完成、原因是什么，并建议用户下一步可以怎么做（核对提供的信息、
 稍后重试或联系人工客服）。不要编造任何数据。
 {goal}
 ## 当前步骤
 {step}
-{failed}{hint}""", required=["failed"], optional=["step", "hint", "goal"]),
-    spec("reflector", "reflector",
-         Text("The step Reflector: PASS / RETRY / REPLAN on one step's result, judged against the user's goal.",
-         "步骤反思器：对照用户目标评判单个步骤的结果，给出 PASS / RETRY / REPLAN。"), """
+{failed}{hint}""",
+        required=["failed"],
+        optional=["step", "hint", "goal"],
+    ),
+    spec(
+        "reflector",
+        "reflector",
+        Text(
+            "The step Reflector: PASS / RETRY / REPLAN on one step's result, judged against the user's goal.",
+            "步骤反思器：对照用户目标评判单个步骤的结果，给出 PASS / RETRY / REPLAN。",
+        ),
+        """
 You review the quality of one step of a plan. Judge whether the step's result achieves the step's
 aim, keeping in mind the user's original request, which the executor may not have seen.
 
@@ -263,7 +322,8 @@ Notes:
 {observations}
 ## Result of the step
 {result}
-""", """
+""",
+        """
 你是一个执行质量评审员。请评估当前步骤的执行结果是否达成了步骤目标，同时对照用户的原始需求
 （执行器可能看不到它）。
 
@@ -290,5 +350,8 @@ Notes:
 {observations}
 ## 步骤执行结果
 {result}
-""", required=["goal", "step", "result"], optional=["observations"]),
+""",
+        required=["goal", "step", "result"],
+        optional=["observations"],
+    ),
 )

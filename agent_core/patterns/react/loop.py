@@ -48,16 +48,22 @@ class ConversationMemory:
     messages: list[Message] = field(default_factory=list)
 
     def history(self) -> list[Message]:
-        return self.messages[-self.window:] if self.window else []
+        return self.messages[-self.window :] if self.window else []
 
     def add_turn(self, question: str, answer: str) -> None:
         self.messages += [user(question), assistant(answer)]
-        del self.messages[:-self.window]
+        del self.messages[: -self.window]
 
 
-def stream(task: str, config: RunConfig[ReactOptions], models: ModelRouter, tools: ToolRegistry | None = None,
-           memory: ConversationMemory | None = None) -> Iterator[ev.Event]:
+def stream(
+    task: str,
+    config: RunConfig[ReactOptions],
+    models: ModelRouter,
+    tools: ToolRegistry | None = None,
+    memory: ConversationMemory | None = None,
+) -> Iterator[ev.Event]:
     """Run ReAct on `task`, yielding events as they happen."""
+
     def remembered(ctx: RunContext) -> Body:
         answer = yield from _loop(ctx, memory)
         memory.add_turn(task, answer)  # type: ignore[union-attr]
@@ -69,6 +75,7 @@ def stream(task: str, config: RunConfig[ReactOptions], models: ModelRouter, tool
 
 
 # --- text protocol --------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class TextStep:
@@ -92,7 +99,7 @@ def parse_text_step(text: str) -> TextStep:
     matches = list(_FIELD.finditer(body))
     for i, m in enumerate(matches):
         end = matches[i + 1].start() if i + 1 < len(matches) else len(body)
-        parts.setdefault(m.group(1).lower(), body[m.end():end].strip())
+        parts.setdefault(m.group(1).lower(), body[m.end() : end].strip())
     final = parts.get("final answer")
     raw_input = parts.get("action input", "")
     if raw_input:
@@ -100,8 +107,9 @@ def parse_text_step(text: str) -> TextStep:
         raw_input = _json(obj) if obj is not None else raw_input
     if not matches and body.strip():
         final = None
-    return TextStep(parts.get("thought", "" if matches else body.strip()), parts.get("action", "").strip("` "),
-                    raw_input, final)
+    return TextStep(
+        parts.get("thought", "" if matches else body.strip()), parts.get("action", "").strip("` "), raw_input, final
+    )
 
 
 def _json(obj: object) -> str:
@@ -111,6 +119,7 @@ def _json(obj: object) -> str:
 
 
 # --- the loop -------------------------------------------------------------------------------------
+
 
 def _similarity(a: str, b: str) -> float:
     def tokens(s: str) -> set[str]:
@@ -137,20 +146,25 @@ def _loop(ctx: RunContext, memory: ConversationMemory | None) -> Body:
     last_thought = ""
     while True:
         if rounds >= cfg.options.max_rounds:
-            yield ctx.limit("max_rounds", cfg.options.max_rounds,
-                            f"{cfg.options.max_rounds} rounds used; forcing a final answer with tools disabled")
+            yield ctx.limit(
+                "max_rounds",
+                cfg.options.max_rounds,
+                f"{cfg.options.max_rounds} rounds used; forcing a final answer with tools disabled",
+            )
             return (yield from _forced_final(ctx, messages))
         rounds += 1
         ctx.step = rounds
-        completion = yield from ctx.llm("actor", messages, tools=use_tools, round=rounds, judged=judged,
-                                        protocol="text" if text_mode else "native")
+        completion = yield from ctx.llm(
+            "actor", messages, tools=use_tools, round=rounds, judged=judged, protocol="text" if text_mode else "native"
+        )
 
         if text_mode:
             step = parse_text_step(completion.text)
             thought, final = step.thought, step.final_answer
             # a Final Answer wins over an Action in the same reply, as in seed 05
-            calls: tuple[ToolCall, ...] = (ToolCall(f"text-{rounds}", step.action, step.action_input),) \
-                if step.action and final is None else ()
+            calls: tuple[ToolCall, ...] = (
+                (ToolCall(f"text-{rounds}", step.action, step.action_input),) if step.action and final is None else ()
+            )
             if not calls and final is None:
                 if thought:
                     yield ctx.event(ev.Thought, text=thought)
@@ -166,8 +180,11 @@ def _loop(ctx: RunContext, memory: ConversationMemory | None) -> Body:
             if calls and last_thought and _similarity(thought, last_thought) > JACCARD_LIMIT:
                 messages.append(assistant(completion.text, () if text_mode else calls))
                 _close_calls(messages, calls, text_mode, "not run: the loop stopped for lack of progress")
-                yield ctx.limit("no_progress", rounds, "two consecutive thoughts are near-identical "
-                                f"(Jaccard > {JACCARD_LIMIT}); forcing a final answer")
+                yield ctx.limit(
+                    "no_progress",
+                    rounds,
+                    f"two consecutive thoughts are near-identical (Jaccard > {JACCARD_LIMIT}); forcing a final answer",
+                )
                 return (yield from _forced_final(ctx, messages))
             last_thought = thought
 
@@ -178,17 +195,25 @@ def _loop(ctx: RunContext, memory: ConversationMemory | None) -> Body:
             # each judged answer is a draft, so the UI can show what a REVISE was about and the diff
             yield ctx.event(ev.Draft, version=judged, text=final)
             verdict = yield from ctx.judge(
-                "judge", [user(prompts.render("judge", question=ctx.task, answer=final))], parse_judgement,
+                "judge",
+                [user(prompts.render("judge", question=ctx.task, answer=final))],
+                parse_judgement,
                 Verdict("PASS", analysis="the judge's reply could not be parsed; answer accepted", parsed=False),
-                round=rounds, judged=judged, prompt="judge")
+                round=rounds,
+                judged=judged,
+                prompt="judge",
+            )
             judged += 1
             yield ctx.verdict_event("judge", verdict)
             if verdict.passed:
                 ctx.end_reason = "pass"
                 return final
             if judged >= cfg.options.max_reflection_rounds:
-                yield ctx.limit("max_reflection_rounds", cfg.options.max_reflection_rounds,
-                                f"{judged} judgement(s) without a pass; returning the current answer")
+                yield ctx.limit(
+                    "max_reflection_rounds",
+                    cfg.options.max_reflection_rounds,
+                    f"{judged} judgement(s) without a pass; returning the current answer",
+                )
                 return final
             messages += [assistant(final), user(prompts.render("feedback", feedback=verdict.feedback or "-"))]
             continue
@@ -196,13 +221,19 @@ def _loop(ctx: RunContext, memory: ConversationMemory | None) -> Body:
         messages.append(assistant(completion.text, () if text_mode else calls))
         for i, call in enumerate(calls):
             arguments, _problem = parse_arguments(call.arguments)
-            if last_call is not None and call.name == last_call[0] and (
-                    call.arguments == last_call[1] or (arguments is not None and arguments == last_call[2])):
+            if (
+                last_call is not None
+                and call.name == last_call[0]
+                and (call.arguments == last_call[1] or (arguments is not None and arguments == last_call[2]))
+            ):
                 repeats += 1
                 if repeats >= 2:
                     _close_calls(messages, calls[i:], text_mode, "not run: repeated identical call")
-                    yield ctx.limit("repeated_tool_call", repeats,
-                                    f"{call.name} was called with the same arguments three times in a row")
+                    yield ctx.limit(
+                        "repeated_tool_call",
+                        repeats,
+                        f"{call.name} was called with the same arguments three times in a row",
+                    )
                     return (yield from _forced_final(ctx, messages))
                 reminder = prompts.render("repeat_reminder", tool=call.name)
                 shown = arguments if arguments is not None else call.arguments
@@ -223,9 +254,14 @@ def _check_observations(ctx: RunContext, messages: list[Message], count: int, ro
     one when they hold an error (REPLAN) or miss the target (RETRY)."""
     observations = "\n".join(m.content for m in messages[-count:])
     verdict = yield from ctx.judge(
-        "reflector", [user(ctx.prompts.render("observation_check", task=ctx.task, observations=observations))],
-        parse_step_verdict, Verdict("PASS", analysis="the check's reply could not be parsed", parsed=False),
-        round=rounds, prompt="observation_check", inputs={"observations": observations})
+        "reflector",
+        [user(ctx.prompts.render("observation_check", task=ctx.task, observations=observations))],
+        parse_step_verdict,
+        Verdict("PASS", analysis="the check's reply could not be parsed", parsed=False),
+        round=rounds,
+        prompt="observation_check",
+        inputs={"observations": observations},
+    )
     yield ctx.verdict_event("reflector", verdict)
     if verdict.verdict != "PASS":
         last = messages[-1]
@@ -236,8 +272,9 @@ def _check_observations(ctx: RunContext, messages: list[Message], count: int, ro
 
 def _forced_final(ctx: RunContext, messages: list[Message]) -> Body:
     messages.append(user(ctx.prompts.render("forced_final")))
-    completion = yield from ctx.llm("actor", messages, tools=False, forced=True,
-                                    protocol="text" if ctx.config.options.text_protocol else "native")
+    completion = yield from ctx.llm(
+        "actor", messages, tools=False, forced=True, protocol="text" if ctx.config.options.text_protocol else "native"
+    )
     text = strip_think(completion.text)
     if ctx.config.options.text_protocol:
         step = parse_text_step(text)

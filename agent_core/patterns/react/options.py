@@ -8,21 +8,43 @@ from ...config import Options
 from ..spec import LimitSpec, SwitchSpec, Text
 
 LIMITS = (
-    LimitSpec("max_rounds", 1, 30, Text("Max rounds", "最大轮次"),
-              Text("ReAct rounds before one forced final answer with tools disabled",
-                   "ReAct 轮次上限，之后禁用工具、强制作答一次")),
-    LimitSpec("max_reflection_rounds", 0, 5, Text("Max judge rounds", "最大评审轮次"),
-              Text("judge evaluations of a final answer (0 = advisor off)", "对最终答案的评审次数（0 = 关闭反思顾问）"),
-              flag="reflection-rounds"),
+    LimitSpec(
+        "max_rounds",
+        1,
+        30,
+        Text("Max rounds", "最大轮次"),
+        Text(
+            "ReAct rounds before one forced final answer with tools disabled",
+            "ReAct 轮次上限，之后禁用工具、强制作答一次",
+        ),
+    ),
+    LimitSpec(
+        "max_reflection_rounds",
+        0,
+        5,
+        Text("Max judge rounds", "最大评审轮次"),
+        Text("judge evaluations of a final answer (0 = advisor off)", "对最终答案的评审次数（0 = 关闭反思顾问）"),
+        flag="reflection-rounds",
+    ),
 )
 
 SWITCHES = (
-    SwitchSpec("text_protocol", Text("Text protocol", "文本协议"),
-               Text("Thought / Action / Action Input lines instead of native tool calls, for models without "
-                    "tool calling.", "用 Thought / Action / Action Input 文本行代替原生工具调用，适合不支持工具调用的模型。")),
-    SwitchSpec("observation_check", Text("Observation check", "观察检查"),
-               Text("A reflector looks at each round's tool results and appends a hint when they hold an "
-                    "error (seed 03).", "每轮由反思器检查工具结果，出错时在观察结果后追加提示（种子文章 03）。")),
+    SwitchSpec(
+        "text_protocol",
+        Text("Text protocol", "文本协议"),
+        Text(
+            "Thought / Action / Action Input lines instead of native tool calls, for models without tool calling.",
+            "用 Thought / Action / Action Input 文本行代替原生工具调用，适合不支持工具调用的模型。",
+        ),
+    ),
+    SwitchSpec(
+        "observation_check",
+        Text("Observation check", "观察检查"),
+        Text(
+            "A reflector looks at each round's tool results and appends a hint when they hold an error (seed 03).",
+            "每轮由反思器检查工具结果，出错时在观察结果后追加提示（种子文章 03）。",
+        ),
+    ),
 )
 
 

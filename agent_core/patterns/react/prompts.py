@@ -6,8 +6,14 @@ from ...prompts import spec
 from ..spec import Text
 
 PROMPTS = (
-    spec("actor_system", "actor", Text("System prompt of the ReAct actor when the model calls tools natively.",
-         "模型原生调用工具时，ReAct 执行者的系统提示词。"), """
+    spec(
+        "actor_system",
+        "actor",
+        Text(
+            "System prompt of the ReAct actor when the model calls tools natively.",
+            "模型原生调用工具时，ReAct 执行者的系统提示词。",
+        ),
+        """
 You are an assistant that solves tasks in the ReAct style: reason, act with a tool call, read the
 observation, and repeat until you can answer.
 
@@ -22,7 +28,8 @@ Rules:
 
 Available tools:
 {tools}
-""", """
+""",
+        """
 你是一个遵循 ReAct 模式的智能助手：推理，调用工具行动，读取观察结果，循环往复，直到能够作答。
 
 规则：
@@ -34,9 +41,17 @@ Available tools:
 
 可用工具：
 {tools}
-""", optional=["tools"]),
-    spec("text_protocol", "actor", Text("System prompt for models without native tool calling (text protocol).",
-         "供不支持原生工具调用的模型使用的系统提示词（文本协议）。"), """
+""",
+        optional=["tools"],
+    ),
+    spec(
+        "text_protocol",
+        "actor",
+        Text(
+            "System prompt for models without native tool calling (text protocol).",
+            "供不支持原生工具调用的模型使用的系统提示词（文本协议）。",
+        ),
+        """
 You are an assistant that can use tools to complete a task.
 
 Available tools:
@@ -53,7 +68,8 @@ Observation: the tool's result
 When you have everything you need, reply:
 Thought: why you can answer now
 Final Answer: the answer for the user
-""", """
+""",
+        """
 你是一个能够使用工具完成任务的 AI 助手。
 
 可用工具：
@@ -70,9 +86,17 @@ Observation: 工具执行结果
 信息足够时，回复：
 Thought: 为什么现在可以作答
 Final Answer: 给用户的最终答案
-""", required=["tools"]),
-    spec("judge", "judge", Text("Reflection advisor: judges each final answer against the question.",
-         "反思顾问：对照问题评判每一个最终答案。"), """
+""",
+        required=["tools"],
+    ),
+    spec(
+        "judge",
+        "judge",
+        Text(
+            "Reflection advisor: judges each final answer against the question.",
+            "反思顾问：对照问题评判每一个最终答案。",
+        ),
+        """
 You are a strict reviewer of an agent's answers. Decide whether the CURRENT ANSWER fully and
 accurately satisfies the USER QUESTION.
 
@@ -87,7 +111,8 @@ Output exactly one JSON object and nothing else:
 
 ## Current answer
 {answer}
-""", """
+""",
+        """
 你是一个严格的智能体反思评估专家。请判断【当前回答】是否已经充分、准确地满足【用户问题】。
 
 评估标准：1. 信息是否完整；2. 逻辑是否清晰；3. 结论是否可靠、与上下文一致；4. 表达是否符合最终交付质量。
@@ -100,43 +125,84 @@ Output exactly one JSON object and nothing else:
 
 ## 当前回答
 {answer}
-""", required=["question", "answer"]),
-    spec("feedback", "actor", Text("Injected after a failed judgement, before the actor tries again.",
-         "评判未通过后注入，执行者随后再试一次。"), """
+""",
+        required=["question", "answer"],
+    ),
+    spec(
+        "feedback",
+        "actor",
+        Text(
+            "Injected after a failed judgement, before the actor tries again.", "评判未通过后注入，执行者随后再试一次。"
+        ),
+        """
 [Reflection feedback]
 {feedback}
 
 Re-plan the task with this feedback in mind, call tools again if needed, then give the final answer.
-""", """
+""",
+        """
 【反思反馈】
 {feedback}
 
 请你根据以上反思意见重新规划任务，必要时可以重新调用工具，然后再给出最终答案。
-""", required=["feedback"]),
-    spec("forced_final", "actor", Text("Sent when the rounds run out: one last call with tools disabled.",
-         "轮次用完时发送：最后一次调用，禁用工具。"), """
+""",
+        required=["feedback"],
+    ),
+    spec(
+        "forced_final",
+        "actor",
+        Text(
+            "Sent when the rounds run out: one last call with tools disabled.",
+            "轮次用完时发送：最后一次调用，禁用工具。",
+        ),
+        """
 You have reached the maximum number of reasoning rounds. Give the final answer now from the context
 you already have. Do not call any tools. If information is missing, summarise sensibly and say so.
-""", """
+""",
+        """
 你已达到最大推理轮次限制。请基于当前已有的上下文信息，直接给出最终答案。禁止再调用任何工具。
 如果信息不完整，请合理总结和说明。
-"""),
-    spec("repeat_reminder", "actor", Text("Sent the first time the actor repeats an identical tool call.",
-         "执行者第一次重复完全相同的工具调用时发送。"), """
+""",
+    ),
+    spec(
+        "repeat_reminder",
+        "actor",
+        Text(
+            "Sent the first time the actor repeats an identical tool call.",
+            "执行者第一次重复完全相同的工具调用时发送。",
+        ),
+        """
 You just repeated the call {tool} with the same arguments; its result is already above. Use it, try
 something different, or give the final answer. Repeating it again ends the run.
-""", """
+""",
+        """
 你刚刚重复调用了 {tool}，且参数完全相同，结果已在上文。请利用已有结果、换一种方式，或直接给出最终答案。
 再次重复将结束本次运行。
-""", optional=["tool"]),
-    spec("format_reminder", "actor", Text("Text protocol: sent when a reply has neither an Action nor a Final Answer.",
-         "文本协议：回复里既没有 Action 也没有 Final Answer 时发送。"), """
+""",
+        optional=["tool"],
+    ),
+    spec(
+        "format_reminder",
+        "actor",
+        Text(
+            "Text protocol: sent when a reply has neither an Action nor a Final Answer.",
+            "文本协议：回复里既没有 Action 也没有 Final Answer 时发送。",
+        ),
+        """
 Please follow the format: either an Action with an Action Input, or a Final Answer.
-""", """
+""",
+        """
 请遵守格式：要么给出 Action 和 Action Input，要么给出 Final Answer。
-"""),
-    spec("observation_check", "reflector", Text("Optional check of each round's tool results (seed 03's ReAct + Reflection).",
-         "可选：检查每一轮的工具结果（种子文章 03 的 ReAct + 反思）。"), """
+""",
+    ),
+    spec(
+        "observation_check",
+        "reflector",
+        Text(
+            "Optional check of each round's tool results (seed 03's ReAct + Reflection).",
+            "可选：检查每一轮的工具结果（种子文章 03 的 ReAct + 反思）。",
+        ),
+        """
 You check the results of an agent's tool calls before the agent reads them. Given the user's task and
 the observations of this round, decide whether they are usable.
 
@@ -150,7 +216,8 @@ Output only JSON: {{"verdict": "PASS or RETRY or REPLAN", "analysis": "one sente
 
 ## Observations
 {observations}
-""", """
+""",
+        """
 你负责在智能体读取工具结果之前检查本轮的工具调用结果。根据用户任务和本轮的观察结果，判断它们是否可用。
 
 只输出 JSON：{{"verdict": "PASS 或 RETRY 或 REPLAN", "analysis": "一句话说明", "suggestion": "下一步建议"}}
@@ -163,11 +230,19 @@ Output only JSON: {{"verdict": "PASS or RETRY or REPLAN", "analysis": "one sente
 
 ## Observations
 {observations}
-""", required=["task", "observations"]),
-    spec("observation_hint", "actor", Text("Appended to an observation when the check finds a problem.",
-         "检查发现问题时，追加在观察结果之后。"), """
+""",
+        required=["task", "observations"],
+    ),
+    spec(
+        "observation_hint",
+        "actor",
+        Text("Appended to an observation when the check finds a problem.", "检查发现问题时，追加在观察结果之后。"),
+        """
 [Reflection hint] {analysis} {suggestion}
-""", """
+""",
+        """
 [反思提示] {analysis} {suggestion}
-""", optional=["analysis", "suggestion"]),
+""",
+        optional=["analysis", "suggestion"],
+    ),
 )

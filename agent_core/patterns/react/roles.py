@@ -7,10 +7,21 @@ from ...roles import Role, passed_feedback_answer, read_passed_feedback, read_ve
 from ..spec import Text
 
 ACTOR = Role("actor", Text("actor", "执行者"))
-JUDGE = Role("judge", Text("judge", "评判员"), read_passed_feedback, ("PASS", "REVISE"), passed_feedback_answer,
-             about=lambda ctx: Text("The **judge** is about to evaluate the answer.", "**评判员**即将评估答案。"))
+JUDGE = Role(
+    "judge",
+    Text("judge", "评判员"),
+    read_passed_feedback,
+    ("PASS", "REVISE"),
+    passed_feedback_answer,
+    about=lambda ctx: Text("The **judge** is about to evaluate the answer.", "**评判员**即将评估答案。"),
+)
 #: the observation check's reviewer of a round's tool results
-REFLECTOR = Role("reflector", Text("reflector", "反思器"), read_verdict_analysis, ("PASS", "RETRY", "REPLAN"),
-                 verdict_analysis_answer)
+REFLECTOR = Role(
+    "reflector",
+    Text("reflector", "反思器"),
+    read_verdict_analysis,
+    ("PASS", "RETRY", "REPLAN"),
+    verdict_analysis_answer,
+)
 
 ROLES = (ACTOR, JUDGE, REFLECTOR)

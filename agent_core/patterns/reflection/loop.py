@@ -76,8 +76,9 @@ def call_bound(config: RunConfig[ReflectionOptions]) -> int:
     return 1 + config.options.max_iterations * ((2 if config.repair_reask else 1) + 1)
 
 
-def stream(task: str, config: RunConfig[ReflectionOptions], models: ModelRouter,
-           tools: ToolRegistry | None = None) -> Iterator[ev.Event]:
+def stream(
+    task: str, config: RunConfig[ReflectionOptions], models: ModelRouter, tools: ToolRegistry | None = None
+) -> Iterator[ev.Event]:
     """Run Reflection on `task`, yielding events as they happen."""
     if config.options.test_evaluator:
         _check_tests(config.options.tests)
@@ -94,8 +95,9 @@ def check(config: RunConfig[ReflectionOptions]) -> None:
 def _check_tests(tests: str) -> None:
     # refused before any model is called, rather than after the first paid-for draft
     if not tests.strip():
-        raise ConfigError("The unit-test evaluator is on but no tests are given: add assert statements, "
-                          "or turn the evaluator off.")
+        raise ConfigError(
+            "The unit-test evaluator is on but no tests are given: add assert statements, or turn the evaluator off."
+        )
     try:
         compile(tests, "<tests>", "exec")
     except SyntaxError as exc:
@@ -103,6 +105,7 @@ def _check_tests(tests: str) -> None:
 
 
 # --- drafts and memory ----------------------------------------------------------------------------
+
 
 def clean_draft(text: str, code: bool) -> str:
     """A draft as shown and passed on: without reasoning blocks and, for code, without fences or prose."""
@@ -137,8 +140,7 @@ class Memory:
     def trajectory(self, lang: str) -> str:
         """The records as prompt text, oldest first."""
         key = "zh" if lang == "zh" else "en"
-        return "\n\n".join(f"{RECORD_LABELS[r.kind][key].format(version=r.version)}\n{r.content}"
-                           for r in self.records)
+        return "\n\n".join(f"{RECORD_LABELS[r.kind][key].format(version=r.version)}\n{r.content}" for r in self.records)
 
 
 def _is_code(config: RunConfig[ReflectionOptions]) -> bool:
@@ -155,6 +157,7 @@ def _draft(ctx: RunContext, completion: Completion, version: int) -> Body:
 
 # --- unit tests -----------------------------------------------------------------------------------
 
+
 def _run_tests(ctx: RunContext, draft: str, version: int) -> Generator[ev.Event, None, TestOutcome | None]:
     """Run the draft against the configured tests (when the evaluator is on), as unit_tests events."""
     if not ctx.config.options.test_evaluator:
@@ -165,8 +168,9 @@ def _run_tests(ctx: RunContext, draft: str, version: int) -> Generator[ev.Event,
     from ...sandbox import run_python_tests
 
     outcome = run_python_tests(draft, ctx.config.options.tests, timeout_s=TEST_TIMEOUT_S, memory_mb=TEST_MEMORY_MB)
-    yield ctx.event(ev.ToolResult, name=UNIT_TESTS, output=_report(outcome), is_error=not outcome.passed,
-                    call_id=call_id)
+    yield ctx.event(
+        ev.ToolResult, name=UNIT_TESTS, output=_report(outcome), is_error=not outcome.passed, call_id=call_id
+    )
     return outcome
 
 
@@ -185,10 +189,19 @@ def _with_tests(verdict: Verdict, outcome: TestOutcome | None, lang: str) -> Ver
     failure = TESTS_FAILED["zh" if lang == "zh" else "en"].format(summary=outcome.summary)
     if verdict.passed:
         # the critic's reasons for passing would only mislead the refiner
-        return Verdict("REVISE", feedback=failure, parsed=verdict.parsed,
-                       analysis="the unit tests fail, which overrides the critic's PASS")
-    return Verdict("REVISE", feedback=f"{failure}\n\n{verdict.feedback}".strip(), analysis=verdict.analysis,
-                   suggestion=verdict.suggestion, parsed=verdict.parsed)
+        return Verdict(
+            "REVISE",
+            feedback=failure,
+            parsed=verdict.parsed,
+            analysis="the unit tests fail, which overrides the critic's PASS",
+        )
+    return Verdict(
+        "REVISE",
+        feedback=f"{failure}\n\n{verdict.feedback}".strip(),
+        analysis=verdict.analysis,
+        suggestion=verdict.suggestion,
+        parsed=verdict.parsed,
+    )
 
 
 def _parse_critique(text: str) -> Verdict | None:
@@ -208,11 +221,16 @@ def _stance(config: RunConfig) -> str:
 
 def _cap(ctx: RunContext) -> ev.Event:
     n = ctx.config.options.max_iterations
-    return ctx.limit("max_iterations", n, f"{n} critique(s) without a PASS; the last draft (version {n}) "
-                                          "answers the last feedback but was not critiqued itself")
+    return ctx.limit(
+        "max_iterations",
+        n,
+        f"{n} critique(s) without a PASS; the last draft (version {n}) "
+        "answers the last feedback but was not critiqued itself",
+    )
 
 
 # --- classic loop (seed 04) -----------------------------------------------------------------------
+
 
 def _classic(ctx: RunContext) -> Body:
     cfg, prompts, lang = ctx.config, ctx.prompts, ctx.config.lang
@@ -221,8 +239,9 @@ def _classic(ctx: RunContext) -> Body:
 
     ctx.step = 0
     initial = prompts.render("initial_code" if _is_code(cfg) else "initial", task=ctx.task, criteria=criteria)
-    completion = yield from ctx.llm("actor", [user(initial)], iteration=0, version=0,
-                                    prompt="initial_code" if _is_code(cfg) else "initial")
+    completion = yield from ctx.llm(
+        "actor", [user(initial)], iteration=0, version=0, prompt="initial_code" if _is_code(cfg) else "initial"
+    )
     draft = yield from _draft(ctx, completion, 0)
     memory.add("execution", 0, draft)
     outcome = yield from _run_tests(ctx, draft, 0)
@@ -230,12 +249,24 @@ def _classic(ctx: RunContext) -> Body:
     for i in range(1, cfg.options.max_iterations + 1):
         ctx.step = i
         trajectory = section("trajectory", memory.trajectory(lang), lang) if cfg.options.use_trajectory else ""
-        critique = prompts.render("critic", task=ctx.task, draft=draft, criteria=criteria,
-                                  tests=_tests_section(outcome, lang), trajectory=trajectory) + _stance(cfg)
-        verdict = yield from ctx.judge("critic", [user(critique)], _parse_critique, _EMPTY_CRITIQUE,
-                                       iteration=i, version=i - 1, prompt="critic",
-                                       inputs={"draft": draft, "tests": _report(outcome) if outcome else "",
-                                               "stance": _stance_name(cfg)})
+        critique = prompts.render(
+            "critic",
+            task=ctx.task,
+            draft=draft,
+            criteria=criteria,
+            tests=_tests_section(outcome, lang),
+            trajectory=trajectory,
+        ) + _stance(cfg)
+        verdict = yield from ctx.judge(
+            "critic",
+            [user(critique)],
+            _parse_critique,
+            _EMPTY_CRITIQUE,
+            iteration=i,
+            version=i - 1,
+            prompt="critic",
+            inputs={"draft": draft, "tests": _report(outcome) if outcome else "", "stance": _stance_name(cfg)},
+        )
         verdict = _with_tests(verdict, outcome, lang)
         memory.add("reflection", i - 1, verdict.feedback or verdict.analysis)
         yield ctx.verdict_event("critic", verdict)
@@ -244,10 +275,22 @@ def _classic(ctx: RunContext) -> Body:
             return ctx.best_answer
 
         trajectory = section("trajectory", memory.trajectory(lang), lang) if cfg.options.use_trajectory else ""
-        refine = prompts.render("refiner", task=ctx.task, draft=draft, feedback=verdict.feedback or "-",
-                                criteria=criteria, trajectory=trajectory)
-        completion = yield from ctx.llm("refiner", [user(refine)], iteration=i, version=i, prompt="refiner",
-                                        inputs={"draft": draft, "feedback": verdict.feedback or "-"})
+        refine = prompts.render(
+            "refiner",
+            task=ctx.task,
+            draft=draft,
+            feedback=verdict.feedback or "-",
+            criteria=criteria,
+            trajectory=trajectory,
+        )
+        completion = yield from ctx.llm(
+            "refiner",
+            [user(refine)],
+            iteration=i,
+            version=i,
+            prompt="refiner",
+            inputs={"draft": draft, "feedback": verdict.feedback or "-"},
+        )
         draft = yield from _draft(ctx, completion, i)
         memory.add("execution", i, draft)
         outcome = yield from _run_tests(ctx, draft, i)
@@ -258,6 +301,7 @@ def _classic(ctx: RunContext) -> Body:
 
 # --- graph style (seed 02) ------------------------------------------------------------------------
 
+
 def _graph(ctx: RunContext) -> Body:
     cfg, prompts, lang = ctx.config, ctx.prompts, ctx.config.lang
     criteria = section("criteria", resolve_criteria(cfg.options.criteria, lang), lang)
@@ -266,8 +310,9 @@ def _graph(ctx: RunContext) -> Body:
     history: list[Message] = [user(ctx.task)]
 
     ctx.step = 0
-    completion = yield from ctx.llm("actor", [generator, *history], iteration=0, version=0, node="generator",
-                                    prompt="generator")
+    completion = yield from ctx.llm(
+        "actor", [generator, *history], iteration=0, version=0, node="generator", prompt="generator"
+    )
     history.append(assistant(strip_think(completion.text)))
     draft = yield from _draft(ctx, completion, 0)
     outcome = yield from _run_tests(ctx, draft, 0)
@@ -275,10 +320,17 @@ def _graph(ctx: RunContext) -> Body:
     for i in range(1, cfg.options.max_iterations + 1):
         ctx.step = i
         seen = _as_reviewer(history, _tests_section(outcome, lang))
-        verdict = yield from ctx.judge("critic", [reviewer, *seen], _parse_critique, _EMPTY_CRITIQUE,
-                                       iteration=i, version=i - 1, node="reviewer", prompt="reviewer",
-                                       inputs={"draft": draft, "tests": _report(outcome) if outcome else "",
-                                               "stance": _stance_name(cfg)})
+        verdict = yield from ctx.judge(
+            "critic",
+            [reviewer, *seen],
+            _parse_critique,
+            _EMPTY_CRITIQUE,
+            iteration=i,
+            version=i - 1,
+            node="reviewer",
+            prompt="reviewer",
+            inputs={"draft": draft, "tests": _report(outcome) if outcome else "", "stance": _stance_name(cfg)},
+        )
         verdict = _with_tests(verdict, outcome, lang)
         yield ctx.verdict_event("critic", verdict)
         if verdict.passed:
@@ -286,8 +338,15 @@ def _graph(ctx: RunContext) -> Body:
             return ctx.best_answer
 
         history.append(user(verdict.feedback or verdict.analysis or "-"))
-        completion = yield from ctx.llm("actor", [generator, *history], iteration=i, version=i, node="generator",
-                                        prompt="generator", inputs={"draft": draft, "feedback": history[-1].content})
+        completion = yield from ctx.llm(
+            "actor",
+            [generator, *history],
+            iteration=i,
+            version=i,
+            node="generator",
+            prompt="generator",
+            inputs={"draft": draft, "feedback": history[-1].content},
+        )
         history.append(assistant(strip_think(completion.text)))
         draft = yield from _draft(ctx, completion, i)
         outcome = yield from _run_tests(ctx, draft, i)

@@ -29,14 +29,19 @@ DEFAULT_CRITERIA = {
 _SECTIONS = {
     "criteria": {"en": "Quality criteria", "zh": "质量标准"},
     "tests": {"en": "Unit test results", "zh": "单元测试结果"},
-    "trajectory": {"en": "Trajectory so far (every attempt and every piece of feedback, oldest first)",
-                   "zh": "迄今为止的完整轨迹（历次尝试与评审反馈，按时间先后）"},
+    "trajectory": {
+        "en": "Trajectory so far (every attempt and every piece of feedback, oldest first)",
+        "zh": "迄今为止的完整轨迹（历次尝试与评审反馈，按时间先后）",
+    },
 }
 
 #: Labels of seed 04's memory records when the trajectory is written into a prompt.
 RECORD_LABELS = {
     "execution": {"en": "--- Attempt (version {version}) ---", "zh": "--- 第 {version} 版尝试 ---"},
-    "reflection": {"en": "--- Reviewer feedback on version {version} ---", "zh": "--- 评审员对第 {version} 版的反馈 ---"},
+    "reflection": {
+        "en": "--- Reviewer feedback on version {version} ---",
+        "zh": "--- 评审员对第 {version} 版的反馈 ---",
+    },
 }
 
 #: How failing unit tests are put to the critic's verdict and to the refiner.
@@ -44,10 +49,11 @@ TESTS_FAILED = {"en": "The unit tests failed: {summary}", "zh": "单元测试未
 
 #: What `lenient_critic` appends to the critic's (or the reviewer's) prompt, after the template, so an
 #: edited template gets it too.
-LENIENT = {"en": "\n\nBe lenient. Answer PASS unless the draft has a factual error or does not do the task; never "
-                 "ask for polish, style or extra detail.",
-           "zh": "\n\n请宽松评审：除非草稿有事实错误或没有完成任务，否则一律回答 PASS；"
-                 "不要为润色、文风或补充细节要求修改。"}
+LENIENT = {
+    "en": "\n\nBe lenient. Answer PASS unless the draft has a factual error or does not do the task; never "
+    "ask for polish, style or extra detail.",
+    "zh": "\n\n请宽松评审：除非草稿有事实错误或没有完成任务，否则一律回答 PASS；不要为润色、文风或补充细节要求修改。",
+}
 
 
 def resolve_criteria(criteria: str, lang: str) -> str:
@@ -64,9 +70,15 @@ def section(name: str, body: str, lang: str) -> str:
 
 
 PROMPTS = (
-    spec("initial", "actor", Text("First draft of a free-text task (execution phase). As in seed 05 it sees only "
-         "the task; add {criteria} to show the writer the quality criteria too.",
-         "自由文本任务的初稿（执行阶段）。与种子文章 05 一样，它只看到任务；加入 {criteria} 可让写作者也看到质量标准。"), """
+    spec(
+        "initial",
+        "actor",
+        Text(
+            "First draft of a free-text task (execution phase). As in seed 05 it sees only "
+            "the task; add {criteria} to show the writer the quality criteria too.",
+            "自由文本任务的初稿（执行阶段）。与种子文章 05 一样，它只看到任务；加入 {criteria} 可让写作者也看到质量标准。",
+        ),
+        """
 Complete the task below. Write a complete first version: it will be reviewed and you will be able
 to revise it.
 
@@ -74,33 +86,52 @@ to revise it.
 {task}
 
 Output only the result itself, with no preamble and no comments about it.
-""", """
+""",
+        """
 请完成下面的任务，写出一份完整的初稿：它会被评审，之后你还有机会修改。
 
 ## 任务
 {task}
 
 只输出结果本身，不要写开场白，也不要对结果做任何评论。
-""", required=["task"], optional=["criteria"]),
-    spec("initial_code", "actor", Text("First draft of a code task (seed 04's execution prompt); {criteria} may be "
-         "added.",
-         "代码任务的初稿（种子文章 04 的执行提示词）；可以加入 {criteria}。"), """
+""",
+        required=["task"],
+        optional=["criteria"],
+    ),
+    spec(
+        "initial_code",
+        "actor",
+        Text(
+            "First draft of a code task (seed 04's execution prompt); {criteria} may be added.",
+            "代码任务的初稿（种子文章 04 的执行提示词）；可以加入 {criteria}。",
+        ),
+        """
 You are a senior Python programmer. Write Python code for the requirement below. Your code must have
 a complete function signature and a docstring, and follow PEP 8.
 
 Requirement: {task}
 
 Output only the code, with no explanation.
-""", """
+""",
+        """
 你是一位资深的 Python 程序员。请根据以下要求编写 Python 代码。
 你的代码必须包含完整的函数签名和文档字符串，并遵循 PEP 8 编码规范。
 
 要求：{task}
 
 请直接输出代码，不要包含任何额外的解释。
-""", required=["task"], optional=["criteria"]),
-    spec("critic", "critic", Text("Reviews the latest draft and returns a PASS/REVISE verdict (reflection phase).",
-         "审阅最新草稿，返回 PASS/REVISE 结论（反思阶段）。"), """
+""",
+        required=["task"],
+        optional=["criteria"],
+    ),
+    spec(
+        "critic",
+        "critic",
+        Text(
+            "Reviews the latest draft and returns a PASS/REVISE verdict (reflection phase).",
+            "审阅最新草稿，返回 PASS/REVISE 结论（反思阶段）。",
+        ),
+        """
 You are an exacting reviewer. Review the DRAFT below against the task and find what most needs to
 change.
 
@@ -125,7 +156,8 @@ Reply with exactly one JSON object and nothing else:
 
 Answer PASS only when nothing important needs improving, and then say "no improvement needed" in the
 feedback.
-""", """
+""",
+        """
 你是一位极其严格的评审专家。请对照任务审查下面的【草稿】，找出最需要修改的地方。
 
 - 如果是代码：请以严格的代码评审专家和资深算法工程师的身份，先检查代码是否正确，再找出它在算法效率上的主要瓶颈。
@@ -145,9 +177,18 @@ feedback.
  "feedback": "REVISE 时给出具体、可执行的修改建议；PASS 时说明为何已足够好"}}
 
 只有在没有任何重要的改进空间时才能给出 PASS，并在 feedback 中写明“无需改进”。
-""", required=["task", "draft"], optional=["criteria", "tests", "trajectory"]),
-    spec("refiner", "refiner", Text("Writes the next draft from the last one and the feedback (refinement phase).",
-         "根据上一版草稿和反馈写出下一版（优化阶段）。"), """
+""",
+        required=["task", "draft"],
+        optional=["criteria", "tests", "trajectory"],
+    ),
+    spec(
+        "refiner",
+        "refiner",
+        Text(
+            "Writes the next draft from the last one and the feedback (refinement phase).",
+            "根据上一版草稿和反馈写出下一版（优化阶段）。",
+        ),
+        """
 You are revising your own work using a reviewer's feedback.
 
 ## Task
@@ -163,7 +204,8 @@ Write a new, complete version that addresses every point of the feedback.
 - For code: output only the code, with a complete function signature and a docstring, following
   PEP 8, and no explanation.
 - For text: output only the revised text.
-""", """
+""",
+        """
 你正在根据一位评审专家的反馈修改自己的作品。
 
 ## 任务
@@ -178,22 +220,40 @@ Write a new, complete version that addresses every point of the feedback.
 请写出一个完整的新版本，逐条落实反馈意见。
 - 如果是代码：只输出代码，包含完整的函数签名和文档字符串，遵循 PEP 8，不要任何额外解释。
 - 如果是文本：只输出修改后的文本。
-""", required=["task", "draft", "feedback"], optional=["criteria", "trajectory"]),
-    spec("generator", "actor", Text("Graph style (seed 02): system prompt of the generator node.",
-         "图式风格（种子文章 02）：生成器节点的系统提示词。"), """
+""",
+        required=["task", "draft", "feedback"],
+        optional=["criteria", "trajectory"],
+    ),
+    spec(
+        "generator",
+        "actor",
+        Text(
+            "Graph style (seed 02): system prompt of the generator node.",
+            "图式风格（种子文章 02）：生成器节点的系统提示词。",
+        ),
+        """
 You are a senior software engineer who writes high-quality, maintainable code. Write clear code that
 meets the user's request. When you receive code review comments, improve your latest version based
 on them and return the complete new version. Pay attention to readability, performance, security and
 error handling. Return only the code and any necessary comments. If the request is not for code, give
 your text the same care and return only the text.
-{criteria}""", """
+{criteria}""",
+        """
 你是一位资深的软件工程师，专注于编写高质量、可维护的代码。请根据需求生成清晰、规范的代码。
 如果收到代码审查意见，请基于建议改进你的最新版本，并返回完整的新版本。
 关注代码的可读性、性能、安全性和错误处理。只返回代码和必要的注释。
 如果需求不是代码，请以同样的标准对待文字，只返回正文。
-{criteria}""", optional=["criteria"]),
-    spec("reviewer", "critic", Text("Graph style (seed 02): system prompt of the reviewer node.",
-         "图式风格（种子文章 02）：评审节点的系统提示词。"), """
+{criteria}""",
+        optional=["criteria"],
+    ),
+    spec(
+        "reviewer",
+        "critic",
+        Text(
+            "Graph style (seed 02): system prompt of the reviewer node.",
+            "图式风格（种子文章 02）：评审节点的系统提示词。",
+        ),
+        """
 You are a senior code reviewer. Review the latest version in this conversation against the user's
 request, looking at:
 - readability and naming
@@ -204,7 +264,8 @@ request, looking at:
 Give concrete, numbered review points: each says what to change and why, with a short example input
 when it helps. Do not rewrite the code yourself. If nothing important is left to improve, reply only
 "no improvement needed" and a one-line reason.
-""", """
+""",
+        """
 你是一位资深的代码审查专家，负责评估代码质量。请对照用户的需求审查对话中的最新版本，从以下方面进行评估：
 - 代码可读性和命名规范
 - 性能优化和算法效率
@@ -213,5 +274,7 @@ when it helps. Do not rewrite the code yourself. If nothing important is left to
 {criteria}
 请给出具体的、编号的改进建议：每条说明改什么、为什么，必要时附一个示例输入。不要自己重写代码。
 如果已没有重要的改进空间，只回复“无需改进”并用一句话说明理由。
-""", optional=["criteria"]),
+""",
+        optional=["criteria"],
+    ),
 )
