@@ -247,7 +247,8 @@ async def to_primes(session: Session) -> None:
     await session.open("learn")
     await session.wait_for(lambda s: "learn_open_reflection" in s.widgets)
     await session.click("learn_open_reflection")
-    await session.wait_for(lambda s: "pg_run" in s.widgets)
+    # the whole Playground, not its first widgets: Run rides in the header, drawn before the setup column
+    await session.wait_for(lambda s: "pg_run" in s.widgets and "pg_to_free" in s.widgets)
 
 
 def finished(session: Session) -> bool:

@@ -118,7 +118,7 @@ def test_stop_ends_every_lane_at_once_and_keeps_their_steps(page, app_url):
     page.locator(STOP).click()
     # how fast Stop lands is measured in tests/bench/bench_ui.py, not asserted on a shared machine
     for lane in range(LANES):
-        expect(ended(page, lane, "stop")).to_be_visible(timeout=10_000)
+        expect(ended(page, lane, "stop")).to_be_visible(timeout=30_000)
     expect(page.locator(RUN)).to_be_enabled()
     settle(page)
     kept = [blocks(page, i).count() for i in range(LANES)]

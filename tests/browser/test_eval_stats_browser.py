@@ -86,8 +86,13 @@ def _reads_the_cores_figures(page, measured, lang: str) -> None:  # noqa: ANN001
     summaries, pairs = measured
     w, label = words("eval_stats", lang), words("eval.patterns", lang)
     expect(page.get_by_role("heading", name=w["title"])).to_be_visible()
-    heads, lines = _summary(page)
-    assert heads == [w[k] for k in ("pattern", "n", "passed", "rate", "ci", "per_solved")]
+    wanted = [w[k] for k in ("pattern", "n", "passed", "rate", "ci", "per_solved")]
+    for _ in range(30):  # the grid redraws its header a moment after the page's language changed
+        heads, lines = _summary(page)
+        if heads == wanted:
+            break
+        page.wait_for_timeout(500)
+    assert heads == wanted
     assert [line[:5] for line in lines] == [
         [label[s.pattern], str(s.n), str(s.passed), f"{s.pass_rate:.0%}", f"{s.ci_low:.0%} – {s.ci_high:.0%}"]
         for s in summaries
