@@ -245,6 +245,8 @@ def mark(area_key: str, *, live: bool) -> None:
     # re-check its ancestors on each of a redraw's hundreds of insertions (+0.3 s on a fork's redraw)
     hide = f"<style>[class*='st-key-{MARK}-'] {{ display: none; }}</style>"
     with st.container(key=f"{MARK}-{area_key}"):
-        st.html(f'{hide}<span class="{MARK}" data-area="{area}" data-live="{1 if live else 0}" '
-                f'data-label="{label}"></span>{_SCRIPT % _VALUES}', unsafe_allow_javascript=True)
-
+        st.html(
+            f'{hide}<span class="{MARK}" data-area="{area}" data-live="{1 if live else 0}" '
+            f'data-label="{label}"></span>{_SCRIPT % _VALUES}',
+            unsafe_allow_javascript=True,
+        )
