@@ -149,6 +149,26 @@ def settle(page, timeout: float = 30_000, start_within: float = 400) -> None:  #
     page.evaluate(_SETTLE, [start_within, timeout])
 
 
+def download(page, key: str) -> str:  # noqa: ANN001
+    """The text of the file the download button with widget key `key` gives.
+
+    A button built from a callable hands the browser a file id that a rerun replaces (Streamlit's
+    deferred files): a click that lands while one is drawing gets nothing, as a person's would, and a
+    person clicks again. So does this, once, after the rerun.
+    """
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    settle(page)
+    try:
+        with page.expect_download(timeout=15_000) as info:
+            page.locator(f".st-key-{key} button").click()
+    except PlaywrightTimeout:
+        settle(page)
+        with page.expect_download(timeout=30_000) as info:
+            page.locator(f".st-key-{key} button").click()
+    return Path(info.value.path()).read_text(encoding="utf-8")
+
+
 def pick(page, key: str, option: str) -> None:  # noqa: ANN001
     """Choose `option` in the selectbox with widget key `key`."""
     page.locator(f".st-key-{key}").click()

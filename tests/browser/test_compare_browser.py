@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import json
 import time
-from pathlib import Path
 
 from playwright.sync_api import expect
 
-from tests.browser.harness import ARTIFACTS, pick, settle, shot
+from tests.browser.harness import ARTIFACTS, download, pick, settle, shot
 
 RUN, STOP = ".st-key-cmp_run button", ".st-key-cmp_stop button"
 LANES = 3
@@ -95,9 +94,7 @@ def test_every_pattern_and_the_baseline_run_side_by_side_at_the_same_time(page, 
     expect(page.locator("[data-testid=stPlotlyChart]").first).to_be_visible(timeout=30_000)
     shot(page, "compare-2-results")
 
-    with page.expect_download() as info:
-        page.locator(".st-key-cmp_export button").click()
-    export = json.loads(Path(info.value.path()).read_text(encoding="utf-8"))
+    export = json.loads(download(page, "cmp_export"))
     assert [lane["name"] for lane in export["lanes"]] == [
         "A · ReAct + reflection advisor",
         "B · Plan-and-Execute + Reflector",

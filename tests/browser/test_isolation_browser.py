@@ -4,22 +4,15 @@ the password field never reaches the page source, the trace or the report."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from playwright.sync_api import expect
 
-from tests.browser.harness import open_playground, pick, settle, shot
+from tests.browser.harness import download, open_playground, pick, settle, shot
 from tests.fake_openai_server import FakeOpenAIServer
 from tests.test_faults import sensible
 
 KEY = "sk-test-ISOLATION-0123456789abcdef"
 FINAL, RUN = ".st-key-pg_view-final", ".st-key-pg_run button"
-
-
-def download(page, key: str) -> str:  # noqa: ANN001
-    with page.expect_download() as info:
-        page.locator(f".st-key-{key} button").click()
-    return Path(info.value.path()).read_text(encoding="utf-8")
 
 
 def fill(page, key: str, value: str) -> None:  # noqa: ANN001

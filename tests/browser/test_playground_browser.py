@@ -8,22 +8,15 @@ from __future__ import annotations
 
 import json
 import time
-from pathlib import Path
 
 from playwright.sync_api import expect
 
 from agent_core.trace import VERSION as TRACE_VERSION
-from tests.browser.harness import open_playground, pick, settle, shot, verdict, verdicts_in_order
+from tests.browser.harness import download, open_playground, pick, settle, shot, verdict, verdicts_in_order
 
 FINAL = ".st-key-pg_view-final"
 RUN, STOP = ".st-key-pg_run button", ".st-key-pg_stop button"
 BLOCKS = ".st-key-pg_view-flow [data-testid=stExpander]"
-
-
-def download(page, key: str) -> str:  # noqa: ANN001
-    with page.expect_download() as info:
-        page.locator(f".st-key-{key} button").click()
-    return Path(info.value.path()).read_text(encoding="utf-8")
 
 
 def test_reflection_on_primes_shows_the_critique_and_the_diff_while_it_runs(page, app_url):
