@@ -266,8 +266,9 @@ def _open_stream(args: argparse.Namespace, config: RunConfig, task: str, models:
     reply = None
     if args.reply_file:
         reply = reply_from_text(_read(args.reply_file, "--reply-file"))
-        role = table.calls[args.fork_at - 1].role
-        grammar = registry.get(config.pattern).role(role)
+        # the next call of a trace that had not finished has no record yet, so no role to check it by
+        role = table.calls[args.fork_at - 1].role if args.fork_at <= len(table.calls) else ""
+        grammar = registry.get(config.pattern).role(role) if role else None
         problem = None if reply.tool_calls else reply_problem(grammar, reply.text, config.tools)
         if problem:
             raise ForkError(

@@ -118,14 +118,19 @@ class RecordedTools(ToolRegistry):
 
 
 def fork_inputs(events: list[ev.Event], at: int) -> tuple[MessageTable, list[ev.ToolResult]]:
-    """The recorded calls and the tool results that come before call `at`; ForkError if it cannot fork."""
+    """The recorded calls and the tool results that come before call `at`; ForkError if it cannot fork.
+
+    A run still going (no run_finished yet: paused before its next call, or streaming it, as a room's
+    seats see the trainer's run) forks at that next call too: every recorded call is served, and the
+    next one is the person's reply or goes live."""
     table = MessageTable(events)
     if not table.calls:
         raise ForkError("this trace has no model calls to fork from")
     if not table.complete:
         raise ForkError("this trace has no call records (it was saved before trace format 2): run it again to fork it")
-    if not 1 <= at <= len(table.calls):
-        raise ForkError(f"there is no call {at} to fork at: this trace has calls 1 to {len(table.calls)}")
+    last = len(table.calls) + (0 if any(isinstance(e, ev.RunFinished) for e in events) else 1)
+    if not 1 <= at <= last:
+        raise ForkError(f"there is no call {at} to fork at: this trace has calls 1 to {last}")
     results: list[ev.ToolResult] = []
     seen = 0
     for e in events:
@@ -201,8 +206,11 @@ def on_parent_clock(stream: Iterator[ev.Event], parent: list[ev.Event], at: int)
 
 
 def recorded_reply(events: list[ev.Event], at: int) -> Reply:
-    """The reply call `at` got, as an editable starting point for a fork."""
+    """The reply call `at` got, as an editable starting point for a fork (empty for the next call of a
+    run still going: it has no reply yet)."""
     table, _ = fork_inputs(events, at)
+    if at > len(table.calls):
+        return Reply()
     completion = table.completion(table.calls[at - 1])
     return Reply(completion.text, completion.tool_calls)
 
