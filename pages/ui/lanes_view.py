@@ -198,7 +198,8 @@ def run_buttons(setups: Sequence[setup_state.Setup], *, running: bool) -> None:
     w = words("lanes_view")
     blocked = [p for s in setups for p in s.problems]
     model = sidebar.model_problem()
-    row = st.container(horizontal=True, vertical_alignment="center", gap="small")
+    # keyed: presenter mode moves this row into the header bar (presenter._STYLE)
+    row = st.container(horizontal=True, vertical_alignment="center", gap="small", key=f"{P}_run_row")
     row.button(
         w["run"],
         key=f"{P}_run",

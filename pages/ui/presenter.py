@@ -1,7 +1,7 @@
 """Presenter mode: one switch (or `?present=1` in the URL) that turns a page into what a projector needs.
 
 It hides the sidebar and the Playground's setup (all but Run and Stop, which move into the header bar
-so they stay in reach while the page follows a run) and Replay's source column, gives the run the
+so they stay in reach while the page follows a run, as Compare's do) and Replay's source column, gives the run the
 whole width, enlarges the text, draws graph labels at least 14 px high, and keeps the head of a run
 view (verdicts, feedback, the latest diff) on screen while the steps scroll under it, in at most
 HEAD_VH % of the screen's height. Following the newest step is pages.ui.follow's work, on in every mode.
@@ -52,11 +52,13 @@ html { font-size: %(font)dpx; }
 [class*="st-key-"][class*="_view-head-body"] > * { flex: 1 1 0; min-width: 0; max-height: calc(%(head)dvh - 4.5rem);
   overflow-y: auto; }
 [class*="st-key-"][class*="_view-latest-diff"] { max-height: calc(%(head)dvh - 4.5rem) !important; }
-/* Run and Stop ride in the header bar, left of this switch: in reach while the page follows a run */
-.st-key-pg_run_row { position: fixed; top: 0.45rem; left: 1.5rem; z-index: 999991; width: auto;
+/* Run and Stop (the Playground's, Compare's) ride in the header bar, left of this switch: in reach while
+   the page follows a run */
+.st-key-pg_run_row, .st-key-cmp_run_row { position: fixed; top: 0.45rem; left: 1.5rem; z-index: 999991; width: auto;
   max-width: calc(100vw - 26rem); flex-wrap: nowrap; }
-.st-key-pg_run_row [data-testid=stCaptionContainer] { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
-[data-testid=stLayoutWrapper]:has(> .st-key-pg_run_row) { height: 0; margin: 0; }
+.st-key-pg_run_row [data-testid=stCaptionContainer], .st-key-cmp_run_row [data-testid=stCaptionContainer] {
+  white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+[data-testid=stLayoutWrapper]:has(> .st-key-pg_run_row, > .st-key-cmp_run_row) { height: 0; margin: 0; }
 [data-testid=stTabs] [role=tabpanel], [data-testid=stMainBlockContainer] { overflow: visible !important; }
 /* graphs at their drawn size (labels >= 14 px), never wider than the page */
 [data-testid=stGraphVizChart] svg { width: auto !important; height: auto !important; max-width: 100%%; }

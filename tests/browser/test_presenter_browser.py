@@ -316,6 +316,32 @@ def test_compare_follows_its_lanes_into_view_while_they_run(projector, app_url):
     settle(page)
 
 
+def test_compare_keeps_run_and_stop_in_the_header_in_presenter_mode(projector, app_url):
+    """At 1280×720 Compare's Run/Stop row scrolled away while the lanes streamed; in presenter mode it rides
+    in the header bar, as the Playground's does, so Stop is on screen wherever the page has followed to."""
+    page = projector
+    page.goto(f"{app_url}/compare")
+    page.locator(".st-key-cmp_run button").wait_for()
+    settle(page)
+    page.locator(".st-key-cmp_preset_executor button").first.click()
+    settle(page)
+    page.locator(".st-key-presenter_on label").click()
+    settle(page)
+    page.locator(".st-key-cmp_run button").click()
+    expect(page.locator(".st-key-cmp_lane0-flow [data-testid=stExpander]").first).to_be_visible()
+    page.evaluate(f"() => document.querySelector('{MAIN}').scrollTo(0, 1e6)")  # the bottom of the lanes
+    time.sleep(0.5)
+    assert page.evaluate(f"() => document.querySelector('{MAIN}').scrollTop") > 0, "the page never scrolled"
+    stop = page.locator(".st-key-cmp_stop button")
+    expect(stop).to_be_enabled()
+    box = stop.bounding_box()
+    assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= 80, f"Stop is not in the header: {box}"
+    shot(page, "presenter-compare-stop-in-header")
+    stop.click()
+    settle(page)
+    expect(page.locator(".st-key-cmp_run button")).to_be_enabled()
+
+
 def test_replay_follows_the_newest_step_while_it_plays(projector, app_url):
     page = projector
     page.goto(f"{app_url}/replay")
