@@ -43,24 +43,31 @@ def load_into_playground(config: Mapping[str, Any], task: str | None = None) -> 
         state[k(PREFIX, "free_task")] = task or ""
         state[k(PREFIX, "tools")] = [t for t in config.get("tools", []) if isinstance(t, str)]
     setup_state.apply_scenario(PREFIX, lang)
+    apply_config(PREFIX, config, lang)
+    state[_GO] = True
 
+
+def apply_config(prefix: str, config: Mapping[str, Any], lang: str) -> None:
+    """Put a config's limits, switches, free-text options and edited prompts (the rest at their
+    defaults in `lang`) into the setup widgets under `prefix`, whose variant and scenario are set:
+    the Playground's, or a Compare lane's."""
+    state = st.session_state
     for name in LIMITS:
         if isinstance(config.get(name), int) and not isinstance(config.get(name), bool):
-            state[k(PREFIX, f"limit_{name}")] = config[name]
+            state[k(prefix, f"limit_{name}")] = config[name]
     for name in SWITCHES:
         if name in config:
-            state[k(PREFIX, f"opt_{name}")] = bool(config[name])
+            state[k(prefix, f"opt_{name}")] = bool(config[name])
     for name in {n for spec in registry.specs().values() for n in spec.fields}:  # criteria, tests...
         if isinstance(config.get(name), str):
-            state[k(PREFIX, name)] = config[name]
+            state[k(prefix, name)] = config[name]
 
-    pattern = VARIANTS[variant].pattern
+    pattern = VARIANTS[state[k(prefix, "variant")]].pattern
     edited = config.get("prompts") if isinstance(config.get("prompts"), Mapping) else {}
     for key, spec in specs_for(pattern).items():
         body = edited.get(key)
-        state[prompt_key(PREFIX, pattern, key)] = body if isinstance(body, str) else spec.default(lang)
-    state[k(PREFIX, "prompts_lang")] = lang
-    state[_GO] = True
+        state[prompt_key(prefix, pattern, key)] = body if isinstance(body, str) else spec.default(lang)
+    state[k(prefix, "prompts_lang")] = lang
 
 
 def arrived() -> None:
