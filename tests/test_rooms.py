@@ -4,6 +4,7 @@ story as a trainer and two participants live it, every bound refused in both lan
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
 
@@ -491,15 +492,27 @@ def test_memory_caps_hold_when_threads_push_at_once(clock):
 
 
 def test_the_servers_rooms_come_from_the_environment(monkeypatch):
-    rooms_module.rooms.cache_clear()
+    rooms_module.forget_rooms()
     monkeypatch.delenv(rooms_module.ENV, raising=False)
     try:
-        first = rooms_module.rooms()
-        assert isinstance(first.store, MemoryStore) and rooms_module.rooms() is first
-        rooms_module.rooms.cache_clear()
+        made: list[Rooms] = []
+        threads = [threading.Thread(target=lambda: made.append(rooms_module.rooms())) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert isinstance(made[0].store, MemoryStore) and all(r is made[0] for r in made), "one per process"
+        rooms_module.forget_rooms()
         monkeypatch.setenv(rooms_module.ENV, "http://localhost:6379")
         with pytest.raises(RoomStoreError) as caught:
             rooms_module.rooms()
         assert "redis://" in caught.value.message.en and "redis://" in caught.value.message.zh
+        monkeypatch.setenv(rooms_module.ENV, "redis://localhost:1/0")
+        monkeypatch.setitem(sys.modules, "redis", None)  # the optional extra not installed
+        with pytest.raises(RoomStoreError) as caught:
+            rooms_module.rooms()
+        assert (
+            "requirements-redis.txt" in caught.value.message.en and "requirements-redis.txt" in caught.value.message.zh
+        )
     finally:
-        rooms_module.rooms.cache_clear()
+        rooms_module.forget_rooms()

@@ -7,8 +7,8 @@ UI-free: pages call these and draw what they return.
 
 from __future__ import annotations
 
-import functools
 import os
+import threading
 
 from ..text import Text
 from .errors import RoomError
@@ -22,6 +22,7 @@ __all__ = [
     "ALPHABET",
     "CODE_LENGTH",
     "ENV",
+    "forget_rooms",
     "Bounds",
     "EventList",
     "MemoryStore",
@@ -60,7 +61,21 @@ def store_from(address: str | None) -> RoomStore:
     return RedisStore(address)
 
 
-@functools.cache
+_LOCK = threading.Lock()
+_made: list[Rooms] = []
+
+
 def rooms() -> Rooms:
-    """The server's rooms, made once per process (a failure is not cached: the next call tries again)."""
-    return Rooms(store_from(os.environ.get(ENV)))
+    """The server's rooms, made once per process (a failure is not kept: the next call tries again).
+    Under a lock: the first visitors' sessions arrive on several threads at once, and two MemoryStores
+    would split one server's rooms in two."""
+    with _LOCK:
+        if not _made:
+            _made.append(Rooms(store_from(os.environ.get(ENV))))
+        return _made[0]
+
+
+def forget_rooms() -> None:
+    """The next rooms() reads the environment again (tests; a server never needs it)."""
+    with _LOCK:
+        _made.clear()
