@@ -160,10 +160,11 @@ def test_presenter_mode_shows_the_replan_its_analysis_and_the_retry_diff_on_orde
     assert sizes and min(sizes) >= 14, sizes
 
 
-def _newest_in_view(page, samples: int, *, until_final: bool) -> tuple[int, int]:  # noqa: ANN001
-    """(samples taken while a step was streaming, samples with the newest step on screen), one each
-    0.2 s; a sample with no step or after the final answer is skipped, or ends it (`until_final`)."""
-    seen = shown = 0
+def _newest_in_view(page, samples: int, *, until_final: bool) -> tuple[int, int, int]:  # noqa: ANN001
+    """(samples taken while a step was streaming, samples with the newest step on screen, the longest run
+    of samples in a row without it), one each 0.2 s; a sample with no step or after the final answer is
+    skipped, or ends it (`until_final`)."""
+    seen = shown = missed = longest = 0
     for _ in range(samples):
         time.sleep(0.2)
         where = page.evaluate(NEWEST)
@@ -173,8 +174,23 @@ def _newest_in_view(page, samples: int, *, until_final: bool) -> tuple[int, int]
             continue
         seen += 1
         top, bottom, height = where
-        shown += int(bottom > 0 and top < height and bottom <= height + 2)
-    return seen, shown
+        if bottom > 0 and top < height and bottom <= height + 2:
+            shown, missed = shown + 1, 0
+        else:
+            missed += 1
+            longest = max(longest, missed)
+    return seen, shown, longest
+
+
+def _followed(seen: int, shown: int, longest: int, least: int) -> None:
+    """The page followed: the newest step on screen in at least 80 % of the samples, and never off it for
+    more than two samples (0.4 s) in a row. A sample can land in the frame between a new block's drawing
+    and the scroll to it, and on a loaded machine a few do; a page that does not follow fails both (the
+    issue saw the newest step below the fold in 18 of 20 samples)."""
+    assert seen >= least, f"only {seen} samples while a step was streaming"
+    assert shown >= 0.8 * seen and longest <= 2, (
+        f"the newest step was in view in {shown} of {seen} samples, off it {longest} samples in a row at most"
+    )
 
 
 def test_the_newest_step_stays_in_view_at_the_watchable_speed(projector, app_url):
@@ -183,8 +199,7 @@ def test_the_newest_step_stays_in_view_at_the_watchable_speed(projector, app_url
     open_playground(page, app_url)
     pick(page, "pg_variant", "Reflection")
     _start(page)
-    seen, shown = _newest_in_view(page, 20, until_final=True)
-    assert seen >= 10 and shown >= seen - 1, f"the newest step was in view in {shown} of {seen} samples"
+    _followed(*_newest_in_view(page, 20, until_final=True), least=10)
     _finish(page)
 
 
@@ -197,8 +212,7 @@ def test_the_newest_step_stays_in_view_and_scrolling_up_lets_go(projector, app_u
     settle(page)
     expect(page.locator(".st-key-sb_offline_speed")).to_contain_text("Slow")
     _start(page)
-    seen, shown = _newest_in_view(page, 12, until_final=False)  # about 2.5 s of a streaming run
-    assert seen >= 6 and shown >= seen - 1, f"the newest step was in view in {shown} of {seen} samples"
+    _followed(*_newest_in_view(page, 12, until_final=False), least=6)  # about 2.5 s of a streaming run
     shot(page, "follow-1-newest-in-view")
 
     # the person scrolls up: the page stays where they put it, and offers the way back
