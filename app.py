@@ -6,7 +6,7 @@ line in PAGES. The model sidebar is drawn once, here, for every page.
 
 import streamlit as st
 
-from pages.ui import poll, presenter, runs, shell, sidebar, uploads
+from pages.ui import presenter, room_session, runs, shell, sidebar, uploads
 from pages.ui.i18n import t
 
 # Before anything can be uploaded through this session: bound what uploads the server holds, per file,
@@ -26,14 +26,16 @@ PAGES = [
     st.Page(page="pages/replay.py", title=t("app.replay"), icon=":material/history:"),
     st.Page(page="pages/eval.py", title=t("app.eval"), icon=":material/fact_check:"),
     st.Page(page="pages/learn.py", title=t("app.learn"), icon=":material/school:"),
+    st.Page(page="pages/room.py", title=t("app.room"), icon=":material/groups:"),
 ]
 
 page = st.navigation(PAGES)
 shell.mark()
 presenter.bar()  # the presenter switch, in the header bar of every page
 runs.settle_stale()
+room_session.from_link()  # ?room=CODE joins that room, on whatever page the link opens
 sidebar.render(locked=runs.any_active())
 with st.sidebar:
-    poll.room_box(sidebar.current_lang())  # the room's prediction polls, on every page
+    room_session.badge(sidebar.current_lang())  # "Room ABC123 · trainer", on every page
 uploads.notice(sidebar.current_lang())  # why this session's last upload was refused, on whatever page
 page.run()

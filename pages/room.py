@@ -5,7 +5,7 @@ Two sections, each a sequence of calls to the modules that draw them: the traine
 
 import streamlit as st
 
-from pages.ui import room_session, shell, sidebar
+from pages.ui import poll, room_join, room_session, room_submit, room_view, shell, sidebar
 from pages.ui.i18n import t
 
 shell.require("room")
@@ -18,5 +18,10 @@ if member is None:
     room_session.entry(lang)  # open a room, or join one by its code
 elif member.trainer:
     room_session.trainer_head(member, lang)  # its code, who is here, Close
+    room_join.join_card(member.code, lang)  # the code, the join link and its QR code, for the projector
+    room_submit.trainer_panel(member.code, str(member.secret), lang)  # submissions, Compare, leaderboard
 else:
+    poll.seat_box(member, lang)  # the room's question first, with a toast as it arrives
     room_session.participant_head(member, lang)  # the room's code, whether the trainer is here, Leave
+    room_view.seat(member, lang)  # the trainer's run, live and read-only
+    room_submit.submit_form(member.code, member.me, lang)  # this seat's variant or fork, to the trainer

@@ -112,19 +112,38 @@ def test_clicks_while_paused_keep_the_run_and_stop_ends_it():
 
 
 def test_the_room_predicts_the_critic_and_sees_the_real_verdict():
-    presenter = stepped_primes("role:critic")
+    from agent_core.rooms import rooms
+
+    presenter = open_page("pages/room.py")
+    presenter.button(key="room_open").click().run()  # a poll belongs to a room: the presenter opens one
+    code = presenter.session_state["room_code"]
+    participant = open_page("pages/room.py")
+    participant.query_params["room"] = code
+    participant.run()
+    presenter.switch_page("pages/playground.py").run()
+    presenter.selectbox(key=f"{P}_variant").select("reflection").run()
+    presenter.selectbox(key=f"{P}_scenario").select("primes").run()
+    presenter.toggle(key=f"{P}_step").set_value(True).run()
+    presenter.multiselect(key=f"{P}_step_breaks").set_value(["role:critic"]).run()
+    presenter.button(key=f"{P}_run").click().run()
+    settle(presenter)
     presenter.button(key=f"{P}_poll_open").click().run()
-    participant = open_page("pages/home.py")
-    poll_id = f"{record(presenter).run_id}-2"
+    poll_id = rooms().poll(code).id
+    participant.run()
     participant.segmented_control(key=f"poll_choice_{poll_id}").set_value("REVISE").run()  # choosing is voting
     assert any("Your vote: **REVISE**" in m.value for m in participant.markdown)
     presenter.run()
     assert [m.value for m in presenter.metric if m.label == "REVISE"] == ["1"]
     presenter.button(key=f"{P}_step_continue").click().run()
     settle(presenter)
+    for _ in range(200):  # the room hears the verdict from the run's publisher thread
+        if rooms().poll(code).answer is not None:
+            break
+        time.sleep(0.02)
     participant.run()
     assert any("The critic said **REVISE** · 1 of 1 predicted it" in m.value for m in participant.markdown)
     assert record(presenter).handle.pending.call == 4  # the breakpoint holds again before the next critique
+    presenter.button(key=f"{P}_step_stop").click().run()
 
 
 def test_the_sidebar_locks_while_an_evaluation_runs():

@@ -297,32 +297,35 @@ def test_a_verdict_breakpoint_pauses_at_each_of_the_evaluators_verdicts():
 
 
 def test_the_rooms_poll_opens_on_the_evaluator_and_its_verdict_answers_it():
-    from pages.ui import poll
+    from types import SimpleNamespace
 
-    with poll._LOCK:
-        poll._POLLS.clear()
+    from agent_core.rooms import MemoryStore, Rooms
+    from pages.ui.room_cast import Cast
+
+    room = Rooms(MemoryStore())
+    code, secret = room.open()
+    for seat in ("participant-1", "sceptic-22"):
+        room.join(code, seat)
     cfg, task = free_run()
-    room = poll.RunPolls("presenter", "run-lats")
-    handle = RunHandle.for_run(
-        task,
-        cfg,
-        OfflineModel(),
-        breakpoints=Breakpoints(roles=frozenset({"evaluator"})),
-        on_event=lambda e: room.reveal(e.verdict) if isinstance(e, ev.VerdictEvent) else None,
+    run = SimpleNamespace(
+        run_id="run-lats", task=task, config=cfg.to_dict(), models={}, bound=20, fork=None, handle=None
     )
-    handle.start()
+    cast = Cast(room, code, secret, run).start()  # the trainer's run on the room, as the Playground casts it
+    handle = RunHandle.for_run(
+        task, cfg, OfflineModel(), breakpoints=Breakpoints(roles=frozenset({"evaluator"})), on_event=cast.in_run
+    )
+    run.handle = handle.start()
     wait_for(lambda: handle.paused or not handle.alive)
-    assert poll.open_for("presenter", "run-lats", handle.pending.call, handle.pending.role, handle.finished)
-    (opened,) = poll.held()
-    assert opened.choices == ("PASS", "REVISE")
-    assert poll.vote_for("participant", opened.id, "PASS") and poll.vote_for("sceptic", opened.id, "REVISE")
+    opened = room.open_poll(code, secret, "run-lats", handle.pending.call, handle.pending.role, ("PASS", "REVISE"))
+    room.vote(code, "participant-1", opened.id, "PASS")
+    room.vote(code, "sceptic-22", opened.id, "REVISE")
     handle.resume()
-    wait_for(lambda: opened.answer is not None)  # the first verdict answers it; the run pauses again after
-    assert opened.answer == "REVISE" and opened.tally() == {"PASS": 1, "REVISE": 1}
+    wait_for(lambda: room.poll(code).answer is not None)  # the first verdict answers it; the run pauses again after
+    state = room.poll(code)
+    assert state.answer == "REVISE" and state.tally == {"PASS": 1, "REVISE": 1} and not state.is_open
     handle.stop()
     assert handle.join(10)
-    with poll._LOCK:
-        poll._POLLS.clear()
+    wait_for(lambda: room.run(code)["ended"])
 
 
 def timeless(events):

@@ -22,7 +22,7 @@ from agent_core.patterns import registry
 from agent_core.pricing import worst_case
 from agent_core.stepping import RunHandle
 
-from . import costs, poll, runs, setup_state, sidebar, step_view, tools_view
+from . import costs, room_cast, runs, setup_state, sidebar, step_view, tools_view
 from .i18n import t
 from .render import RunView
 
@@ -150,23 +150,22 @@ def spent(record: runs.RunRecord, events: list[ev.Event], router: ModelRouter) -
 
 def _start_handle(record: runs.RunRecord, router: ModelRouter) -> None:
     """Give a claimed run its RunHandle (with the breakpoints step mode asked for) and start it."""
-    run_id, prefix = record.run_id, record.fork["at"] - 1 if record.fork else 0
+    prefix = record.fork["at"] - 1 if record.fork else 0
     calls = [0]
-    room = poll.for_run(run_id)  # this session's poll, answered and closed by this run alone
+    cast = room_cast.for_run(record)  # a room's trainer: the run on every seat, and the room's poll on it
     record.prefix_ready = threading.Event()
     if not prefix:
         record.prefix_ready.set()
 
     def on_event(event: ev.Event) -> None:  # in the run's thread
-        if isinstance(event, ev.VerdictEvent):
-            room.reveal(event.verdict)  # a verdict answers the room's poll at once
-        elif isinstance(event, ev.LlmCall):
+        if cast is not None:  # every event, every end (finished, failed, stopped, idle, its tab gone)
+            cast.in_run(event)
+        if isinstance(event, ev.LlmCall):
             calls[0] += 1
             if calls[0] >= prefix:
                 record.prefix_ready.set()
-        if isinstance(event, ev.RunFinished):  # every end: finished, failed, stopped, idle, its tab gone
+        if isinstance(event, ev.RunFinished):
             record.prefix_ready.set()
-            room.close()
 
     spec = registry.get(record.run_config().pattern)  # its roles' grammar goes with every pause
     # the MCP tools are looked up here, in the session's script thread, not in the run's

@@ -204,7 +204,13 @@ def entry(lang: str) -> None:
         st.button(t("room.open"), key="room_open", type="primary", icon=":material/add_circle:", on_click=open_room)
     with right.container(border=True):
         st.markdown(f"#### :material/login: {t('room.join_head')}")
-        st.text_input(t("room.code"), key=K_TYPED, max_chars=TYPED_CHARS, placeholder=t("room.code_placeholder"))
+        st.text_input(
+            t("room.code"),
+            key=K_TYPED,
+            max_chars=TYPED_CHARS,
+            placeholder=t("room.code_placeholder"),
+            persist_state="session",
+        )
         st.button(t("room.join"), key="room_join", icon=":material/login:", on_click=join_typed)
 
 
