@@ -14,7 +14,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from agent_core import events as ev
-from agent_core.rooms import rooms
+from agent_core.rooms import forget_rooms, rooms
 from tests.app_pages import APP, keyed
 from tests.test_app_step_mode import P, record, settle
 
@@ -43,6 +43,14 @@ SAID = {
         "bad_code": "这不是房间码",
     },
 }
+
+
+@pytest.fixture(autouse=True)
+def fresh_rooms():
+    """Each story on rooms of its own: a server holds at most 20 rooms, and a test session makes more."""
+    forget_rooms()
+    yield
+    forget_rooms()
 
 
 def wait_for(check, timeout: float = 10.0) -> None:
@@ -149,6 +157,13 @@ def test_the_room_story_open_join_watch_ask_vote_reveal(lang):
     wait_for(lambda: rooms().poll(code).answer is not None)
     assert rooms().poll(code).answer == "REVISE" and not rooms().poll(code).is_open
     seat_sees(typed, lambda: any(w["answer"] in m for m in texts(typed)))
+    # a seat that joins now sees everything so far at once, and the pause the run waits at again
+    wait_for(lambda: (rooms().pause(code) or {}).get("call") == 4)
+    late = page(lang, room=code)
+    seat_sees(late, lambda: keyed(late.main, "rv_pause") is not None)
+    assert [e.kind for e in late.session_state["room_seen"].events if e.kind != "token"] == [
+        e.kind for e in record(trainer).typed_events() if e.kind != "token"
+    ]
 
     # Stop: the run ends on every seat, and no poll is shown open
     trainer.button(key=f"{P}_step_stop").click().run()
@@ -196,3 +211,26 @@ def test_outside_a_room_there_is_no_ask_the_room():
     assert not [b for b in at.button if b.key == f"{P}_poll_open"]
     assert not [m for m in texts(at) if "Ask the room" in m]
     at.button(key=f"{P}_step_stop").click().run()
+
+
+def test_a_store_that_fails_never_breaks_the_trainers_run_and_is_said_once(monkeypatch):
+    trainer, code = trainer_opens("en")
+    calls = []
+
+    def broken(*args, **kwargs):  # the shared store gone away mid-run
+        calls.append(args)
+        raise ConnectionError("the store is away")
+
+    monkeypatch.setattr(rooms(), "publish", broken)
+    trainer.switch_page("pages/playground.py").run()
+    trainer.selectbox(key=f"{P}_variant").select("reflection").run()
+    trainer.selectbox(key=f"{P}_scenario").select("primes").run()
+    trainer.button(key=f"{P}_run").click().run()
+    settle(trainer)
+    assert record(trainer).status == "finished" and record(trainer).events[-1].reason == "pass"
+    wait_for(lambda: rooms().run(code)["ended"])  # the end still reached the room
+    assert calls, "the run was published (and the store refused it)"
+    said = [c.value for c in trainer.sidebar.caption if "reached the room" in c.value]
+    assert said == [
+        ":material/warning: Not every step of this run reached the room (ConnectionError); the run goes on."
+    ]

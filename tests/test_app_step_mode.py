@@ -112,8 +112,9 @@ def test_clicks_while_paused_keep_the_run_and_stop_ends_it():
 
 
 def test_the_room_predicts_the_critic_and_sees_the_real_verdict():
-    from agent_core.rooms import rooms
+    from agent_core.rooms import forget_rooms, rooms
 
+    forget_rooms()  # rooms of its own (a server holds at most 20)
     presenter = open_page("pages/room.py")
     presenter.button(key="room_open").click().run()  # a poll belongs to a room: the presenter opens one
     code = presenter.session_state["room_code"]

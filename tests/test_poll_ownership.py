@@ -1,160 +1,213 @@
-"""Nobody displaces, closes, reveals or votes twice in another's poll; a poll closes with its run.
+"""Nobody opens, closes, reveals or votes twice in another's poll; a poll closes with its run.
 
-Several AppTest sessions run in one process and share the poll module's dict, as the sessions of one
-server do: a presenter with a paused run, a participant opening poll after poll, an observer who only
-looks at the sidebar.
+A poll belongs to a room and one run of it (agent_core.rooms). Several AppTest sessions share the
+process-wide rooms, as the sessions of one server do: a trainer with a paused run, participants with
+paused runs of their own, a trainer of another room, a session that joined nothing.
 """
 
 from __future__ import annotations
 
-import threading
+import time
+from types import SimpleNamespace
 
 import pytest
 
-from pages.ui import poll
+from agent_core.rooms import MemoryStore, RoomError, Rooms, forget_rooms, rooms
+from pages.ui.room_cast import Cast
 from tests.app_pages import connect, open_page
 from tests.fake_openai_server import Fail, FakeOpenAIServer, Reply
-from tests.test_app_step_mode import P, record, settle, stepped_primes
+from tests.test_app_step_mode import P, record, settle
 
 
 @pytest.fixture(autouse=True)
-def empty_room():
-    with poll._LOCK:
-        poll._POLLS.clear()
+def fresh_rooms():
+    """Each story on rooms of its own: a server holds at most 20 rooms, and a test session makes more."""
+    forget_rooms()
     yield
-    with poll._LOCK:
-        poll._POLLS.clear()
+    forget_rooms()
 
 
-def offered(at) -> list[str]:
-    """The poll ids the sidebar lets this session vote in, in the order shown."""
-    at.run()
-    return [
-        c.key.removeprefix("poll_choice_")
-        for c in at.sidebar.get("button_group")
-        if (c.key or "").startswith("poll_choice_")
-    ]
+def wait_for(check, timeout: float = 10.0) -> None:
+    until = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < until, "the room never heard it"
+        time.sleep(0.02)
 
 
-def presenter_with_poll():
-    presenter = stepped_primes("role:critic")
-    presenter.button(key=f"{P}_poll_open").click().run()
-    pid = f"{record(presenter).run_id}-2"
-    assert [p.id for p in poll.held()] == [pid]
-    return presenter, pid
+def in_a_room(at, code: str | None = None):  # noqa: ANN001, ANN201 - an AppTest
+    """Open a room as its trainer (no code) or join `code` as a participant, from the Room page."""
+    at.switch_page("pages/room.py").run()
+    if code is None:
+        at.button(key="room_open").click().run()
+    else:
+        at.text_input(key="room_typed").input(code).run()
+        at.button(key="room_join").click().run()
+    return at.session_state["room_code"]
 
 
-# --- nobody displaces another's poll ----------------------------------------------------------------
+def paused_primes(at, people: tuple[str, ...] = ()):  # noqa: ANN001, ANN201
+    at.switch_page("pages/playground.py").run()
+    at.selectbox(key=f"{P}_variant").select("reflection").run()
+    at.selectbox(key=f"{P}_scenario").select("primes").run()
+    at.toggle(key=f"{P}_step").set_value(True).run()
+    at.multiselect(key=f"{P}_step_breaks").set_value(["role:critic"]).run()
+    at.button(key=f"{P}_run").click().run()
+    settle(at)
+    return at
 
 
-def test_the_presenters_poll_survives_100_polls_a_participant_opens():
-    presenter, pid = presenter_with_poll()
-    participant = stepped_primes("role:critic")  # the participant's own paused run
-    participant.button(key=f"{P}_poll_open").click().run()
-    me = participant.session_state["poll_me"]
-    run_over = record(participant).handle.finished
-    for n in range(100):  # as a hundred pauses of the participant's own runs would
-        assert poll.open_for(me, f"run{n:03d}", 2, "critic", run_over)
-    mine = [p for p in poll.held() if p.owner == me]
-    assert [p.run_id for p in mine] == ["run099"], "a session holds one poll: each new one closed the last"
-    observer = open_page("pages/home.py")
-    assert offered(observer) == [pid, "run099-2"], "the presenter's poll, opened first, is shown first"
-    observer.segmented_control(key=f"poll_choice_{pid}").set_value("PASS").run()
-    presenter.run()
-    assert [m.value for m in presenter.metric if m.label == "PASS"] == ["1"]
+def trainer_with_poll():
+    trainer = open_page("pages/home.py")
+    code = in_a_room(trainer)
+    paused_primes(trainer)
+    trainer.button(key=f"{P}_poll_open").click().run()
+    state = rooms().poll(code)
+    assert state is not None and state.is_open and state.run_id == record(trainer).run_id and state.call == 2
+    return trainer, code, state
 
 
-def test_a_full_room_refuses_a_new_poll_instead_of_evicting_one_and_says_so():
-    presenter, pid = presenter_with_poll()
-    for n in range(poll.MAX_POLLS * 2):  # a hundred and twenty sessions (one person's tabs, say)
-        poll.open_for(f"session{n:03d}", f"run{n:03d}", 2, "critic")
-    held = poll.held()
-    assert len(held) == poll.MAX_POLLS and pid in {p.id for p in held}
-    for lang, said in (
-        ("en", f"already holds {poll.MAX_POLLS} open polls"),
-        ("zh", f"已有 {poll.MAX_POLLS} 个进行中的投票"),
-    ):
-        late = stepped_primes("role:critic")
-        late.session_state["sb_lang"] = lang
-        late.run()
-        late.button(key=f"{P}_poll_open").click().run()
-        assert any(said in w.value for w in late.warning), [w.value for w in late.warning]
-        assert f"{record(late).run_id}-2" not in {p.id for p in poll.held()}
-    # the presenter may still move its own poll on: it replaces its own, it takes no one's place
-    presenter.button(key=f"{P}_step_continue").click().run()
-    settle(presenter)
-    presenter.button(key=f"{P}_poll_open").click().run()
-    assert f"{record(presenter).run_id}-4" in {p.id for p in poll.held()}
+def seat(code: str):  # noqa: ANN201
+    at = open_page("pages/home.py")
+    in_a_room(at, code)
+    return at
 
 
-def test_nobody_votes_in_their_own_poll_twice_in_anothers_or_outside_its_choices():
-    presenter, pid = presenter_with_poll()
-    owner = presenter.session_state["poll_me"]
-    assert not poll.vote_for(owner, pid, "PASS"), "the presenter cannot vote in its own poll"
-    assert pid not in offered(presenter)
-    assert poll.vote_for("voter", pid, "PASS") and poll.vote_for("voter", pid, "REVISE")
-    assert not poll.vote_for("voter", pid, "RETRY") and not poll.vote_for("voter", pid, ["PASS"])
-    (held,) = poll.held()
-    assert held.tally() == {"REVISE": 1}, "one vote per session: the last choice counts"
+# --- nobody opens, closes or reveals another's poll -------------------------------------------------
 
 
-def test_no_run_but_the_polls_own_reveals_or_closes_it():
-    presenter, pid = presenter_with_poll()
-    owner, run_id = presenter.session_state["poll_me"], record(presenter).run_id
-    participant = open_page("pages/home.py")
-    intruder = participant.session_state["poll_me"]
-    poll.RunPolls(intruder, run_id).reveal("PASS")  # another session naming the presenter's run
-    poll.RunPolls(intruder, run_id).close()
-    poll.RunPolls(owner, "another-run").reveal("PASS")  # the presenter's other runs
-    poll.RunPolls(owner, "another-run").close()
-    (held,) = poll.held()
-    assert held.id == pid and held.is_open and held.answer is None
-    # a poll under the presenter's id, opened by another session, would take its votes: refused
-    assert not poll.open_for(intruder, run_id, 2, "critic")
-    assert poll.vote_for("voter", pid, "PASS")
-    assert [(p.owner, p.tally()) for p in poll.held()] == [(owner, {"PASS": 1})]
+def test_a_participants_own_paused_run_has_no_ask_and_cannot_touch_the_trainers_poll():
+    trainer, code, state = trainer_with_poll()
+    participant = paused_primes(seat(code))  # a paused run of their own, in their own Playground
+    assert not [b for b in participant.button if b.key == f"{P}_poll_open"], "only the room's trainer asks"
+    participant.button(key=f"{P}_step_continue").click().run()  # their run goes on, to its verdict
+    settle(participant)
+    participant.button(key=f"{P}_step_stop").click().run()  # and ends
+    after = rooms().poll(code)
+    assert after.id == state.id and after.is_open and after.answer is None, "their run is not the room's"
+    assert rooms().run(code)["run_id"] == record(trainer).run_id
+    trainer.button(key=f"{P}_step_stop").click().run()
+
+
+def test_nobody_without_the_trainers_secret_opens_closes_reveals_or_ends_anything():
+    trainer, code, state = trainer_with_poll()
+    other = open_page("pages/home.py")
+    other_code = in_a_room(other)  # the trainer of another room
+    other_secret = other.session_state["room_secret"]
+    run_id = record(trainer).run_id
+    for secret in (other_secret, "", "guess" * 8):
+        for attempt in (
+            lambda s: rooms().close_poll(code, s, state.id),
+            lambda s: rooms().reveal(code, s, state.id, "PASS"),
+            lambda s: rooms().open_poll(code, s, run_id, 4, "critic", ("PASS", "REVISE")),
+            lambda s: rooms().end_run(code, s, run_id),
+            lambda s: rooms().start_run(code, s, {"run_id": "forged-run", "task": "", "config": {}}),
+        ):
+            with pytest.raises(RoomError) as refused:
+                attempt(secret)
+            assert refused.value.why == "not_trainer"
+    # a cast made with a guessed secret publishes nothing and closes nothing: it only notes why
+    fake = SimpleNamespace(run_id="forged-run", task="", config={}, models={}, bound=1, fork=None, handle=None)
+    forged = Cast(rooms(), code, "guess" * 8, fake).start()
+    assert not forged.on and forged.problem is not None
+    after = rooms().poll(code)
+    assert after.id == state.id and after.is_open and rooms().run(code)["run_id"] == run_id
+    assert rooms().poll(other_code) is None
+    trainer.button(key=f"{P}_step_stop").click().run()
+
+
+def test_nobody_votes_twice_outside_the_choices_or_without_joining():
+    trainer, code, state = trainer_with_poll()
+    voter = seat(code)
+    me = voter.session_state["room_me"]
+    with pytest.raises(RoomError) as refused:
+        rooms().vote(code, "a" * 32, state.id, "PASS")  # never joined
+    assert refused.value.why == "not_joined"
+    rooms().vote(code, me, state.id, "PASS")
+    rooms().vote(code, me, state.id, "REVISE")
+    for bad in ("RETRY", ["PASS"]):
+        with pytest.raises(RoomError) as refused:
+            rooms().vote(code, me, state.id, bad)
+        assert refused.value.why == "bad_choice"
+    assert rooms().poll(code).tally == {"REVISE": 1}, "one vote per seat: the last choice counts"
+    assert "room_me" not in trainer.session_state or not any(
+        b.key == f"poll_choice_{state.id}" for b in trainer.get("button_group")
+    ), "the trainer has no vote in their own poll"
+    trainer.button(key=f"{P}_step_stop").click().run()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_room_whose_polls_are_used_up_refuses_a_new_one_and_says_so(lang):
+    trainer, code, state = trainer_with_poll()
+    secret, run_id = trainer.session_state["room_secret"], record(trainer).run_id
+    used = 1
+    while True:  # the room's bound, reached by the trainer's own asks (one open at a time)
+        try:
+            rooms().open_poll(code, secret, run_id, 100 + used, "critic", ("PASS", "REVISE"))
+        except RoomError as exc:
+            assert exc.why == "full"
+            break
+        used += 1
+    assert used == rooms().bounds.polls
+    trainer.session_state["sb_lang"] = lang
+    trainer.run()
+    trainer.button(key=f"{P}_poll_open").click().run()
+    said = "This room is full: it holds at most 50 polls." if lang == "en" else "房间已满：最多容纳 50 个投票。"
+    assert any(said in w.value for w in trainer.warning), [w.value for w in trainer.warning]
+    trainer.button(key=f"{P}_step_stop").click().run()
 
 
 # --- a poll closes with its run ---------------------------------------------------------------------
 
 
-def test_a_poll_closes_when_its_run_is_stopped():
-    presenter, pid = presenter_with_poll()
-    observer = open_page("pages/home.py")
-    assert offered(observer) == [pid]
-    handle = record(presenter).handle
-    presenter.button(key=f"{P}_step_stop").click().run()
+def test_a_poll_closes_when_its_run_is_stopped_and_no_seat_shows_it():
+    trainer, code, state = trainer_with_poll()
+    voter = seat(code)
+    voter.run()
+    assert any(b.key == f"poll_choice_{state.id}" for b in voter.get("button_group"))
+    handle = record(trainer).handle
+    trainer.button(key=f"{P}_step_stop").click().run()
     assert handle.join(5)
-    assert poll.held() == [] and offered(observer) == []
+    wait_for(lambda: rooms().run(code)["ended"])
+    after = rooms().poll(code)
+    assert not after.is_open and after.answer is None
+    voter.run()
+    assert not any((b.key or "").startswith("poll_choice_") for b in voter.get("button_group"))
+    with pytest.raises(RoomError):
+        rooms().vote(code, voter.session_state["room_me"], state.id, "PASS")
 
 
-def test_an_answered_poll_stays_as_a_result_and_takes_no_more_votes_when_the_run_ends():
-    presenter, pid = presenter_with_poll()
-    observer = open_page("pages/home.py")
-    observer.segmented_control(key=f"poll_choice_{pid}").set_value("PASS").run()
-    presenter.button(key=f"{P}_step_continue").click().run()
-    settle(presenter)  # the critic said REVISE; the run pauses before the next critique
-    handle = record(presenter).handle
-    presenter.button(key=f"{P}_step_stop").click().run()
-    assert handle.join(5)
-    (held,) = poll.held()
-    assert held.answer == "REVISE" and not held.is_open
-    assert not poll.vote_for("late-voter", pid, "REVISE")
-    observer.run()
-    assert any("The critic said **REVISE** · 0 of 1 predicted it" in m.value for m in observer.markdown)
+def test_an_answered_poll_takes_no_more_votes():
+    trainer, code, state = trainer_with_poll()
+    voter = seat(code)
+    voter.run()
+    voter.segmented_control(key=f"poll_choice_{state.id}").set_value("PASS").run()
+    trainer.button(key=f"{P}_step_continue").click().run()
+    settle(trainer)  # the critic said REVISE; the run pauses before the next critique
+    wait_for(lambda: rooms().poll(code).answer is not None)
+    after = rooms().poll(code)
+    assert after.answer == "REVISE" and not after.is_open and after.tally == {"PASS": 1}
+    late = seat(code)
+    with pytest.raises(RoomError):
+        rooms().vote(code, late.session_state["room_me"], state.id, "REVISE")
+    voter.run()
+    assert any("The critic said **REVISE** · 0 of 1 predicted it" in m.value for m in voter.markdown)
+    trainer.button(key=f"{P}_step_stop").click().run()
 
 
 def test_a_poll_closes_when_its_run_is_left_idle(monkeypatch):
     monkeypatch.setenv("AGENT_PLAYGROUND_STEP_IDLE_S", "1")
-    presenter, _pid = presenter_with_poll()
-    assert record(presenter).handle.join(10), "the paused run ended on its idle time"
-    assert poll.held() == []
+    trainer, code, _state = trainer_with_poll()
+    assert record(trainer).handle.join(10), "the paused run ended on its idle time"
+    wait_for(lambda: rooms().run(code)["ended"])  # nobody clicked: the run's own thread said so
+    assert not rooms().poll(code).is_open and rooms().pause(code) is None
 
 
 def test_a_poll_closes_when_its_run_fails():
     with FakeOpenAIServer(Fail(500, "the model crashed")) as server:
         server.push(Reply("A first draft."))
-        at = open_page("pages/playground.py")
+        at = open_page("pages/home.py")
+        code = in_a_room(at)
+        at.switch_page("pages/playground.py").run()
         connect(at, server.url)
         at.selectbox(key=f"{P}_variant").select("reflection").run()
         at.toggle(key=f"{P}_step").set_value(True).run()
@@ -162,21 +215,22 @@ def test_a_poll_closes_when_its_run_fails():
         at.button(key=f"{P}_run").click().run()
         settle(at)
         at.button(key=f"{P}_poll_open").click().run()
-        assert len(poll.held()) == 1
+        assert rooms().poll(code).is_open
         at.button(key=f"{P}_step_continue").click().run()
         assert record(at).handle.join(10)
     settle(at)
     assert record(at).events[-1].reason == "error"
-    assert poll.held() == []
+    wait_for(lambda: rooms().run(code)["ended"])
+    assert not rooms().poll(code).is_open and rooms().poll(code).answer is None
 
 
-def test_a_poll_goes_when_its_owners_tab_is_gone_or_its_run_ended_unseen():
-    tab = {"open": True}
-    assert poll.open_for("owner", "run-a", 2, "critic", owner_alive=lambda: tab["open"])
-    assert len(poll.held()) == 1
-    tab["open"] = False
-    assert poll.held() == []
-    over = threading.Event()
-    assert poll.open_for("owner", "run-b", 2, "critic", run_over=over)
-    over.set()
-    assert poll.held() == [] and not poll.open_for("owner", "run-b", 4, "critic", run_over=over)
+def test_a_poll_is_not_open_once_the_trainer_is_gone():
+    clock = [1000.0]
+    room = Rooms(MemoryStore(), clock=lambda: clock[0])
+    code, secret = room.open()
+    room.start_run(code, secret, {"run_id": "run-a", "task": "t", "config": {}, "models": {}, "bound": 3})
+    room.heartbeat(code, secret)
+    opened = room.open_poll(code, secret, "run-a", 2, "critic", ("PASS", "REVISE"))
+    assert room.poll(code).is_open and opened.is_open
+    clock[0] += room.bounds.presence_s + 1  # the trainer's tab closed: no heartbeat since
+    assert not room.poll(code).is_open

@@ -35,8 +35,6 @@ TOKEN_S = 0.25
 PENDING_WAIT_S = 1.0
 #: what a seat is shown of a pending prompt: its last messages, each cut to this many characters
 PAUSE_MESSAGES, MESSAGE_CHARS = 40, 20_000
-#: the session key of this session's latest cast (its problem is shown in the sidebar)
-K_CAST = "room_cast"
 _END = object()
 
 
@@ -221,15 +219,8 @@ def for_run(record: Any) -> Cast | None:
     if member is None or member.secret is None:
         return None
     cast = Cast(rooms(), member.code, member.secret, record).start()
-    st.session_state[K_CAST] = cast
+    st.session_state[room_session.K_CAST] = cast  # its problem, if any, is said in the sidebar's badge
     return cast
-
-
-def problem(lang: str) -> str | None:
-    """Why this session's latest run did not reach the room in full, if it did not."""
-    cast = st.session_state.get(K_CAST)
-    said = getattr(cast, "problem", None)
-    return said(lang) if said is not None else None
 
 
 def is_cast(run_id: str, member: room_session.Member) -> bool:

@@ -38,6 +38,8 @@ TRAINER, PARTICIPANT = "trainer", "participant"
 TYPED_CHARS = 40
 #: how often the trainer's badge says "still here" (the room counts a trainer present for presence_s)
 HEARTBEAT_S = 5.0
+#: the session key of this trainer's latest published run (pages.ui.room_cast.Cast)
+K_CAST = "room_cast"
 
 
 @dataclass(frozen=True)
@@ -273,3 +275,6 @@ def _badge_row(member: Member, lang: str) -> None:
         else:
             row.button(t("room.leave"), key="room_badge_leave", type="tertiary", on_click=leave)
         st.page_link(page=ROOM_PAGE, label=t("room.to_room"), icon=":material/groups:")
+        problem = getattr(st.session_state.get(K_CAST), "problem", None) if member.trainer else None
+        if problem is not None:  # the run goes on; the room missed some of it
+            st.caption(f":material/warning: {problem(lang)}")
