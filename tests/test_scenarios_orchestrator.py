@@ -170,21 +170,22 @@ def test_a_verdict_breakpoint_pauses_after_the_review_with_its_grammar():
 
 
 def test_the_room_can_poll_the_review():
-    from pages.ui import poll
+    from agent_core.rooms import MemoryStore, RoomError, Rooms
 
-    with poll._LOCK:
-        poll._POLLS.clear()
-    try:
-        assert poll.open_for("presenter", "run-1", 9, "orchestrator_review")
-        (held,) = poll.held()
-        assert held.choices == ("DONE", "REDISPATCH")
-        assert poll.vote_for("participant", held.id, "REDISPATCH") and not poll.vote_for("x", held.id, "PASS")
-        poll.RunPolls("presenter", "run-1").reveal("REDISPATCH")  # what the run's verdict event reveals
-        assert poll.held()[0].answer == "REDISPATCH"
-        assert not poll.open_for("presenter", "run-1", 1, "orchestrator"), "a split is no verdict to poll"
-    finally:
-        with poll._LOCK:
-            poll._POLLS.clear()
+    room = Rooms(MemoryStore())
+    code, secret = room.open()
+    room.join(code, "participant-1")
+    room.start_run(code, secret, {"run_id": "run-1", "task": "t", "config": {}, "models": {}, "bound": 9})
+    room.heartbeat(code, secret)
+    choices = registry.role("orchestrator_review").verdicts  # what the pause bar offers the room
+    held = room.open_poll(code, secret, "run-1", 9, "orchestrator_review", choices)
+    assert held.choices == ("DONE", "REDISPATCH")
+    room.vote(code, "participant-1", held.id, "REDISPATCH")
+    with pytest.raises(RoomError):
+        room.vote(code, "participant-1", held.id, "PASS")
+    room.reveal(code, secret, held.id, "REDISPATCH")  # what the run's verdict event reveals
+    assert room.poll(code).answer == "REDISPATCH" and room.poll(code).tally == {"REDISPATCH": 1}
+    assert not registry.role("orchestrator").verdicts, "a split is no verdict to poll: no Ask the room"
 
 
 # --- exact forks -------------------------------------------------------------------------------------

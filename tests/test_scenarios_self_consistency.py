@@ -177,12 +177,17 @@ def test_the_report_tells_each_sample_then_the_vote_and_the_arbiter(lang, headin
 def test_in_step_mode_the_room_predicts_the_arbiter_and_a_persons_revise_picks_the_answer():
     import time
 
-    from pages.ui import poll
+    from agent_core.rooms import forget_rooms, rooms
     from tests.app_pages import open_page
 
-    with poll._LOCK:
-        poll._POLLS.clear()
-    presenter = open_page("pages/playground.py")
+    forget_rooms()  # rooms of its own (a server holds at most 20)
+    presenter = open_page("pages/room.py")
+    presenter.button(key="room_open").click().run()  # a poll belongs to a room: the presenter opens one
+    code = presenter.session_state["room_code"]
+    participant = open_page("pages/room.py")
+    participant.query_params["room"] = code
+    participant.run()
+    presenter.switch_page("pages/playground.py").run()
     presenter.selectbox(key="pg_variant").select("self-consistency-arbiter").run()
     presenter.toggle(key="pg_step").set_value(True).run()
     presenter.multiselect(key="pg_step_breaks").set_value(["role:arbiter"]).run()
@@ -195,14 +200,14 @@ def test_in_step_mode_the_room_predicts_the_arbiter_and_a_persons_revise_picks_t
     presenter.run()
     assert record.handle.pending.role == "arbiter" and record.handle.pending.call == 4
     presenter.button(key="pg_poll_open").click().run()
-    participant = open_page("pages/home.py")
-    participant.segmented_control(key=f"poll_choice_{record.run_id}-4").set_value("REVISE").run()
+    participant.run()
+    participant.segmented_control(key=f"poll_choice_{rooms().poll(code).id}").set_value("REVISE").run()
     presenter.button(key="pg_step_answer").click().run()
     presenter.segmented_control(key="pg_step_verdict_arbiter_4").set_value("REVISE").run()
     presenter.text_area(key="pg_step_feedback_arbiter_4").input("B: a clock has 60 minutes to the hour").run()
     presenter.button(key="pg_step_send_answer_arbiter_4").click().run()
     for _ in range(200):
-        if not record.active:
+        if not record.active and rooms().poll(code).answer is not None:
             break
         time.sleep(0.02)
     presenter.run()
@@ -212,5 +217,4 @@ def test_in_step_mode_the_room_predicts_the_arbiter_and_a_persons_revise_picks_t
     assert next(e.text for e in record.events if e.kind == "final_answer").endswith("215")
     participant.run()
     assert any("said **REVISE** · 1 of 1 predicted it" in m.value for m in participant.markdown)
-    with poll._LOCK:
-        poll._POLLS.clear()
+    forget_rooms()

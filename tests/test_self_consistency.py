@@ -267,30 +267,33 @@ def test_a_verdict_breakpoint_pauses_at_the_vote_and_at_the_arbiters_verdict():
 
 
 def test_the_rooms_poll_opens_on_the_arbiter_and_its_verdict_answers_it():
-    from pages.ui import poll
+    from types import SimpleNamespace
 
-    with poll._LOCK:
-        poll._POLLS.clear()
+    from agent_core.rooms import MemoryStore, Rooms
+    from pages.ui.room_cast import Cast
+
+    room = Rooms(MemoryStore())
+    code, secret = room.open()
+    for seat in ("participant-1", "sceptic-22"):
+        room.join(code, seat)
     cfg, task = ac.for_scenario("parcel-time-arbiter", "en")
-    room = poll.RunPolls("presenter", "run-1")
+    run = SimpleNamespace(run_id="run-1", task=task, config=cfg.to_dict(), models={}, bound=9, fork=None, handle=None)
+    cast = Cast(room, code, secret, run).start()  # the trainer's run on the room, as the Playground casts it
     handle = RunHandle.for_run(
-        task,
-        cfg,
-        OfflineModel(),
-        breakpoints=Breakpoints(roles=frozenset({"arbiter"})),
-        on_event=lambda e: room.reveal(e.verdict) if isinstance(e, ev.VerdictEvent) else None,
+        task, cfg, OfflineModel(), breakpoints=Breakpoints(roles=frozenset({"arbiter"})), on_event=cast.in_run
     )
-    handle.start()
+    run.handle = handle.start()
     wait_for(lambda: handle.paused or not handle.alive)
-    assert poll.open_for("presenter", "run-1", handle.pending.call, handle.pending.role, handle.finished)
-    (opened,) = poll.held()
-    assert opened.choices == ("PASS", "REVISE") and opened.is_open, "the vote before it did not answer it"
-    assert poll.vote_for("participant", opened.id, "REVISE") and poll.vote_for("sceptic", opened.id, "PASS")
+    opened = room.open_poll(code, secret, "run-1", handle.pending.call, handle.pending.role, ("PASS", "REVISE"))
+    wait_for(lambda: room.pause(code) is not None)
+    assert room.poll(code).is_open, "the vote before it did not answer it"
+    room.vote(code, "participant-1", opened.id, "REVISE")
+    room.vote(code, "sceptic-22", opened.id, "PASS")
     handle.resume()
     assert handle.join(10)
-    assert opened.answer == "REVISE" and opened.tally() == {"REVISE": 1, "PASS": 1}
-    with poll._LOCK:
-        poll._POLLS.clear()
+    wait_for(lambda: room.run(code)["ended"])
+    state = room.poll(code)
+    assert state.answer == "REVISE" and state.tally == {"REVISE": 1, "PASS": 1}
 
 
 def timeless(events):
