@@ -479,6 +479,8 @@ def _narrative(config: Mapping[str, Any], events: list[ev.Event], t: dict[str, s
     previous: ev.Draft | None = None
     statuses = final_statuses(events)
     hoisted: set[int] = set()
+    spec, words = _spec_of(config), "zh" if t is _TEXT["zh"] else "en"
+    titled: tuple[Any, ...] | None = None  # the pattern's own block (a vote) whose heading was written last
     for i, e in enumerate(events):
         if isinstance(e, ev.VerdictEvent):
             # a step's result arrives after the verdict on it; the reader wants it before
@@ -495,11 +497,17 @@ def _narrative(config: Mapping[str, Any], events: list[ev.Event], t: dict[str, s
             out += [f"### {title}", _plan_table(e, statuses, t)]
             section = None
             continue
+        # an event the pattern draws in a block of its own (a vote over the samples before it) is headed by
+        # that block's title, so it does not read as part of the step before it
+        own_block = spec.event_block(e)
+        if own_block is not None and own_block != titled and (title := spec.block_title(own_block, config, words)):
+            out.append(f"### {cell(title)}")
+            titled, section = own_block, None
         if e.step is not None and e.step != section and not isinstance(e, (ev.FinalAnswer, ev.RunFinished)):
-            section = e.step
+            section, titled = e.step, None
             key = "iteration0" if step_word == "iteration" and e.step == 0 else step_word
             # a pattern's own step word ("sample") where the report has no heading of its own for it
-            own = _spec_of(config).step_word("zh" if t is _TEXT["zh"] else "en")
+            own = spec.step_word(words)
             out.append(f"### {t[key].format(n=e.step) if key in t else f'{own[:1].upper()}{own[1:]} {e.step}'}")
         block = _event_block(e, previous, lang, t)
         if isinstance(e, ev.Draft):
@@ -551,8 +559,16 @@ def _event_block(e: ev.Event, previous: ev.Draft | None, lang: str, t: dict[str,
     return cell(_clip(own, PROSE_CHARS, None, t)) if own else ""
 
 
+def _role_label(role: str, t: dict[str, str]) -> str:
+    """A role as its pattern names it in the report's language; a name no pattern declares as it is."""
+    from .patterns import registry
+
+    found = registry.role(role)
+    return found.label("zh" if t is _TEXT["zh"] else "en") if found is not None else role
+
+
 def _verdict_block(e: ev.VerdictEvent, t: dict[str, str]) -> str:
-    parts = [f"**{t['verdict']}{t['(']}{cell(e.role)}{t[')']}{t[':']}** {code(e.verdict)}"]
+    parts = [f"**{t['verdict']}{t['(']}{cell(_role_label(e.role, t))}{t[')']}{t[':']}** {code(e.verdict)}"]
     if not e.parsed:
         parts.append(f"_⚠ {t['fallback']}_")
     shown: set[str] = set()

@@ -45,6 +45,9 @@ class Role:
     verdict_at: str = "answer"
     #: its calls go in the block of the plan step under way
     in_step: bool = False
+    #: a model is called in it; False for a role only the pattern's own code speaks in (a vote's verdict):
+    #: it labels its events, but no model is bound to it, capped in it, paused before or answered in it
+    model: bool = True
 
     def verdict_reply(self, line: str) -> str:
         """A person's verdict line as the reply this role's parser reads; anything that is not one of

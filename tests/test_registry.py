@@ -365,7 +365,7 @@ def _names_outside_their_folders(root: Path, extra: dict[str, str] | None = None
     """Every line outside the patterns' folders that names a role or an option of a pattern: a role
     compared or listed on a line about roles, an option read from a config, or an option's name quoted
     (names that are also plain words, like "tests", only where a config is read)."""
-    roles = {r for spec in registry.specs().values() for r in spec.role_names()}
+    roles = {r.name for spec in registry.specs().values() for r in spec.roles}  # a vote's too, no model's
     options = {o for spec in registry.specs().values() for o in spec.option_names()}
     folders = tuple(_folders().values())
     files = {

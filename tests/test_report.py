@@ -153,7 +153,7 @@ def test_weather_report_in_chinese_has_chinese_headings():
     md = report(config, events)
     assert md.startswith("# ReAct — 天气分析报告（ReAct + 反思顾问）\n")
     assert sections(md) == ["配置", "任务", "逐步过程", "触发的上限", "最终答案", "结束原因", "按角色统计"]
-    assert "### 第 1 轮" in md and "**评审结论（judge）：** `REVISE`" in md
+    assert "### 第 1 轮" in md and "**评审结论（评判员）：** `REVISE`" in md
     assert "达到轮次上限，返回当前最佳答案。（`cap`）" in md
 
 
@@ -200,7 +200,7 @@ def test_order_99999_on_the_offline_model_in_chinese():
     assert md.startswith("# Plan-and-Execute — 订单 99999（计划执行 + 反思器）\n")
     assert "### 计划" in md and "### 重新规划（第 1 版）" in md
     assert re.search(r"\| 1 \| 查询订单 99999[^|]* \| `query_order` \|  \| 失败 \|", md)
-    assert "**评审结论（reflector）：** `REPLAN`" in md and "**步骤 1：失败**" in md
+    assert "**评审结论（反思器）：** `REPLAN`" in md and "**步骤 1：失败**" in md
     assert "**步骤 4：重试**" in md and "**开始（第 2 次尝试）：**" in md and "**步骤 4：完成**" in md
     assert "评审判定通过。（`pass`）" in md
 

@@ -39,7 +39,7 @@ def test_the_vote_overturns_the_sample_that_slipped_on_the_order_total(lang, tal
     assert "377" in thoughts[0].text and thoughts[0].text.endswith("398"), "sample 1 multiplies wrong"
     assert all(t.text.endswith("408") for t in thoughts[1:])
     (vote,) = of(result, ev.VerdictEvent)
-    assert (vote.role, vote.verdict, vote.feedback, vote.analysis) == ("sampler", "PASS", tally, rule)
+    assert (vote.role, vote.verdict, vote.feedback, vote.analysis) == ("vote", "PASS", tally, rule)
     assert result.final_answer == thoughts[1].text and result.final_answer.endswith("408")
     assert result.llm_calls == 3 == ac.call_bound(ac.for_scenario("order-total-vote", lang)[0])
     assert [c.role for c in of(result, ev.LlmCall)] == ["sampler"] * 3 and result.reason == "answer"
@@ -116,7 +116,7 @@ def test_the_cli_lists_and_runs_both_scenarios_in_both_languages(tmp_path, monke
     }
     path = tmp_path / "vote.json"
     code, out = cli("run", "--pattern", "self-consistency", "--scenario", "order-total-vote", "--trace-out", str(path))
-    assert code == 0 and "verdict sampler PASS: Majority: 408 (2 of 3)." in out and out.count("llm  sampler") == 3
+    assert code == 0 and "verdict vote PASS: Majority: 408 (2 of 3)." in out and out.count("llm  sampler") == 3
     saved = json.loads(path.read_text(encoding="utf-8"))
     assert saved["config"]["num_samples"] == 3 and saved["result"]["llm_calls"] == 3
     code, out = cli("run", "--pattern", "self-consistency", "--scenario", "parcel-time-arbiter", "--lang", "zh")
@@ -139,6 +139,27 @@ def test_the_replay_page_draws_the_samples_side_by_side_and_the_vote_below():
         "Vote — REVISE",
         "Arbiter · reviews the vote — REVISE",
     ]
+    # each verdict is named by its role: the vote (no model said it), then the arbiter
+    named = [m.value for m in at.main.markdown if m.value in ("**vote**", "**arbiter**", "**sampler**")]
+    assert named == ["**vote**", "**arbiter**"]
+
+
+def test_the_replay_page_names_the_vote_in_chinese_and_its_scrubber_says_whose_verdict_it_is():
+    from pages.ui import player
+    from tests.app_pages import open_page
+
+    at = open_page("pages/replay.py", sb_lang="zh")
+    box = at.selectbox(key="rp_example")  # its options read in the page's language
+    box.select_index(next(i for i, o in enumerate(box.options) if "包裹" in o and "中文" in o)).run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert [m.value for m in at.main.markdown if m.value in ("**投票**", "**仲裁者**", "**采样者**")] == [
+        "**投票**",
+        "**仲裁者**",
+    ]
+    assert [e.label for e in at.main.expander if e.label.startswith("投票")] == ["投票 — REVISE"]
+    config, task = ac.for_scenario("parcel-time-arbiter", "zh")
+    vote = next(e for e in ac.stream(task, config, ac.OfflineModel()) if isinstance(e, ev.VerdictEvent))
+    assert "投票" in player.describe(vote, "zh") and "vote" in player.describe(vote, "en")
 
 
 @pytest.mark.parametrize(
@@ -161,16 +182,22 @@ def test_the_playground_runs_each_variant_on_its_scenario_live_and_redrawn(varia
 
 
 @pytest.mark.parametrize(
-    ("lang", "heading", "verdict"),
-    [("en", "### Sample 2", "**Verdict (arbiter):** `REVISE`"), ("zh", "### 采样 2", "`REVISE`")],
+    ("lang", "story"),
+    [
+        ("en", ["### Sample 3", "### Vote", "**Verdict (vote):** `REVISE`", "**Verdict (arbiter):** `REVISE`"]),
+        ("zh", ["### 采样 3", "### 投票", "**评审结论（投票）：** `REVISE`", "**评审结论（仲裁者）：** `REVISE`"]),
+    ],
 )
-def test_the_report_tells_each_sample_then_the_vote_and_the_arbiter(lang, heading, verdict):
+def test_the_report_tells_each_sample_then_the_vote_and_the_arbiter(lang, story):
     from agent_core.report import markdown_report
 
     config, task = ac.for_scenario("parcel-time-arbiter", lang)
     events = list(ac.stream(task, config, ac.OfflineModel()))
     report = markdown_report(config.to_dict(), events, {"default": "offline-scripted"})
-    assert heading in report and verdict in report and report.index(heading) < report.index(verdict)
+    # the vote has a heading of its own (it is no part of the last sample) and is named in the report's language
+    at = [report.find(line) for line in story]
+    assert -1 not in at and at == sorted(at), list(zip(story, at, strict=True))
+    assert report.count(story[1]) == 1 and "(sampler)" not in report and "（sampler）" not in report
     assert "`sample_temperature` | 0.7" in report and "`use_arbiter` | " in report
 
 

@@ -72,7 +72,7 @@ def test_the_vote_overturns_one_wrong_sample_and_its_verdict_shows_the_tally():
     result = ac.run("What does the customer pay?", config(num_samples=3), model)
     assert result.final_answer == "… Answer: 408" and result.llm_calls == 3 == call_bound(config(num_samples=3))
     (vote,) = of(result.events, ev.VerdictEvent)
-    assert (vote.role, vote.verdict, vote.step) == ("sampler", "PASS", None)
+    assert (vote.role, vote.verdict, vote.step) == ("vote", "PASS", None)
     assert vote.feedback == "408: 2 of 3 samples (2, 3); 398: 1 of 3 (1)"
     assert vote.analysis == "Majority: 408 (2 of 3)."
     assert [t.step for t in of(result.events, ev.Thought)] == [1, 2, 3]
@@ -118,6 +118,37 @@ def test_tally_orders_its_answers_by_first_appearance_and_finds_the_winner():
     assert [g.shown for g in counted.groups] == ["9", "8"] and counted.winner.shown == "8" and counted.majority
 
 
+def test_the_vote_is_a_role_no_model_is_called_in_named_the_vote_in_both_languages():
+    from agent_core.errors import ConfigError
+    from pages.ui import i18n
+
+    vote = registry.role("vote")
+    assert vote is SPEC.role("vote") and (vote.label.en, vote.label.zh) == ("vote", "投票") and not vote.model
+    # nothing binds a model to it, caps it, pauses before it or answers as it: only its verdict carries it
+    assert "vote" not in SPEC.role_names() and "vote" not in registry.role_names()
+    assert SPEC.role_names() == ("sampler", "arbiter") and {p.role for p in SPEC.prompts} <= set(SPEC.role_names())
+    with pytest.raises(ConfigError, match="unknown role 'vote'"):
+        config(max_output_tokens_by_role={"vote": 64})
+    assert i18n.role_labels("en")["vote"] == "vote" and i18n.role_labels("zh")["vote"] == "投票"
+
+
+def test_opentelemetry_carries_the_vote_as_the_verdicts_role():
+    from agent_core import examples, otel
+
+    request = otel.export_request(examples.load("parcel-time-arbiter", "en"))
+    spans = [s for rs in request["resourceSpans"] for ss in rs["scopeSpans"] for s in ss["spans"]]
+    verdicts = [
+        {a["key"]: next(iter(a["value"].values())) for a in item.get("attributes", [])}
+        for span in spans
+        for item in span.get("events", [])
+        if item["name"] == "agent_patterns.verdict"
+    ]
+    assert [(v["agent_patterns.role"], v["agent_patterns.verdict"]) for v in verdicts] == [
+        ("vote", "REVISE"),
+        ("arbiter", "REVISE"),
+    ]
+
+
 # --- the arbiter ------------------------------------------------------------------------------------
 
 
@@ -127,7 +158,7 @@ def test_the_arbiter_is_not_called_when_it_is_off_or_every_sample_agrees():
     agree = ScriptedModel(["Answer: 7", "Answer: 7", "Answer: 7"])
     result = ac.run("t", config(num_samples=3, use_arbiter=True), agree)
     assert result.llm_calls == 3 and agree.roles() == ["sampler"] * 3
-    assert [v.role for v in of(result.events, ev.VerdictEvent)] == ["sampler"]
+    assert [v.role for v in of(result.events, ev.VerdictEvent)] == ["vote"]
 
 
 def test_the_arbiter_chooses_another_answer_by_its_letter_and_its_verdict_follows_the_vote():
@@ -135,7 +166,7 @@ def test_the_arbiter_chooses_another_answer_by_its_letter_and_its_verdict_follow
     result = ac.run("How many minutes?", config(num_samples=3, use_arbiter=True), model)
     assert model.roles() == ["sampler"] * 3 + ["arbiter"] and result.final_answer == "Answer: 215"
     vote, review = of(result.events, ev.VerdictEvent)
-    assert (vote.role, review.role, review.verdict) == ("sampler", "arbiter", "REVISE")
+    assert (vote.role, review.role, review.verdict) == ("vote", "arbiter", "REVISE")
     assert review.feedback == "a clock has 60 minutes" and review.analysis == "Chooses B: 215 over the vote's A: 225."
     prompt = model.requests[-1].messages[-1].content
     assert "### A · 225" in prompt and "### C · 205" in prompt and "A · 225 —" in prompt.split("## The vote's pick")[1]
@@ -263,7 +294,9 @@ def test_a_verdict_breakpoint_pauses_at_the_vote_and_at_the_arbiters_verdict():
             break
         seen.append((handle.pending.at, handle.pending.role, handle.pending.event.verdict))
         handle.resume()
-    assert seen == [("verdict", "sampler", "REVISE"), ("verdict", "arbiter", "REVISE")]
+    assert seen == [("verdict", "vote", "REVISE"), ("verdict", "arbiter", "REVISE")]
+    vote = registry.get("self-consistency").role("vote")
+    assert not vote.verdicts and vote.answer is None, "a pause at the vote offers no verdict for a person to give"
 
 
 def test_the_rooms_poll_opens_on_the_arbiter_and_its_verdict_answers_it():

@@ -34,6 +34,7 @@ REGISTERED: tuple[str, ...] = (
 )
 
 _SPECS: dict[str, PatternSpec] = {}
+_ROLES: dict[str, Role] = {}
 
 
 def _load() -> dict[str, PatternSpec]:
@@ -155,13 +156,24 @@ def validate(config: RunConfig, spec: PatternSpec | None = None) -> None:
 def role_names() -> tuple[str, ...]:
     """Every role a registered pattern calls a model in, once each, in display order: the roles a
     person may bind a model to, answer as, or cap."""
-    return tuple(dict.fromkeys(r.name for spec in specs().values() for r in spec.roles))
+    return tuple(dict.fromkeys(name for spec in specs().values() for name in spec.role_names()))
+
+
+def roles() -> dict[str, Role]:
+    """Every role a registered pattern declares, by name, the first pattern's when names repeat: those
+    a model is called in and those only the pattern's own code speaks in (a vote), for their labels.
+    Built once (a page asks for labels per drawn call); callers read it, never write it."""
+    if not _ROLES:
+        for spec in specs().values():
+            for r in spec.roles:
+                _ROLES.setdefault(r.name, r)
+    return _ROLES
 
 
 def role(name: str) -> Role | None:
     """The role called `name` (same-named roles of different patterns share their grammar), or None;
     for a role that arrives as a name, from a trace or a widget."""
-    return next((r for spec in specs().values() if (r := spec.role(name)) is not None), None)
+    return roles().get(name)
 
 
 def variants() -> dict[str, VariantSpec]:

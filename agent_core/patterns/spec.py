@@ -233,7 +233,9 @@ class PatternSpec:
         return tuple(f.name for f in self.text_fields)
 
     def role_names(self) -> tuple[str, ...]:
-        return tuple(r.name for r in self.roles)
+        """The roles a model is called in: the ones a person binds a model to, caps, pauses before or
+        answers as (a role with `model=False` only labels the pattern's own verdicts)."""
+        return tuple(r.name for r in self.roles if r.model)
 
     def role(self, name: str) -> Role | None:
         """This pattern's role called `name`, or None."""

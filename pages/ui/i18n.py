@@ -66,9 +66,9 @@ def words(section: str, lang_: str | None = None) -> dict[str, str]:
 
 
 def role_labels(lang_: str | None = None) -> dict[str, str]:
-    """Every role's label (each pattern's own, from its roles.py) and "default", in one language."""
+    """Every role's label (each pattern's own, from its roles.py, a vote's too) and "default", in one language."""
     chosen = lang_ if lang_ in LANGS else lang()
-    return {**words("roles", chosen), **{r: registry.role(r).label(chosen) for r in registry.role_names()}}
+    return {**words("roles", chosen), **{name: r.label(chosen) for name, r in registry.roles().items()}}
 
 
 @cache

@@ -76,7 +76,7 @@ def _about_worker(ctx: CallContext | None) -> Text | None:
 ORCHESTRATOR = Role("orchestrator", Text("orchestrator", "编排者"), _read_split, about=_about_split)
 WORKER = Role("worker", Text("worker", "工作者"), about=_about_worker, in_step=True)
 ORCHESTRATOR_REVIEW = Role(
-    REVIEW, Text("orchestrator (review)", "编排者（复核）"), _read_review, DECISIONS, review_answer, about=_about_review
+    REVIEW, Text("orchestrator · review", "编排者 · 复核"), _read_review, DECISIONS, review_answer, about=_about_review
 )
 SYNTHESIZER = Role("synthesizer", Text("synthesizer", "综合器"))
 

@@ -10,9 +10,10 @@ The vote (vote.py). Each reply's final answer is extracted and normalised — th
 last answer line ("Answer: X", "答案：X"), else the first code block, else the last number, else the
 whole reply; a number is compared as a number, text with whitespace folded and case ignored — and
 the answer most samples gave wins. A tie goes to the tied answer that came first. The vote is the
-run's verdict: a `verdict` event in role sampler (step None) whose feedback is the tally ("23: 2 of 3
-samples (2, 3); 22: 1 of 3 (1)") and whose analysis says how it was decided; PASS when more than half
-the samples agree (a majority), REVISE when none does (the plurality or the tie rule decided).
+run's verdict: a `verdict` event in the role vote (a role no model is called in; step None) whose
+feedback is the tally ("23: 2 of 3 samples (2, 3); 22: 1 of 3 (1)") and whose analysis says how it was
+decided; PASS when more than half the samples agree (a majority), REVISE when none does (the plurality
+or the tie rule decided).
 
 The arbiter (`use_arbiter`, off by default). When the samples disagree, one more call sees the task,
 each distinct answer (lettered A, B… in the order they first came) with its votes and the reasoning
@@ -42,9 +43,9 @@ from ...models import ModelRouter
 from ...tools import ToolRegistry
 from ...verdicts import Verdict, strip_think
 from ..base import Body, RunContext, run_pattern
-from .options import options_of
+from .options import SelfConsistencyOptions
 from .prompts import PROMPTS
-from .roles import LETTERS, parse_pick
+from .roles import LETTERS, VOTE, parse_pick
 from .vote import Ballot, Group, Tally, ballot, tally
 from .vote import normalised as normalised_answer
 
@@ -52,24 +53,27 @@ from .vote import normalised as normalised_answer
 REASONING_CHARS = 1500
 
 
-def call_bound(config: RunConfig) -> int:
+def call_bound(config: RunConfig[SelfConsistencyOptions]) -> int:
     """The most LLM calls a self-consistency run makes: k samples, and the arbiter's r when it is on."""
-    options = options_of(config)
+    options = config.options
     return options.num_samples + ((2 if config.repair_reask else 1) if options.use_arbiter else 0)
 
 
-def stream(task: str, config: RunConfig, models: ModelRouter, tools: ToolRegistry | None = None) -> Iterator[ev.Event]:
+def stream(
+    task: str, config: RunConfig[SelfConsistencyOptions], models: ModelRouter, tools: ToolRegistry | None = None
+) -> Iterator[ev.Event]:
     """Run self-consistency on `task`, yielding events as they happen (tools are not offered)."""
     return run_pattern(task, config, models, None, _body, call_bound(config), PROMPTS)
 
 
-def sample_temperature(config: RunConfig) -> float | None:
+def sample_temperature(config: RunConfig[SelfConsistencyOptions]) -> float | None:
     """The temperature the samples are sent with: None sends the run's own, when it has one."""
-    return None if config.temperature is not None else options_of(config).sample_temperature
+    return None if config.temperature is not None else config.options.sample_temperature
 
 
 def _body(ctx: RunContext) -> Body:
-    cfg, options = ctx.config, options_of(ctx.config)
+    cfg: RunConfig[SelfConsistencyOptions] = ctx.config
+    options = cfg.options
     k, lang = options.num_samples, cfg.lang
     messages: list[Message] = [system(ctx.prompts.render("sample")), user(ctx.task)]
     temperature = sample_temperature(cfg)
@@ -90,7 +94,7 @@ def _body(ctx: RunContext) -> Body:
     result = tally(k, ballots)
     yield ctx.event(
         ev.VerdictEvent,
-        role="sampler",
+        role=VOTE.name,
         verdict="PASS" if result.majority else "REVISE",
         feedback=result.line(lang),
         analysis=result.rule(lang),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...config import Options, RunConfig
+from ...config import Options
 from ...errors import ConfigError
 from ..spec import LimitSpec, SwitchSpec, Text
 
@@ -57,11 +57,3 @@ class SelfConsistencyOptions(Options):
         value = self.sample_temperature
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= MAX_TEMPERATURE:
             raise ConfigError(f"sample_temperature must be a number from 0 to {MAX_TEMPERATURE:g}, got {value!r}")
-
-
-def options_of(config: RunConfig) -> SelfConsistencyOptions:
-    """A run's options, typed: the config of a self-consistency run holds these and nothing else."""
-    options = config.options
-    if not isinstance(options, SelfConsistencyOptions):
-        raise ConfigError(f"a self-consistency run needs its own options, got {type(options).__name__}")
-    return options

@@ -1,5 +1,6 @@
-"""The roles of self-consistency: the sampler that answers the task k times, and the arbiter that reviews
-the vote.
+"""The roles of self-consistency: the sampler that answers the task k times, the vote that counts their
+answers (no model: the loop's own count gives its verdict, and the verdict is labelled the vote's), and
+the arbiter that reviews the vote.
 
 The arbiter's reply grammar: `{"verdict": "PASS" | "REVISE", "choice": "<letter>", "feedback": "..."}`.
 PASS keeps the vote's pick; REVISE chooses the answer of another letter (the prompt letters the
@@ -90,6 +91,9 @@ SAMPLER = Role(
         else None
     ),
 )
+#: the vote's verdict is the loop's count of the samples' answers, not a model's reply: no model is bound
+#: to it or paused before it, and a verdict pause at it offers no verdict of its own to give
+VOTE = Role("vote", Text("vote", "投票"), model=False)
 ARBITER = Role(
     "arbiter",
     Text("arbiter", "仲裁者"),
@@ -100,4 +104,4 @@ ARBITER = Role(
     verdict_at="answer",
 )
 
-ROLES = (SAMPLER, ARBITER)
+ROLES = (SAMPLER, VOTE, ARBITER)

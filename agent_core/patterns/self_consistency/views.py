@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ... import events as ev
+from .roles import VOTE
 
 #: a sample's reply (its `thought`) is its ballot: the graph moves to the vote
 EVENT_NODES = {"thought": "vote"}
@@ -15,8 +16,8 @@ LANES_PER_ROW = 4
 
 
 def event_block(event: ev.Event) -> tuple[Any, ...] | None:
-    """The vote (the sampler's verdict) gets its own block, below the samples' lanes."""
-    if isinstance(event, ev.VerdictEvent) and event.role == "sampler":
+    """The vote's verdict gets its own block, below the samples' lanes."""
+    if isinstance(event, ev.VerdictEvent) and event.role == VOTE.name:
         return ("vote", None)
     return None
 
