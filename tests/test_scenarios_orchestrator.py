@@ -305,7 +305,7 @@ def test_the_graph_lights_each_worker_on_its_own_branch():
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_one_block_per_worker_dispatch_under_its_round(lang):
-    from pages.ui.blocks import final_looks
+    from pages.ui.blocks import final_blocks, final_looks
 
     tr = examples.load(SCENARIO, lang)
     titles = [label.split(" — ")[0] for label, _state in final_looks(tr.config, tr.events, lang)]
@@ -319,6 +319,12 @@ def test_one_block_per_worker_dispatch_under_its_round(lang):
         assert titles[0] == "编排者 · 拆分子任务" and titles[-1] == "综合" and "编排者 · 重新分派，第 2 轮" in titles
     states = [state for _label, state in final_looks(tr.config, tr.events, lang)]
     assert states[2] == "sent_back", "the failed booking is drawn amber, not red"
+    # each worker's block in its subtask's lane (one lane per subtask the run may hold); the rest below
+    spec = registry.get("orchestrator")
+    lanes = [spec.block_lane(b.ident, tr.config) for b in final_blocks(tr.config, tr.events, lang)]
+    row = [("workers", i, 3) for i in range(3)]
+    assert lanes == [None, *row, None, None, row[1], None, None]
+    assert spec.block_lane(("step", 9, 1), {**tr.config, "max_subtasks": 4}) == ("workers", 3, 4)
 
 
 def test_the_report_tells_the_run():
@@ -360,8 +366,19 @@ def test_the_playground_runs_the_errands_offline_and_draws_each_dispatch(lang):
     at.button(key="pg_run").click().run()
     assert not at.exception, [e.message for e in at.exception]
     assert [label for _color, label in badges(at) if label in ev.VERDICTS] == ["REDISPATCH", "DONE"]
+    # a round reads split -> its workers side by side, one lane per subtask -> review; the booking sent back
+    # runs again in its own lane of the second round's row, under the re-dispatch
     flow = keyed(at.main, "pg_view-flow")
-    titles = [b.label for b in flow.children.values()]
-    assert len(titles) == 9 and sum("attempt" in t or "第 2 次尝试" in t for t in titles) <= 1
+    drawn = [
+        [[e.label for e in lane.expander] for lane in child.children.values()] if child.type != "expander" else child
+        for child in flow.children.values()
+    ]
+    kinds = ["row" if isinstance(d, list) else "block" for d in drawn]
+    assert kinds == ["block", "row", "block", "block", "row", "block", "block"], kinds
+    first, second = drawn[1], drawn[4]
+    assert [len(lane) for lane in first] == [1, 1, 1] and [len(lane) for lane in second] == [0, 1, 0]
+    again = second[1][0]
+    assert ("attempt 2" in again if lang == "en" else "第 2 次尝试" in again) and "book_appointment" in again
+    assert not any("attempt" in t or "尝试" in t for lane in first for t in lane)
     record = at.session_state["pg_runs"][-1]
     assert record.events[-1].reason == "pass" and "BK-4821" in record.events[-2].text

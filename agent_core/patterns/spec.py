@@ -195,7 +195,8 @@ class PatternSpec:
     block_title: Callable[[tuple[Any, ...], Mapping[str, Any], str], str | None] = lambda ident, config, lang: None
     #: the block an event that is no model call opens (None: it goes in the block under way)
     event_block: Callable[[ev.Event], tuple[Any, ...] | None] = lambda event: None
-    #: blocks drawn side by side: a block's (row, column, columns), or None to draw it below the last one
+    #: blocks drawn side by side: a block's (row, column, columns), or None to draw it below the last one; a
+    #: block drawn below ends the rows above it, so the same row named after it opens a new row under it
     block_lane: Callable[[tuple[Any, ...], Mapping[str, Any]], tuple[Any, int, int] | None] = lambda ident, config: None
     #: what one `step` of the pattern's events is called
     step_word: Text = Text("step", "步骤")

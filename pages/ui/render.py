@@ -306,9 +306,11 @@ class RunView:
 
     def _place_of(self, block: Block) -> Any:
         """Where a block is drawn: below the last one, or in its column of a row of blocks side by side
-        (the pattern's `block_lane`: samples drawn as lanes). A narrow Compare lane stacks them."""
+        (the pattern's `block_lane`: samples drawn as lanes). A narrow Compare lane stacks them. A block drawn
+        below ends the rows above it, so a row named again after it (the next round's workers) opens under it."""
         lane = None if self.compact else self.blocks.spec.block_lane(block.ident, self.config)
         if lane is None:
+            self._rows.clear()
             return self._flow
         row, column, columns = lane
         if row not in self._rows:

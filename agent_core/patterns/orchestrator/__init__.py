@@ -33,6 +33,7 @@ SPEC = PatternSpec(
     step_node=views.step_node,
     block_of=lessons.block_of,
     block_title=lessons.block_title,
+    block_lane=views.block_lane,
     step_word=Text("step", "步骤"),
     summary="plan",
     color="#72B7B2",
