@@ -22,7 +22,7 @@ from .i18n import t
 
 #: the Room page's URL path (pages/room.py: st.navigation names a page's path after its file)
 ROOM_PATH = "room"
-KEY = "room_join"
+KEY = "room_join_card"
 #: the code in large monospace letters, for a projector (scoped to this card's keyed container)
 _STYLE = (
     f".st-key-{KEY}-code h1 {{ font-size: clamp(3rem, 8vw, 6.5rem); letter-spacing: 0.14em; "

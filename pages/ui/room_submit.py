@@ -100,7 +100,7 @@ def differences(config: RunConfig, lang: str) -> str:
         if spec is None or body == spec.default(config.lang):
             continue
         stats = diff_stats(spec.default(config.lang), body)
-        parts.append(t("room_seat.prompt_change", lang, key=key, added=stats.added, removed=stats.removed))
+        parts.append(t("room_seat.prompt_change", lang, key=key, added=stats.added_lines, removed=stats.removed_lines))
     return " · ".join(parts) or t("room_seat.no_change", lang)
 
 
@@ -142,6 +142,9 @@ def _sources(lang: str) -> dict[str, tuple[str, str, dict[str, Any]] | None]:
 def submit_form(code: str, participant: str, lang: str) -> None:
     """A seat's "Submit to the room": a name, a note, and what to send (the Playground's setup, or
     the latest fork this seat ran)."""
+    state = st.session_state
+    state.setdefault(K_NAME, "")
+    state.setdefault(K_NOTE, "")
     sources = {key: value for key, value in _sources(lang).items() if value is not None}
     with st.container(border=True, key=f"{P}_form"):
         st.markdown(f"#### :material/upload: {t('room_seat.submit_head', lang)}")
@@ -252,21 +255,38 @@ def trainer_panel(code: str, secret: str, lang: str, *, clock: Callable[[], floa
             placeholder=t("room_seat.pick_hint", lang),
         )
         chosen = [runnable[i] for i in st.session_state[K_PICKED]]
-        if not chosen:
-            return
-        base, task = _default(code, chosen)
-        for e in chosen:
-            if e.task.strip() != task.strip():
-                st.caption(t("room_seat.other_task", lang, name=text.inline(e.name, 40), task=text.inline(task, 80)))
+        if chosen:
+            _base, task = _default(code, chosen)
+            for e in chosen:
+                if e.task.strip() != task.strip():
+                    st.caption(
+                        t("room_seat.other_task", lang, name=text.inline(e.name, 40), task=text.inline(task, 80))
+                    )
         st.button(
             t("room_seat.open_compare", lang, n=len(chosen)),
             key=f"{P}_open",
             icon=":material/view_week:",
             type="primary",
-            on_click=open_in_compare,
-            args=(base, task, [(e.id, e.name, e.config.to_dict()) for e in chosen if e.config is not None], lang),
-            disabled=runs.any_active(),
+            on_click=open_picked,
+            args=(code, secret, lang),
+            disabled=not chosen or runs.any_active(),
         )
+
+
+def open_picked(code: str, secret: str, lang: str) -> None:
+    """The Open button's callback: the submissions picked at the moment of the click, read again from
+    the room and parsed, into Compare beside the default prompts."""
+    from agent_core.rooms import RoomError, rooms
+
+    try:
+        entries = {e.id: e for e in map(read_entry, rooms().submissions(code, secret)) if e.config is not None}
+    except RoomError:
+        return  # the room went: the panel says so on the rerun
+    chosen = [entries[i] for i in st.session_state.get(K_PICKED) or [] if i in entries][:PICKS]
+    if not chosen or runs.any_active():
+        return
+    base, task = _default(code, chosen)
+    open_in_compare(base, task, [(e.id, e.name, e.config.to_dict()) for e in chosen if e.config is not None], lang)
 
 
 def _default(code: str, chosen: Sequence[Entry]) -> tuple[dict[str, Any], str]:
