@@ -26,6 +26,8 @@ LOOK_S = 1.0
 K_REFUSED = "poll_refused"
 #: the poll this seat has been told of with a toast, and why the room refused this seat's last vote
 K_TOASTED, K_VOTE_REFUSED = "poll_toasted", "poll_vote_refused"
+#: a new question's role, for the toast the next whole-page run shows
+K_ARRIVED = "poll_arrived"
 
 
 def _words(lang: str) -> dict[str, str]:
@@ -119,6 +121,11 @@ def _answer_line(state: PollState, w: dict[str, str], lang: str) -> str:
 def seat_box(member: room_session.Member, lang: str) -> None:
     """The room's question at the top of a seat's page: a toast when it arrives, the choices, the tally
     once this seat has voted, and the real verdict once it came."""
+    arrived = st.session_state.pop(K_ARRIVED, None)
+    if arrived is not None:  # said by the whole page's run: a toast from a fragment's rerun is not shown
+        st.toast(
+            _words(lang)["question"].format(role=_role(arrived, lang)), icon=":material/how_to_vote:", duration="long"
+        )
     st.fragment(run_every=LOOK_S)(_seat)(member.code, member.me, lang)
 
 
@@ -140,9 +147,9 @@ def _seat(code: str, me: str, lang: str) -> None:
             if voted is not None:
                 st.caption(w["you_said"].format(choice=text.inline(voted, 20)))
             return
-        if st.session_state.get(K_TOASTED) != state.id:
-            st.session_state[K_TOASTED] = state.id
-            st.toast(w["question"].format(role=role), icon=":material/how_to_vote:")
+        if st.session_state.get(K_TOASTED) != state.id:  # a new question: once per poll, a toast says so
+            st.session_state[K_TOASTED], st.session_state[K_ARRIVED] = state.id, state.role
+            st.rerun()
         st.markdown(f"### :material/how_to_vote: {w['question'].format(role=role)}")
         if voted is None:
             key = f"poll_choice_{state.id}"
