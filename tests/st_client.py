@@ -11,6 +11,11 @@ them cost the machine little beyond the server they load.
         await s.open("learn")
         await s.click("learn_open_reflection")
         await s.wait_for(lambda s: "pg_run" in s.widgets)
+
+`Session(url, timers=True)` also does what a browser does for `st.fragment(run_every=...)`: it asks
+the server for each such fragment every interval, so live views, polls and heartbeats go on while the
+visitor does nothing. `showing(key)` says whether the page, as its latest runs left it, still shows a
+keyed box or widget (something a fragment stopped drawing is gone).
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ import http.client
 import time
 import urllib.request
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from urllib.parse import urlsplit
 
 import websockets
@@ -42,8 +47,10 @@ _TEXT_FIELDS = {
 class Session:
     """One browser-less visitor. Every received message is parsed; the state below is what it saw."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, timers: bool = False) -> None:
         self.url = url.replace("http://", "ws://").rstrip("/") + "/_stcore/stream"
+        self.timers = timers  # run the fragments' run_every timers, as the frontend does
+        self.query = ""  # the address's query string (`?room=CODE` without the "?"), sent with every run
         self.widgets: dict[str, str] = {}  # user key -> widget id
         self.blocks: set[str] = set()  # keys of keyed containers (.st-key-… in the browser)
         self.texts: list[str] = []  # every text body received, in order
@@ -52,7 +59,13 @@ class Session:
         self.page_hash = ""
         self.messages = 0
         self.bytes = 0
-        self.runs_finished = 0
+        self.runs_finished = 0  # whole-page script runs finished
+        self.fragment_runs = 0  # fragment runs finished (only the timers ask for them)
+        #: fragment id ("" for the page outside fragments) -> the keys its latest finished run drew
+        self.shown: dict[str, set[str]] = {}
+        self._drawing: dict[str, set[str]] = {}  # the same, for the script run under way
+        self._run_fragments: tuple[str, ...] = ()  # the fragments the run under way reruns (none: the page)
+        self._ticking: dict[str, tuple[float, asyncio.Task]] = {}  # fragment id -> (interval, its timer)
         self._sent_after = 0  # runs_finished when the last rerun was asked for
         self.closed = False  # the server ended the connection
         self._ws = None
@@ -67,15 +80,22 @@ class Session:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
+        self._stop_ticking()
         if self._reader is not None:
             self._reader.cancel()
         await self._ws.close()
 
     # --- what a visitor does ----------------------------------------------------------------------
-    async def open(self, page: str) -> None:
-        """Load a page (its url path, e.g. "learn"), as typing its address does."""
-        self.page, self.page_hash = page, ""
+    async def open(self, page: str, query: str = "") -> None:
+        """Load a page (its url path, e.g. "learn"), as typing its address does; `query` is the
+        address's query string without its "?" (e.g. "room=ABC234")."""
+        self.page, self.page_hash, self.query = page, "", query
+        self._stop_ticking()  # a new page: the frontend drops every fragment's timer
         await self._rerun()
+
+    def showing(self, key: str) -> bool:
+        """Whether the page, as its latest finished runs drew it, shows the keyed box or widget `key`."""
+        return any(key in keys for keys in self.shown.values())
 
     async def click(self, key: str) -> None:
         await self._rerun(widget=(key, "trigger_value", True))
@@ -94,7 +114,7 @@ class Session:
         if many:
             msg = BackMsg()
             state = msg.rerun_script
-            state.page_name, state.page_script_hash = self.page, self.page_hash
+            state.page_name, state.page_script_hash, state.query_string = self.page, self.page_hash, self.query
             proto = state.widget_states.widgets.add()
             proto.id = self.widgets[key]
             proto.string_array_value.data.append(label)
@@ -111,7 +131,7 @@ class Session:
         status = await asyncio.to_thread(_put_file, self.url, self.session_id, file_id, name, data)
         msg = BackMsg()
         state = msg.rerun_script
-        state.page_name, state.page_script_hash = self.page, self.page_hash
+        state.page_name, state.page_script_hash, state.query_string = self.page, self.page_hash, self.query
         proto = state.widget_states.widgets.add()
         proto.id = self.widgets[key]
         info = proto.file_uploader_state_value.uploaded_file_info.add()
@@ -145,7 +165,7 @@ class Session:
     async def _rerun(self, widget: tuple[str, str, object] | None = None) -> None:
         msg = BackMsg()
         state = msg.rerun_script
-        state.page_name, state.page_script_hash = self.page, self.page_hash
+        state.page_name, state.page_script_hash, state.query_string = self.page, self.page_hash, self.query
         if widget is not None:
             key, field, value = widget
             proto = state.widget_states.widgets.add()
@@ -171,18 +191,64 @@ class Session:
             if kind == "delta":
                 self._delta(msg.delta)
             elif kind == "script_finished" and msg.script_finished in FINISHED:
-                self.runs_finished += 1
+                self._finished(msg.script_finished)
             elif kind == "navigation":
                 self._navigated(msg.navigation)
             elif kind == "new_session":
                 self.session_id = msg.new_session.initialize.session_id
+                self._run_fragments, self._drawing = tuple(msg.metadata.run.fragment_ids), {}
+                if not self._run_fragments:
+                    self._stop_ticking()  # a whole-page run declares its fragments' timers again
+            elif kind == "auto_rerun" and self.timers:
+                self._tick_every(msg.auto_rerun.fragment_id, msg.auto_rerun.interval)
+            elif kind == "stop_auto_rerun":
+                self._stop_ticking(msg.stop_auto_rerun.fragment_ids)
             self._changed.set()
+
+    def _finished(self, how: int) -> None:
+        if how == ForwardMsg.FINISHED_SUCCESSFULLY:
+            self.runs_finished += 1
+            self.shown = self._drawing
+        else:  # a fragment's run redraws that fragment only
+            self.fragment_runs += 1
+            for fragment in self._run_fragments:
+                self.shown[fragment] = self._drawing.get(fragment, set())
+        self._drawing = {}
+
+    def _tick_every(self, fragment: str, interval: float) -> None:
+        """The frontend's timer for a fragment with run_every (a new interval replaces the old one)."""
+        old = self._ticking.get(fragment)
+        if not fragment or (old is not None and old[0] == interval):
+            return
+        self._stop_ticking([fragment])
+        self._ticking[fragment] = (interval, asyncio.create_task(self._tick(fragment, interval)))
+
+    async def _tick(self, fragment: str, interval: float) -> None:
+        while not self.closed:
+            await asyncio.sleep(interval)
+            msg = BackMsg()
+            state = msg.rerun_script
+            state.page_name, state.page_script_hash, state.query_string = self.page, self.page_hash, self.query
+            state.fragment_id, state.is_auto_rerun = fragment, True
+            try:
+                await self._ws.send(msg.SerializeToString())
+            except websockets.ConnectionClosed:
+                return
+
+    def _stop_ticking(self, fragments: Iterable[str] | None = None) -> None:
+        for fragment in list(self._ticking if fragments is None else fragments):
+            entry = self._ticking.pop(fragment, None)
+            if entry is not None:
+                entry[1].cancel()
 
     def _delta(self, delta) -> None:  # noqa: ANN001 (protobuf)
         which = delta.WhichOneof("type")
+        drawn = self._drawing.setdefault(delta.fragment_id, set())
         if which == "add_block":
             if delta.add_block.id.startswith("$$ID-"):
-                self.blocks.add(delta.add_block.id.split("-", 2)[2])
+                key = delta.add_block.id.split("-", 2)[2]
+                self.blocks.add(key)
+                drawn.add(key)
             return
         if which != "new_element":
             return
@@ -196,6 +262,7 @@ class Session:
             key = element.id.split("-", 2)[2]
             if key != "None":
                 self.widgets[key] = element.id
+                drawn.add(key)
 
     def _navigated(self, nav) -> None:  # noqa: ANN001 (protobuf)
         self.page_hash = nav.page_script_hash

@@ -5,9 +5,6 @@ caps that hold when both push at once; every key of a room expiring with it."""
 from __future__ import annotations
 
 import json
-import shutil
-import socket
-import subprocess
 import threading
 import time
 
@@ -17,64 +14,18 @@ import agent_core as ac
 from agent_core import events as ev
 from agent_core.offline import OfflineModel
 from agent_core.rooms import Bounds, RoomError, Rooms, RoomStoreError, store_from, typed_events
+from tests.redis_server import MARKS, free_port, redis_server
 
-pytestmark = [
-    pytest.mark.skipif(
-        shutil.which("redis-server") is None,
-        reason="the Redis room store is tested against a real redis-server: apt-get install redis-server",
-    ),
-    pytest.mark.skipif(
-        __import__("importlib").util.find_spec("redis") is None,
-        reason="the Redis room store is an optional extra: pip install -r requirements-redis.txt",
-    ),
-    # one worker starts one redis-server for the whole file
-    pytest.mark.xdist_group("redis"),
-]
+# skipped (saying why) without redis-server or the extra; one worker starts one redis-server for the file
+pytestmark = MARKS
 
 ALICE, BOB = "alice-session-0001", "bob-session-00002"
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def redis_url(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("redis")
-    port = free_port()
-    server = subprocess.Popen(
-        [
-            "redis-server",
-            "--port",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-            "--dir",
-            str(folder),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        url = f"redis://127.0.0.1:{port}/0"
-        deadline = time.monotonic() + 15
-        while True:
-            try:
-                store_from(url).close()
-                break
-            except RoomStoreError:
-                assert server.poll() is None and time.monotonic() < deadline, "redis-server did not start"
-                time.sleep(0.05)
+    with redis_server(tmp_path_factory.mktemp("redis")) as url:
         yield url
-    finally:
-        server.terminate()
-        server.wait(10)
 
 
 @pytest.fixture
