@@ -29,6 +29,8 @@ pytestmark = MARKS
 
 #: the seat's poll box and pause bar, the trainer's pause bar (keyed containers of pages/ui)
 SEAT_POLL, SEAT_PAUSE, TRAINER_PAUSE = "poll_seat", "rv_pause", "pg_pause"
+#: the pause bar's moves the trainer uses: Ask the room, Continue
+TRAINER_MOVES = ("pg_poll_open", "pg_step_continue")
 #: a step of a run view: a call's prompt, a verdict, a draft, a diff, a thought (pages/ui/render.py)
 STEP = re.compile(r"^(call-\d+-prompt|verdict-.+|draft-.+|diff-.+|thought-\d+)$")
 CODE = re.compile(rf"room `([{ALPHABET}]{{{CODE_LENGTH}}})`")
@@ -103,13 +105,14 @@ async def story(url_a: str, url_b: str, redis_url: str) -> float:
 
             # A: Reflection on primes, step mode, a breakpoint before the critic, Run
             await to_primes(trainer)
+            await trainer.wait_for(lambda s: "pg_step" in s.widgets, STEP_S)  # drawn after Run and the task
             await trainer.toggle("pg_step", True)
             await trainer.settled(STEP_S)
             await trainer.wait_for(lambda s: "pg_step_breaks" in s.widgets, STEP_S)
             await trainer.choose("pg_step_breaks", say("step_view.role", role=critic), many=True)
             await trainer.settled(STEP_S)
             await trainer.click("pg_run")
-            await trainer.wait_for(lambda s: s.showing(TRAINER_PAUSE) and s.showing("pg_poll_open"), STEP_S)
+            await trainer.wait_for(lambda s: all(map(s.showing, (TRAINER_PAUSE, *TRAINER_MOVES))), STEP_S)
 
             # B: the run and its pause on both seats: every step the trainer sees, and the pending call
             paused = say("room.paused_call", role=critic, call=2)
@@ -137,6 +140,7 @@ async def story(url_a: str, url_b: str, redis_url: str) -> float:
             assert room.poll(code).tally == {"REVISE": 1, "PASS": 1}
 
             # A goes on; B sees the critic's real verdict, and who predicted it
+            went_on = trainer.runs_finished
             await trainer.click("pg_step_continue")
             revealed = say("poll.answer", role=critic, answer="REVISE", right=1, n=2)
             for seat in seats:
@@ -146,7 +150,10 @@ async def story(url_a: str, url_b: str, redis_url: str) -> float:
             again = say("room.paused_call", role=critic, call=4)
             for seat in seats:
                 await seat.wait_for(lambda s: s.showing(SEAT_PAUSE) and s.saw(again), STEP_S)
-            await trainer.wait_for(lambda s: s.showing(TRAINER_PAUSE) and s.showing("pg_poll_open"), STEP_S)
+            # (the Playground's script draws the run live until it pauses: a page drawn since Continue is there)
+            await trainer.wait_for(
+                lambda s: s.runs_finished > went_on and all(map(s.showing, (TRAINER_PAUSE, *TRAINER_MOVES))), STEP_S
+            )
             await trainer.click("pg_poll_open")
             for seat in seats:
                 await seat.wait_for(lambda s: poll_choice(s) not in (None, first), STEP_S)
