@@ -18,24 +18,49 @@ their tabs once the run is paused before its first call, in `--waves` waves. Mea
 threads before, with every run paused, and how long after the last tab closed they are back to the
 level before the load; its CPU while the runs sit paused; its RSS after each wave (it must level off).
 
+Replicas (`--servers 2`): that many `streamlit run app.py` on the one machine, sharing rooms through
+one Redis (a `redis-server` the bench starts, or `--room-store redis://...`) and one cookie secret,
+the seats spread round-robin over them as a load balancer sticky by client would. `--profile PATH`
+runs each server under tests/bench/_server_profile.py and prints where its CPU went in the first
+round (raw stacks in PATH.<n>.json).
+
     python tests/bench/bench_load.py [--sessions 30] [--rounds 3] [--no-browser] [--only runs step]
-                                     [--idle 20] [--waves 3]
+                                     [--idle 20] [--waves 3] [--servers 1] [--room-store URL]
+                                     [--profile PATH]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
+import contextlib
+import json
 import os
+import secrets
+import signal
+import statistics
+import subprocess
 import sys
 import threading
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.browser.harness import CHROMIUM, CHROMIUM_ARGS, server_pid, streamlit_app  # noqa: E402
+from tests.browser.harness import (  # noqa: E402
+    _ENDPOINT_ENV,
+    ARTIFACTS,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    ROOT,
+    free_port,
+    server_pid,
+    stop,
+    streamlit_app,
+)
 from tests.st_client import Session, drop_mid_run, run_to_end, seated, to_primes  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")
@@ -121,57 +146,243 @@ async def alone(url: str) -> float:
         return await run_to_end(session)
 
 
-async def measure_during(url: str, browser) -> dict[str, float]:  # noqa: ANN001
+def cpu_children(pid: int) -> float:
+    """CPU seconds of the server's finished children (the sandboxes that judged the drafts)."""
+    with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+        fields = fh.read().rsplit(")", 1)[1].split()
+    return (int(fields[13]) + int(fields[14])) / TICK  # cutime + cstime
+
+
+def machine_busy() -> tuple[float, float]:
+    """(busy, total) CPU seconds of the whole machine so far, from /proc/stat."""
+    with open("/proc/stat", encoding="ascii") as fh:
+        ticks = [int(x) for x in fh.readline().split()[1:8]]
+    idle = ticks[3] + ticks[4]  # idle + iowait
+    return (sum(ticks) - idle) / TICK, sum(ticks) / TICK
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+class HealthProbe(threading.Thread):
+    """Asks every server's /_stcore/health in turn, one request at a time, every `every` s."""
+
+    def __init__(self, urls: list[str], every: float = 0.2) -> None:
+        super().__init__(daemon=True)
+        self.urls, self.every, self.ms, self.stop = urls, every, [], threading.Event()
+
+    def run(self) -> None:
+        turn = 0
+        while not self.stop.is_set():
+            self.ms.append(health_ms(self.urls[turn % len(self.urls)]))
+            turn += 1
+            self.stop.wait(self.every)
+
+
+async def visits_during(urls: list[str], browser, stop: asyncio.Event) -> dict[str, list[float]]:  # noqa: ANN001
+    """New visitors while the runs go: websocket sessions one after another, on each server in turn,
+    until the round ends, and one Chromium visit (on the first server)."""
     await asyncio.sleep(1.0)  # the runs are under way
-    figures = {"health_ms": await asyncio.to_thread(health_ms, url), "ws_visit": await ws_visit(url)}
+    figures: dict[str, list[float]] = {"ws_visit": []}
     if browser is not None:
-        figures["browser_visit"] = await browser_visit(browser, url)
+        figures["browser_visit"] = [await browser_visit(browser, urls[0])]
+    turn = 0
+    while not stop.is_set() or not figures["ws_visit"]:
+        figures["ws_visit"].append(await ws_visit(urls[turn % len(urls)]))
+        turn += 1
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), 0.5)
     return figures
 
 
-async def main(sessions: int, rounds_n: int, use_browser: bool) -> None:
+@contextlib.contextmanager
+def redis_server() -> Iterator[str]:
+    """A throwaway redis-server on a free port (nothing saved): the rooms' shared store."""
+    port = free_port()
+    proc = subprocess.Popen(
+        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                with contextlib.closing(__import__("socket").create_connection(("127.0.0.1", port), 0.2)):
+                    break
+            except OSError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise RuntimeError("redis-server did not start") from None
+                time.sleep(0.05)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        stop(proc)
+
+
+@contextlib.contextmanager
+def serving(count: int, store: str | None, profile: str | None) -> Iterator[list[tuple[str, int]]]:
+    """(url, pid) of `count` app servers on this machine. One server and no options: the harness's
+    streamlit_app, as before. Otherwise every server gets the same room store (a fresh redis-server
+    when there are several and none is named) and the same cookie secret, as replicas behind one
+    address must (the XSRF cookie one replica set is checked by another)."""
+    from tests.browser.harness import _wait_healthy
+
+    if count == 1 and store is None and profile is None:
+        with streamlit_app(log_name="bench-load.log") as url:
+            yield [(url, server_pid(url))]
+        return
+    with contextlib.ExitStack() as stack:
+        if count > 1 and store is None:
+            store = stack.enter_context(redis_server())
+        env = {k: v for k, v in os.environ.items() if k not in _ENDPOINT_ENV}
+        env["STREAMLIT_SERVER_COOKIE_SECRET"] = secrets.token_hex(16)  # not allowed as a flag
+        if store is not None:
+            env["AGENT_PLAYGROUND_ROOM_STORE"] = store
+        started = []
+        ARTIFACTS.mkdir(exist_ok=True)
+        for number in range(count):
+            port = free_port()
+            runner = [str(Path(__file__).with_name("_server_profile.py"))] if profile else ["-m", "streamlit"]
+            command = [
+                sys.executable,
+                *runner,
+                "run",
+                "app.py",
+                "--server.port",
+                str(port),
+                "--server.address",
+                "127.0.0.1",
+                "--server.headless",
+                "true",
+                "--browser.gatherUsageStats",
+                "false",
+            ]
+            if profile:
+                env["AGENT_BENCH_PROFILE_OUT"] = f"{profile}.{number}.json"
+            log = stack.enter_context(open(ARTIFACTS / f"bench-load-{number}.log", "w"))  # noqa: SIM115
+            proc = subprocess.Popen(command, cwd=ROOT, env=dict(env), stdout=log, stderr=subprocess.STDOUT)
+            stack.callback(stop, proc)
+            started.append((f"http://127.0.0.1:{port}", proc))
+        for url, proc in started:
+            _wait_healthy(url, proc, timeout=60)
+        yield [(url, proc.pid) for url, proc in started]
+
+
+def print_profile(paths: list[str], top: int = 25) -> None:
+    """Where the servers' CPU went in the profiled round: by kind of thread, then the frames that
+    held most of it (inclusive: a frame counts for every stack it is on)."""
+    kinds: collections.Counter[str] = collections.Counter()
+    frames: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+    leaves: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+    wall = 0.0
+    for path in paths:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+        wall = max(wall, data["wall_s"])
+        kinds.update(data["by_kind_s"])
+        for row in data["stacks"]:
+            for frame in set(row["stack"]):
+                frames[row["kind"]][frame] += row["s"]
+            if row["stack"]:
+                leaves[row["kind"]][row["stack"][0].split(":", 1)[0].split("/", 1)[0]] += row["s"]
+    total = sum(kinds.values())
+    print(f"\nServer CPU by thread, profiled round ({total:.1f} CPU s in {wall:.1f} s, {total / wall:.2f} cores):\n")
+    print("| thread | CPU s | share |\n|---|---|---|")
+    for name, seconds in kinds.most_common():
+        print(f"| {name} | {seconds:.1f} | {seconds / total:.0%} |")
+    print(
+        "\nA thread's CPU is charged to the stack it has at each 10 ms tick; one that has just blocked on a lock "
+        "is charged there for what it ran before, so lock-taking frames (config.get_option, secrets) read high."
+    )
+    for name, seconds in kinds.most_common(4):
+        print(f"\n{name}: frames by inclusive CPU s (top {top}); leaf packages: ", end="")
+        print(", ".join(f"{k} {v:.1f}" for k, v in leaves[name].most_common(6)))
+        # frames on (nearly) every stack of the kind say nothing: the thread's bootstrap, the script's exec
+        telling = [(f, s) for f, s in frames[name].most_common() if s < 0.97 * seconds]
+        for frame, inclusive in telling[:top]:
+            print(f"    {inclusive:6.1f} s  {frame}")
+
+
+async def main(
+    sessions: int,
+    rounds_n: int,
+    use_browser: bool,
+    servers: int = 1,
+    store: str | None = None,
+    profile: str | None = None,
+) -> None:
     from playwright.async_api import async_playwright
 
-    with streamlit_app(log_name="bench-load.log") as url:
-        pid = server_pid(url)
+    load_before = os.getloadavg()
+    with serving(servers, store, profile) as running:
+        urls, pids = [u for u, _ in running], [p for _, p in running]
+        url = urls[0]
         async with async_playwright() as pw:
             browser = (
                 await pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS) if use_browser else None
             )
-            await ws_visit(url)  # warm the server once (imports, page modules)
+            for each in urls:
+                await ws_visit(each)  # warm every server once (imports, page modules)
             one_run = await alone(url)
             quiet = {"health_ms": health_ms(url), "ws_visit": await ws_visit(url)}
             if browser is not None:
                 quiet["browser_visit"] = await browser_visit(browser, url)
-            baseline_rss, baseline_threads = rss_mb(pid), threads(pid)
-            sampler = Sampler(pid)
-            sampler.start()
+            baseline_rss, baseline_threads = sum(map(rss_mb, pids)), sum(map(threads, pids))
+            samplers = [Sampler(pid) for pid in pids]
+            for sampler in samplers:
+                sampler.start()
             ready, sent = [], {}
             rounds, timings = [asyncio.Event() for _ in range(rounds_n)], [{} for _ in range(rounds_n)]
             tasks = [
-                asyncio.create_task(participant(url, seat, ready, rounds, timings, sent)) for seat in range(sessions)
+                asyncio.create_task(participant(urls[seat % len(urls)], seat, ready, rounds, timings, sent))
+                for seat in range(sessions)
             ]
             while len(ready) < sessions and not any(t.done() for t in tasks):
                 await asyncio.sleep(0.2)  # everyone sets up, then presses Run at the same moment
             rss_after = []
             for number, (go, times) in enumerate(zip(rounds, timings, strict=True)):
-                cpu_before, began = cpu_seconds(pid), time.perf_counter()
-                go.set()
                 if number == 0:
-                    during = await measure_during(url, browser)
+                    if profile:
+                        for pid in pids:
+                            os.kill(pid, signal.SIGUSR1)
+                    probe, round_over = HealthProbe(urls), asyncio.Event()
+                    probe.start()
+                    visiting = asyncio.create_task(visits_during(urls, browser, round_over))
+                    load_at = os.getloadavg()[0]
+                    cpu_before = [cpu_seconds(pid) for pid in pids]
+                    children_before = sum(map(cpu_children, pids))
+                    busy_before, bench_before = machine_busy(), time.process_time()
+                began = time.perf_counter()
+                go.set()
                 while len(times) < sessions and not any(t.done() and t.exception() for t in tasks):
                     await asyncio.sleep(0.05)
                 if number == 0:
-                    load_wall, load_cpu = time.perf_counter() - began, cpu_seconds(pid) - cpu_before
+                    load_wall = time.perf_counter() - began
+                    per_server = [cpu_seconds(pid) - b for pid, b in zip(pids, cpu_before, strict=True)]
+                    load_cpu = sum(per_server)
+                    children_cpu = sum(map(cpu_children, pids)) - children_before
+                    bench_cpu = time.process_time() - bench_before
+                    busy_after = machine_busy()
+                    machine_cores = (busy_after[0] - busy_before[0]) / (busy_after[1] - busy_before[1]) * os.cpu_count()
+                    if profile:
+                        for pid in pids:
+                            os.kill(pid, signal.SIGUSR2)
+                    round_over.set()
+                    during = await visiting
+                    probe.stop.set()
+                    probe.join()
                 await asyncio.sleep(1)
-                rss_after.append(rss_mb(pid))
+                rss_after.append(sum(map(rss_mb, pids)))
             done = await asyncio.gather(*tasks)
-            sampler.stop.set()
+            for sampler in samplers:
+                sampler.stop.set()
             await asyncio.sleep(2)
-            after_threads = threads(pid)
+            after_threads = sum(map(threads, pids))
             await drop_mid_run(url, 5)
             await asyncio.sleep(8)  # the cut script runs reach their next st.* call and end
-            dropped_threads = threads(pid)
+            dropped_threads = sum(map(threads, pids))
             if browser is not None:
                 await browser.close()
     leaks = [
@@ -183,11 +394,15 @@ async def main(sessions: int, rounds_n: int, use_browser: bool) -> None:
     durations = sorted(timings[0].values())
     messages = sum(m for m, _ in sent.values()) / len(sent)
     kib = sum(b for _, b in sent.values()) / len(sent) / 1024
+    peak = sum(sampler.peak for sampler in samplers)
+    where = "one server" if servers == 1 else f"{servers} servers sharing one Redis room store, seats round-robin"
     print(
-        f"Sessions: {sessions} concurrent websocket sessions (tests/st_client.py), each running Reflection on a "
-        f"free task on the offline model at the default watchable speed, {rounds_n} times, all pressing Run "
-        "together\n"
+        f"Sessions: {sessions} concurrent websocket sessions (tests/st_client.py) on {where}, each running "
+        f"Reflection on a free task on the offline model at the default watchable speed, {rounds_n} times, all "
+        f"pressing Run together. Load average {load_before[0]:.1f} before, {load_at:.1f} as the first round began\n"
     )
+    median_run = statistics.median(durations)
+    health, ws = probe.ms, during["ws_visit"]
     print("| measure | value |\n|---|---|")
     print(f"| runs finished | {sum(map(len, timings))} / {sessions * rounds_n} |")
     print(f"| sessions that saw another seat's events | {len(leaks)} |")
@@ -195,27 +410,41 @@ async def main(sessions: int, rounds_n: int, use_browser: bool) -> None:
         f"| run time: alone / median in the first round / slowest | {one_run:.1f} s / "
         f"{durations[len(durations) // 2]:.1f} s / {durations[-1]:.1f} s |"
     )
+    print(f"| median run / alone | {median_run / one_run:.2f}x |")
+    print(f"| median run in each round | {' / '.join(f'{statistics.median(t.values()):.1f}' for t in timings)} s |")
     if browser is not None:
         print(
             f"| new visitor's page in Chromium: quiet / during the load | "
-            f"{quiet['browser_visit']:.2f} s / {during['browser_visit']:.2f} s |"
+            f"{quiet['browser_visit']:.2f} s / {during['browser_visit'][0]:.2f} s |"
         )
     print(
-        f"| new session's page, websocket: quiet / during the load | "
-        f"{quiet['ws_visit']:.2f} s / {during['ws_visit']:.2f} s |"
+        f"| new session's page, websocket: quiet / during the load (median, max of {len(ws)}) | "
+        f"{quiet['ws_visit']:.2f} s / {statistics.median(ws):.2f} s, {max(ws):.2f} s |"
     )
-    print(f"| health endpoint: quiet / during the load | {quiet['health_ms']:.0f} ms / {during['health_ms']:.0f} ms |")
-    print(f"| server CPU during the load | {load_cpu / load_wall:.2f} cores ({load_cpu:.1f} s in {load_wall:.1f} s) |")
+    print(
+        f"| health endpoint: quiet / during the load (p50, p95, max of {len(health)}) | {quiet['health_ms']:.0f} ms / "
+        f"{pct(health, 0.5):.0f} ms, {pct(health, 0.95):.0f} ms, {max(health):.0f} ms |"
+    )
+    print(
+        f"| server CPU during the load | {load_cpu / load_wall:.2f} cores ({load_cpu:.1f} s in {load_wall:.1f} s"
+        + (f"; per server {', '.join(f'{c / load_wall:.2f}' for c in per_server)}" if servers > 1 else "")
+        + ") |"
+    )
+    print(f"| the sandboxes' CPU (children of the servers) | {children_cpu / load_wall:.2f} cores |")
+    print(f"| this bench's own CPU (the {sessions} websocket clients) | {bench_cpu / load_wall:.2f} cores |")
+    print(f"| the whole machine busy during the load | {machine_cores:.2f} of {os.cpu_count()} cores |")
     print(f"| sent per run | {messages:.0f} messages, {kib:.0f} KiB |")
     print(
-        f"| server RSS: before / peak | {baseline_rss:.0f} / {sampler.peak:.0f} MB "
-        f"({(sampler.peak - baseline_rss) / sessions:.1f} MB a session) |"
+        f"| server RSS: before / peak | {baseline_rss:.0f} / {peak:.0f} MB "
+        f"({(peak - baseline_rss) / sessions:.1f} MB a session) |"
     )
     print(f"| server RSS after each round | {' / '.join(f'{mb:.0f}' for mb in rss_after)} MB |")
     print(
         f"| server threads: before / after the load / after 5 sessions dropped mid-run | "
         f"{baseline_threads} / {after_threads} / {dropped_threads} |"
     )
+    if profile:
+        print_profile([f"{profile}.{number}.json" for number in range(servers)])
 
 
 # --- abandoned pauses ----------------------------------------------------------------------------
@@ -316,8 +545,13 @@ if __name__ == "__main__":
     )
     parser.add_argument("--idle", type=float, default=20.0, help="seconds a paused run waits (step part)")
     parser.add_argument("--waves", type=int, default=3, help="how many times the sessions pause and leave")
+    parser.add_argument("--servers", type=int, default=1, help="app servers (replicas) the seats spread over (runs)")
+    parser.add_argument(
+        "--room-store", help="the servers' shared room store (default with --servers 2+: a fresh redis)"
+    )
+    parser.add_argument("--profile", metavar="PATH", help="sample each server's CPU by stack in the first round")
     args = parser.parse_args()
     if "runs" in args.only:
-        asyncio.run(main(args.sessions, args.rounds, not args.no_browser))
+        asyncio.run(main(args.sessions, args.rounds, not args.no_browser, args.servers, args.room_store, args.profile))
     if "step" in args.only:
         asyncio.run(abandoned_pauses(args.sessions, args.waves, args.idle))
