@@ -14,9 +14,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from agent_core import events as ev
-from agent_core.rooms import forget_rooms, rooms
+from agent_core.rooms import rooms
 from tests.app_pages import APP, keyed
 from tests.test_app_step_mode import P, record, settle
+from tests.waits import fresh_rooms, wait_for  # noqa: F401 - fresh_rooms: a fixture
 
 ROOM = "pages/room.py"
 SAID = {
@@ -45,21 +46,7 @@ SAID = {
 }
 
 
-@pytest.fixture(autouse=True)
-def fresh_rooms():
-    """Each story on rooms of its own: a server holds at most 20 rooms, and a test session makes more."""
-    forget_rooms()
-    yield
-    forget_rooms()
-
-
-def wait_for(check, timeout: float = 10.0) -> None:
-    """The room is fed by the run's publisher thread: wait for what it sends to land."""
-    until = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > until:
-            raise AssertionError("the room never showed it")
-        time.sleep(0.02)
+pytestmark = pytest.mark.usefixtures("fresh_rooms")
 
 
 def page(lang: str, page_: str = ROOM, **query: str) -> AppTest:

@@ -10,7 +10,6 @@ from there: calls 1-3 are the trainer's to the byte, call 4 on is their own run.
 from __future__ import annotations
 
 import base64
-import time
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -24,15 +23,9 @@ from agent_core.stepping import Breakpoints, RunHandle
 from pages.ui import room_fork, room_join
 from pages.ui.i18n import t
 from tests.app_pages import open_page
+from tests.waits import wait_for
 
 LANGS = ["en", "zh"]
-
-
-def wait_for(predicate, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.01)
 
 
 def trainer_at_second_critic(lang: str = "en") -> tuple[dict, list[ev.Event]]:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
 
 import pytest
 
@@ -26,6 +25,7 @@ from agent_core.patterns.lats.tree import Tree
 from agent_core.report import markdown_report
 from agent_core.stepping import Breakpoints, RunHandle
 from agent_core.testing import ScriptedModel
+from tests.waits import wait_for
 
 EVALUATOR = registry.get("lats").role("evaluator")
 
@@ -249,13 +249,6 @@ def test_the_test_evaluator_refuses_missing_or_broken_tests_before_any_call(test
 
 
 # --- step mode, the poll, forks -------------------------------------------------------------------
-
-
-def wait_for(predicate, timeout=10.0):
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.005)
 
 
 def free_run():

@@ -7,31 +7,18 @@ paused runs of their own, a trainer of another room, a session that joined nothi
 
 from __future__ import annotations
 
-import time
 from types import SimpleNamespace
 
 import pytest
 
-from agent_core.rooms import MemoryStore, RoomError, Rooms, forget_rooms, rooms
+from agent_core.rooms import MemoryStore, RoomError, Rooms, rooms
 from pages.ui.room_cast import Cast
 from tests.app_pages import connect, open_page
 from tests.fake_openai_server import Fail, FakeOpenAIServer, Reply
 from tests.test_app_step_mode import P, record, settle
+from tests.waits import fresh_rooms, wait_for  # noqa: F401 - fresh_rooms: a fixture
 
-
-@pytest.fixture(autouse=True)
-def fresh_rooms():
-    """Each story on rooms of its own: a server holds at most 20 rooms, and a test session makes more."""
-    forget_rooms()
-    yield
-    forget_rooms()
-
-
-def wait_for(check, timeout: float = 10.0) -> None:
-    until = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < until, "the room never heard it"
-        time.sleep(0.02)
+pytestmark = pytest.mark.usefixtures("fresh_rooms")
 
 
 def in_a_room(at, code: str | None = None):  # noqa: ANN001, ANN201 - an AppTest

@@ -5,7 +5,6 @@ step mode at the arbiter with the room's poll, exact forks, and the blocks drawn
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
@@ -20,6 +19,7 @@ from agent_core.patterns.self_consistency.roles import parse_pick
 from agent_core.patterns.self_consistency.vote import ballot, extract, tally
 from agent_core.stepping import Breakpoints, RunHandle
 from agent_core.testing import ScriptedModel
+from tests.waits import wait_for
 
 ARBITER = registry.get("self-consistency").role("arbiter")
 
@@ -257,13 +257,6 @@ def test_a_traces_config_with_another_patterns_fields_loads_its_own():
 
 
 # --- step mode, the poll, forks ---------------------------------------------------------------------
-
-
-def wait_for(predicate, timeout=10.0):
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.005)
 
 
 def test_step_mode_pauses_before_the_arbiter_and_a_persons_verdict_is_read():
