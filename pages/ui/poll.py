@@ -26,7 +26,7 @@ LOOK_S = 1.0
 K_REFUSED = "poll_refused"
 #: the poll this seat has been told of with a toast, and why the room refused this seat's last vote
 K_TOASTED, K_VOTE_REFUSED = "poll_toasted", "poll_vote_refused"
-#: a new question's role, for the toast the next whole-page run shows
+#: a new question's (role, call), for the toast the next whole-page run shows
 K_ARRIVED = "poll_arrived"
 
 
@@ -123,8 +123,13 @@ def seat_box(member: room_session.Member, lang: str) -> None:
     once this seat has voted, and the real verdict once it came."""
     arrived = st.session_state.pop(K_ARRIVED, None)
     if arrived is not None:  # said by the whole page's run: a toast from a fragment's rerun is not shown
+        # it names the call: the browser shows no new toast while one of the same text is still on
+        # screen, so a second question asked within 10 s of the first would arrive unannounced
+        role, call = arrived
         st.toast(
-            _words(lang)["question"].format(role=_role(arrived, lang)), icon=":material/how_to_vote:", duration="long"
+            _words(lang)["toast"].format(role=_role(role, lang), call=call),
+            icon=":material/how_to_vote:",
+            duration="long",
         )
     st.fragment(run_every=LOOK_S)(_seat)(member.code, member.me, lang)
 
@@ -148,7 +153,7 @@ def _seat(code: str, me: str, lang: str) -> None:
                 st.caption(w["you_said"].format(choice=text.inline(voted, 20)))
             return
         if st.session_state.get(K_TOASTED) != state.id:  # a new question: once per poll, a toast says so
-            st.session_state[K_TOASTED], st.session_state[K_ARRIVED] = state.id, state.role
+            st.session_state[K_TOASTED], st.session_state[K_ARRIVED] = state.id, (state.role, state.call)
             st.rerun()
         st.markdown(f"### :material/how_to_vote: {w['question'].format(role=role)}")
         if voted is None:
