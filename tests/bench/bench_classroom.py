@@ -72,6 +72,10 @@ READ_S = (0.2, 3.0)
 #: how long the trainer waits for the room's votes before going on without the missing ones
 VOTES_WAIT_S = 30.0
 HEALTH_EVERY_S = 0.1
+#: a health answer slower than this is counted at this (the server's event loop is stalled)
+HEALTH_TIMEOUT_S = 30.0
+#: the longest the trainer waits for the run's next pause or its end: past it the room has stalled
+STALL_S = 120.0
 #: what the room's and the Playground's run views key their boxes by (pages/ui/render.py)
 TRAINER_VIEW, SEAT_VIEW = "pg_view-", "rv_view-"
 #: the boxes of a run view that carry a step: a call, a verdict, a draft, a diff, a thought, the end
@@ -232,8 +236,10 @@ class Seat(Session):
             self.text_log.append((now, body))
 
 
-def say(what: str) -> None:
+def say(what: str, rep: Rep | None = None) -> None:
     """Progress, on stderr: the table alone goes to stdout."""
+    if rep is not None:
+        rep.stage = what
     print(f"[{time.strftime('%H:%M:%S')}] {what}", file=sys.stderr, flush=True)
 
 
@@ -278,6 +284,9 @@ class Rep:
     client_cores: float = 0.0
     loop_late_ms: list[float] = field(default_factory=list)
     loads: tuple[float, float] = (0.0, 0.0)
+    #: where the room stopped moving (the trainer waited STALL_S for the run), or "" when it did not
+    stalled: str = ""
+    stage: str = ""
 
 
 def rss_mb(pid: int) -> float:
@@ -317,11 +326,11 @@ class Health(threading.Thread):
         while not self.done.is_set():
             began = time.perf_counter()
             try:
-                with urllib.request.urlopen(self.url, timeout=120) as response:
+                with urllib.request.urlopen(self.url, timeout=HEALTH_TIMEOUT_S) as response:
                     response.read()
                 self.ms.append((time.perf_counter() - began) * 1000)
             except OSError:
-                self.ms.append(float("inf"))
+                self.ms.append(HEALTH_TIMEOUT_S * 1000)
             self.done.wait(HEALTH_EVERY_S)
 
 
@@ -394,7 +403,7 @@ async def ask_and_collect(trainer: Seat, seats: list[Seat], rep: Rep, rng: rando
     rep.votes_sent += len(sent)
     rep.votes_counted += max((n for _t, n in shown), default=0)
     rep.polls += 1
-    say(f"poll: {max((n for _t, n in shown), default=0)} of {len(sent)} votes on the trainer's tally")
+    say(f"poll: {max((n for _t, n in shown), default=0)} of {len(sent)} votes on the trainer's tally", rep)
 
 
 async def run_in_room(
@@ -422,20 +431,20 @@ async def run_in_room(
     await trainer.acted(before)
     trainer.epoch = label
     went = time.monotonic()
-    say(f"{label}: Run")
+    say(f"{label}: Run", rep)
     await trainer.click("pg_run")
     pauses: list[tuple[str, float]] = []
     forks: list[asyncio.Task] = []
     while True:
         await trainer.wait_for(
-            lambda s, went=went: s.since("pg_pause", went) is not None or ended(s, went), timeout=300
+            lambda s, went=went: s.since("pg_pause", went) is not None or ended(s, went), timeout=STALL_S
         )
         paused = trainer.since("pg_pause", went)
         if paused is None:
             break  # the run ended
         pauses.append((label, trainer.first.setdefault((label, f"pause-{len(pauses)}"), paused)))
         rep.pauses += 1
-        say(f"{label}: pause {len(pauses)}")
+        say(f"{label}: pause {len(pauses)}", rep)
         await asyncio.sleep(0.3)  # the bar's last widgets arrive
         if latest(trainer, "pg_poll_open") >= paused and len(pauses) <= POLLS_PER_RUN:
             await ask_and_collect(trainer, watching, rep, rng, paused)
@@ -447,7 +456,7 @@ async def run_in_room(
             rep.forks += len(takers)
         went = time.monotonic()
         await trainer.click("pg_step_continue")
-    say(f"{label}: ended")
+    say(f"{label}: ended", rep)
     done = await asyncio.gather(*forks, return_exceptions=True)
     rep.forks_done += sum(1 for d in done if d is True)
     # the seats still watching catch the end of this run (their `number`-th) before the next one starts
@@ -514,8 +523,12 @@ async def one_rep(url: str, pid: int, seats_n: int, rng: random.Random) -> Rep:
         health.start()
         cpu0, wall0, mine0 = cpu_seconds(pid), time.monotonic(), _own_cpu()
         watching = list(seats)
-        for label, learn_key, breakpoint in RUNS:
-            await run_in_room(trainer, watching, label, learn_key, breakpoint, rep, rng)
+        try:
+            for label, learn_key, breakpoint in RUNS:
+                await run_in_room(trainer, watching, label, learn_key, breakpoint, rep, rng)
+        except TimeoutError:
+            rep.stalled = f"after {rep.stage!r}"
+            say(f"the room stalled {rep.stalled}: measuring what it did so far", rep)
         rep.wall = time.monotonic() - wall0
         rep.cores = (cpu_seconds(pid) - cpu0) / rep.wall
         rep.client_cores = (_own_cpu() - mine0) / rep.wall
@@ -523,7 +536,7 @@ async def one_rep(url: str, pid: int, seats_n: int, rng: random.Random) -> Rep:
         sampler.stop.set()
         stop.set()
         await late
-        health.join(130)
+        health.join(HEALTH_TIMEOUT_S + 5)
         rep.health_ms = health.ms
         watching_all = {i for i, seat in enumerate(seats) if seat in watching}
         event_lags(trainer, seats, watching_all, rep)
@@ -635,6 +648,12 @@ def report(reps: list[Rep], seats: int) -> None:
             f"{spread([r.forks_done for r in reps])} / {spread([r.forks for r in reps])}",
             "",
             "",
+        ),
+        (
+            f"repetitions that stalled (no next pause nor end within {STALL_S:.0f} s)",
+            "; ".join(f"{i + 1}: {r.stalled}" for i, r in enumerate(reps) if r.stalled) or "none",
+            "none",
+            met(not any(r.stalled for r in reps)),
         ),
         ("load span (first Run to the last run's end)", spread([r.wall for r in reps], "{:.1f}") + " s", "", ""),
         (

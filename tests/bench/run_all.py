@@ -33,6 +33,7 @@ KNOWN = (
     "bench_ui.py",
     "bench_compare.py",
     "bench_load.py",
+    "bench_classroom.py",
     "bench_memory.py",
 )
 LATEST_HEADING = "## Latest full run"
