@@ -156,17 +156,20 @@ def download(page, key: str) -> str:  # noqa: ANN001
     deferred files): a click that lands while one is drawing gets nothing, as a person's would, and a
     person clicks again. So does this, once, after the rerun.
     """
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    from playwright.sync_api import Error as PlaywrightError
+
+    def fetch(timeout: float) -> str:
+        with page.expect_download(timeout=timeout) as info:
+            page.locator(f".st-key-{key} button").click()
+        return Path(info.value.path()).read_text(encoding="utf-8")
 
     settle(page)
     try:
-        with page.expect_download(timeout=15_000) as info:
-            page.locator(f".st-key-{key} button").click()
-    except PlaywrightTimeout:
+        return fetch(15_000)
+    except PlaywrightError:  # no download within the time, or one that began and was canceled: the
+        # file id had been replaced (the browser starts the download, and its request finds no file)
         settle(page)
-        with page.expect_download(timeout=30_000) as info:
-            page.locator(f".st-key-{key} button").click()
-    return Path(info.value.path()).read_text(encoding="utf-8")
+        return fetch(30_000)
 
 
 def pick(page, key: str, option: str) -> None:  # noqa: ANN001
