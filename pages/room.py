@@ -5,7 +5,7 @@ Two sections, each a sequence of calls to the modules that draw them: the traine
 
 import streamlit as st
 
-from pages.ui import poll, room_fork, room_join, room_session, room_submit, room_view, shell, sidebar
+from pages.ui import poll, room_join, room_session, room_submit, room_view, shell, sidebar
 from pages.ui.i18n import t
 
 shell.require("room")
@@ -23,6 +23,7 @@ elif member.trainer:
 else:
     poll.seat_box(member, lang)  # the room's question first, with a toast as it arrives
     room_session.participant_head(member, lang)  # the room's code, whether the trainer is here, Leave
-    room_view.seat(member, lang)  # the trainer's run, live and read-only
-    room_fork.seat(lang)  # Take it from here: that run, at the call it is at, into this seat's Playground
+    # the trainer's run, live and read-only, and Take it from here under it: that run, at the call it is
+    # at, into this seat's Playground
+    room_view.seat(member, lang)
     room_submit.submit_form(member.code, member.me, lang)  # this seat's variant or fork, to the trainer

@@ -20,8 +20,9 @@ from agent_core.rooms import PollState, RoomError, rooms
 
 from . import i18n, room_cast, room_session, text
 
-#: seconds between looks at the room's poll (the trainer's tally, a seat's question)
-LOOK_S = 1.0
+#: seconds between a seat's looks at the room's poll (longer in a full room: room_view.pace), and
+#: between the trainer's looks at its tally (one fragment on one page: it can look often)
+LOOK_S, TALLY_S = 1.0, 0.5
 #: the trainer's last refusal by the room (e.g. its polls are all used), said in the pause bar
 K_REFUSED = "poll_refused"
 #: the poll this seat has been told of with a toast, and why the room refused this seat's last vote
@@ -66,7 +67,7 @@ def ask_room(prefix: str, record: Any, pending: Any, lang: str) -> None:
     state = _latest(member.code)
     if state is not None and state.run_id == record.run_id and state.call == pending.call:
         st.session_state.pop(K_REFUSED, None)
-        st.fragment(run_every=LOOK_S)(_tally)(member.code, state.id, lang)
+        st.fragment(run_every=TALLY_S)(_tally)(member.code, state.id, lang)
         return
     w = _words(lang)
     choices = tuple(pending.grammar.verdicts) if pending.grammar is not None else ()
@@ -131,7 +132,9 @@ def seat_box(member: room_session.Member, lang: str) -> None:
             icon=":material/how_to_vote:",
             duration="long",
         )
-    st.fragment(run_every=LOOK_S)(_seat)(member.code, member.me, lang)
+    from . import room_view  # a full room looks less often (room_view.pace)
+
+    st.fragment(run_every=room_view.pace(member.code, LOOK_S))(_seat)(member.code, member.me, lang)
 
 
 def _seat(code: str, me: str, lang: str) -> None:

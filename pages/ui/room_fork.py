@@ -67,24 +67,6 @@ def fork_point(events: Sequence[ev.Event]) -> Point | None:
     return point
 
 
-def seat(lang: str) -> None:
-    """On a seat, under the trainer's run: "Take it from here", redrawn at the pace the run view looks
-    at the room (room_view.py keeps this seat's copy of the run), so the call it names is the current one."""
-    from . import room_view
-
-    seen = st.session_state.get(room_view.K_SEEN)
-    live = isinstance(seen, room_view.Seen) and not seen.over
-    st.fragment(run_every=room_view.LIVE_S if live else None)(_seat_button)(lang)
-
-
-def _seat_button(lang: str) -> None:
-    from . import room_view
-
-    seen = st.session_state.get(room_view.K_SEEN)
-    if isinstance(seen, room_view.Seen) and seen.config is not None:
-        take_button(seen.run, seen.events, lang)
-
-
 def take_button(run: Mapping[str, Any], events: Sequence[ev.Event], lang: str, *, key: str = "room_take") -> None:
     """Under the trainer's run on a seat: the button that forks it, at the call it is at, into this
     participant's Playground. `run`: the room's run ({"run_id", "task", "config", ...}); `events`:

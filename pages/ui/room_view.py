@@ -28,6 +28,11 @@ from .render import RunView, draw_run
 KEY = "rv_view"
 #: seconds between looks while the trainer's run is under way, and while it is not
 LIVE_S, IDLE_S = 0.75, 2.5
+#: the seats' redraws one server takes per second, all seats of a room together: a seat redraws the
+#: whole run at each look (a fragment cannot add to what it drew), and one interpreter serves every
+#: seat, so a full room looks less often rather than starving the trainer's run (tests/bench/
+#: bench_classroom.py: at 40 seats looking every 0.75 s the server took no vote in 30 s)
+REDRAWS_PER_S = 12.0
 #: this session's copy of the room's current run
 K_SEEN = "room_seen"
 
@@ -52,11 +57,22 @@ class Seen:
         return self.ended or (bool(self.events) and isinstance(self.events[-1], ev.RunFinished))
 
 
+def pace(code: str, every: float) -> float:
+    """Seconds between a seat's looks at room `code`: `every`, or longer in a full room, so that all its
+    seats together redraw at most REDRAWS_PER_S times a second."""
+    try:
+        info = rooms().info(code)
+    except Exception:
+        info = None
+    return max(every, (info.participants if info is not None else 0) / REDRAWS_PER_S)
+
+
 def seat(member: room_session.Member, lang: str) -> None:
-    """The trainer's run on this seat, looked at again and again (a fragment, at the pace of the run)."""
+    """The trainer's run on this seat, looked at again and again (a fragment, at the pace of the run and
+    the room's size), with "Take it from here" under it, redrawn with it so it names the current call."""
     seen = _read(member.code)
     live = seen is not None and not seen.over
-    st.fragment(run_every=LIVE_S if live else IDLE_S)(_seat)(member.code, live, lang)
+    st.fragment(run_every=pace(member.code, LIVE_S if live else IDLE_S))(_seat)(member.code, live, lang)
 
 
 def _seat(code: str, live: bool, lang: str) -> None:
@@ -67,6 +83,10 @@ def _seat(code: str, live: bool, lang: str) -> None:
         st.info(t("room.no_run"), icon=":material/hourglass_empty:")
         return
     draw(seen, _pause(code, seen), lang)
+    if seen.config is not None:
+        from . import room_fork
+
+        room_fork.take_button(seen.run, seen.events, lang)
 
 
 def _read(code: str) -> Seen | None:
