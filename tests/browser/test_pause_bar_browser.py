@@ -147,8 +147,17 @@ def _fast(page) -> None:  # noqa: ANN001
     expect(page.locator(".st-key-sb_offline_speed")).to_contain_text("Fast")
 
 
-def _step_mode(page, url: str, variant: str, breakpoint: str | None = None) -> None:  # noqa: ANN001
-    open_playground(page, url)
+def _step_mode(page, url: str, variant: str, breakpoint: str | None = None, *, room: bool = False) -> None:  # noqa: ANN001
+    if room:  # as a room's trainer: Ask the room is offered only there
+        page.goto(f"{url}/room")
+        page.locator(".st-key-room_open button").click()
+        expect(page.locator(".st-key-room_trainer_head")).to_contain_text("You are the trainer of room")
+        # inside the app, so the session (and the room) comes along; a reload would leave it
+        page.get_by_role("link", name="Run in the Playground").click()
+        page.locator(".st-key-pg_run button").wait_for(timeout=30_000)
+        settle(page)
+    else:
+        open_playground(page, url)
     _fast(page)
     pick(page, "pg_variant", variant)
     page.locator(".st-key-pg_step label").click()
@@ -201,7 +210,7 @@ def test_the_pause_bar_stays_on_screen_before_the_critic_and_after_one_step(brow
     page = context.new_page()
     page.set_default_timeout(WAIT_MS)
     try:
-        _step_mode(page, app_url, "Reflection", breakpoint="before the critic")
+        _step_mode(page, app_url, "Reflection", breakpoint="before the critic", room=True)
         page.locator(RUN).click()
         _paused(page, "The critic is about to review draft 0.")
         expect(page.locator(BAR_PARTS["role and call"])).to_contain_text(re.compile("Call 2 · critic", re.I))
