@@ -162,15 +162,17 @@ def test_presenter_mode_shows_the_replan_its_analysis_and_the_retry_diff_on_orde
 
 def _newest_in_view(page, samples: int, *, until_final: bool) -> tuple[int, int, int]:  # noqa: ANN001
     """(samples taken while a step was streaming, samples with the newest step on screen, the longest run
-    of samples in a row without it), one each 0.2 s; a sample with no step or after the final answer is
-    skipped, or ends it (`until_final`)."""
+    of samples in a row without it), one each 0.2 s; a sample with no step is skipped, one after the final
+    answer is skipped or ends it (`until_final`)."""
     seen = shown = missed = longest = 0
     for _ in range(samples):
         time.sleep(0.2)
-        where = page.evaluate(NEWEST)
-        if where is None or page.locator(FINAL).count():
+        if page.locator(FINAL).count():
             if until_final:
                 break
+            continue
+        where = page.evaluate(NEWEST)
+        if where is None:  # no step block drawn at this instant (a redraw between two): not a sample
             continue
         seen += 1
         top, bottom, height = where
