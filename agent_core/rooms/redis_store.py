@@ -67,32 +67,20 @@ local function adopt(ttl)
 end
 """
 
-# KEYS[1] meta, KEYS[2] key set, KEYS[3] stream; ARGV: cap, item…  -> appended count (-1: the room is gone)
-_EXTEND = (
+# KEYS[1] meta, KEYS[2] key set, KEYS[3] stream; ARGV: cap, item…  -> {the stream's length before, how many
+# items it took} ({-1, 0}: the room is gone); the items past the cap are not appended
+_APPEND = (
     _ADOPT
     + """
 local ttl = redis.call('PTTL', KEYS[1])
-if ttl <= 0 then return -1 end
-local room = tonumber(ARGV[1]) - redis.call('LLEN', KEYS[3])
-local n = math.min(math.max(room, 0), #ARGV - 1)
-if n == 0 then return 0 end
-redis.call('RPUSH', KEYS[3], unpack(ARGV, 2, n + 1))
-adopt(ttl)
-return n
-"""
-)
-
-# KEYS[1] meta, KEYS[2] key set, KEYS[3] stream; ARGV: cap, item -> its index (-1: gone, -2: full)
-_PUSH = (
-    _ADOPT
-    + """
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl <= 0 then return -1 end
-local n = redis.call('LLEN', KEYS[3])
-if n >= tonumber(ARGV[1]) then return -2 end
-redis.call('RPUSH', KEYS[3], ARGV[2])
-adopt(ttl)
-return n
+if ttl <= 0 then return {-1, 0} end
+local start = redis.call('LLEN', KEYS[3])
+local n = math.min(math.max(tonumber(ARGV[1]) - start, 0), #ARGV - 1)
+if n > 0 then
+  redis.call('RPUSH', KEYS[3], unpack(ARGV, 2, n + 1))
+  adopt(ttl)
+end
+return {start, n}
 """
 )
 
@@ -156,8 +144,7 @@ class RedisStore:
                 ("create", _CREATE),
                 ("touch", _TOUCH),
                 ("delete", _DELETE),
-                ("extend", _EXTEND),
-                ("push", _PUSH),
+                ("append", _APPEND),
                 ("put", _PUT),
                 ("set_meta", _SET_META),
             )
@@ -212,20 +199,26 @@ class RedisStore:
         seconds, micros = self._call(self._redis.time)
         return int(self._call(self._redis.zcount, self._index, f"({seconds * 1000 + micros // 1000}", "+inf"))
 
+    def _append(self, code: str, stream: str, items: Sequence[str], cap: int) -> tuple[int, int] | None:
+        """(the stream's length before, how many of `items` it took up to `cap`), or None: the room is gone."""
+        start, taken = self._call(self._scripts["append"], keys=self._own(code, f"s:{stream}"), args=[cap, *items])
+        return None if int(start) < 0 else (int(start), int(taken))
+
     def push(self, code: str, stream: str, item: str, cap: int) -> int | None:
-        index = self._run("push", self._own(code, f"s:{stream}"), [cap, item])
-        return index if index >= 0 else None
+        appended = self._append(code, stream, [item], cap)
+        return appended[0] if appended is not None and appended[1] == 1 else None
 
     def extend(self, code: str, stream: str, items: Sequence[str], cap: int) -> int | None:
         if not items:
             return 0 if self.meta(code) is not None else None
         total = 0
         for at in range(0, len(items), _BATCH):
-            n = self._run("extend", self._own(code, f"s:{stream}"), [cap, *items[at : at + _BATCH]])
-            if n < 0:
+            batch = items[at : at + _BATCH]
+            appended = self._append(code, stream, batch, cap)
+            if appended is None:
                 return None if total == 0 else total
-            total += n
-            if n < len(items[at : at + _BATCH]):
+            total += appended[1]
+            if appended[1] < len(batch):
                 break
         return total
 
