@@ -5,48 +5,12 @@ from __future__ import annotations
 
 import time
 
-from streamlit.testing.v1 import AppTest
-
 import agent_core as ac
 from agent_core import events as ev
 from agent_core.offline import OfflineModel
 from pages.ui.graphs import _ACTIVE
 from tests.app_pages import open_page
-
-P = "pg"
-
-
-def stepped_primes(*breaks: str, people: tuple[str, ...] = ()) -> AppTest:
-    at = open_page("pages/playground.py")
-    at.selectbox(key=f"{P}_variant").select("reflection").run()
-    at.selectbox(key=f"{P}_scenario").select("primes").run()
-    at.toggle(key=f"{P}_step").set_value(True).run()
-    at.multiselect(key=f"{P}_step_breaks").set_value(list(breaks)).run()
-    if people:
-        at.multiselect(key=f"{P}_step_people").set_value(list(people)).run()
-    at.button(key=f"{P}_run").click().run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
-
-
-def record(at: AppTest):
-    return at.session_state[f"{P}_runs"][-1]
-
-
-def settle(at: AppTest) -> None:
-    """Rerun until the run is paused again or over (its thread may still be working)."""
-    for _ in range(100):
-        rec = record(at)
-        if not rec.active or (rec.handle is not None and rec.handle.paused):
-            at.run()
-            return
-        time.sleep(0.02)
-        at.run()
-    raise AssertionError("the run neither paused nor ended")
-
-
-def headline(at: AppTest) -> str:
-    return next(m.value for m in at.markdown if m.value.startswith("### :material/pause_circle:"))
+from tests.step_mode import P, headline, record, room_with_a_seat, run_in_steps, settle, stepped_primes
 
 
 def test_primes_pauses_before_the_critic_and_a_person_passes_draft_zero():
@@ -112,21 +76,10 @@ def test_clicks_while_paused_keep_the_run_and_stop_ends_it():
 
 
 def test_the_room_predicts_the_critic_and_sees_the_real_verdict():
-    from agent_core.rooms import forget_rooms, rooms
+    from agent_core.rooms import rooms
 
-    forget_rooms()  # rooms of its own (a server holds at most 20)
-    presenter = open_page("pages/room.py")
-    presenter.button(key="room_open").click().run()  # a poll belongs to a room: the presenter opens one
-    code = presenter.session_state["room_code"]
-    participant = open_page("pages/room.py")
-    participant.query_params["room"] = code
-    participant.run()
-    presenter.switch_page("pages/playground.py").run()
-    presenter.selectbox(key=f"{P}_variant").select("reflection").run()
-    presenter.selectbox(key=f"{P}_scenario").select("primes").run()
-    presenter.toggle(key=f"{P}_step").set_value(True).run()
-    presenter.multiselect(key=f"{P}_step_breaks").set_value(["role:critic"]).run()
-    presenter.button(key=f"{P}_run").click().run()
+    presenter, participant, code = room_with_a_seat()
+    run_in_steps(presenter, "reflection", "role:critic", scenario="primes")
     settle(presenter)
     presenter.button(key=f"{P}_poll_open").click().run()
     poll_id = rooms().poll(code).id

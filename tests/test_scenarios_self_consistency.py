@@ -205,20 +205,10 @@ def test_in_step_mode_the_room_predicts_the_arbiter_and_a_persons_revise_picks_t
     import time
 
     from agent_core.rooms import forget_rooms, rooms
-    from tests.app_pages import open_page
+    from tests.step_mode import room_with_a_seat, run_in_steps
 
-    forget_rooms()  # rooms of its own (a server holds at most 20)
-    presenter = open_page("pages/room.py")
-    presenter.button(key="room_open").click().run()  # a poll belongs to a room: the presenter opens one
-    code = presenter.session_state["room_code"]
-    participant = open_page("pages/room.py")
-    participant.query_params["room"] = code
-    participant.run()
-    presenter.switch_page("pages/playground.py").run()
-    presenter.selectbox(key="pg_variant").select("self-consistency-arbiter").run()
-    presenter.toggle(key="pg_step").set_value(True).run()
-    presenter.multiselect(key="pg_step_breaks").set_value(["role:arbiter"]).run()
-    presenter.button(key="pg_run").click().run()
+    presenter, participant, code = room_with_a_seat()
+    run_in_steps(presenter, "self-consistency-arbiter", "role:arbiter")
     record = presenter.session_state["pg_runs"][-1]
     for _ in range(200):
         if record.handle is not None and record.handle.paused:
