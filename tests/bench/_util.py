@@ -1,4 +1,5 @@
-"""Helpers the benchmarks share: timing, peak memory, fresh interpreters and Markdown tables."""
+"""Helpers the benchmarks share: timing, peak memory, fresh interpreters, a server process's CPU and
+memory read from /proc, and Markdown tables."""
 
 from __future__ import annotations
 
@@ -9,12 +10,15 @@ import platform
 import statistics
 import subprocess
 import sys
+import threading
 import time
 import tracemalloc
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
+#: clock ticks a second, the unit of /proc's CPU times
+TICK = os.sysconf("SC_CLK_TCK")
 
 
 def app_python() -> str:
@@ -76,6 +80,35 @@ def fresh(code: str, python: str | None = None, env: dict[str, str] | None = Non
     if out.returncode:
         raise RuntimeError(f"{code!r} failed: {out.stderr.strip().splitlines()[-1:]}")
     return out.stdout
+
+
+def rss_mb(pid: int) -> float:
+    """The resident memory of process `pid` in MB."""
+    with open(f"/proc/{pid}/status", encoding="ascii") as fh:
+        return next(int(line.split()[1]) for line in fh if line.startswith("VmRSS")) / 1024
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU seconds process `pid` has used so far, in user and kernel mode (its children not counted)."""
+    with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+        fields = fh.read().rsplit(")", 1)[1].split()  # after the command name, which may hold spaces
+    return (int(fields[11]) + int(fields[12])) / TICK  # utime + stime
+
+
+class Sampler(threading.Thread):
+    """Samples a server's RSS every 0.2 s, keeping the peak, until `stop` is set or the server is gone."""
+
+    def __init__(self, pid: int) -> None:
+        super().__init__(daemon=True)
+        self.pid, self.peak, self.stop = pid, 0.0, threading.Event()
+
+    def run(self) -> None:
+        while not self.stop.is_set():
+            try:
+                self.peak = max(self.peak, rss_mb(self.pid))
+            except OSError:  # the server has gone
+                return
+            time.sleep(0.2)
 
 
 def table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> str:

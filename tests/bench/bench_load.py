@@ -50,51 +50,25 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from tests.bench._util import TICK, Sampler, cpu_seconds, rss_mb  # noqa: E402
 from tests.browser.harness import (  # noqa: E402
-    _ENDPOINT_ENV,
     ARTIFACTS,
     CHROMIUM,
     CHROMIUM_ARGS,
     ROOT,
     free_port,
+    offline_env,
     server_pid,
     stop,
     streamlit_app,
+    streamlit_command,
+    wait_healthy,
 )
 from tests.st_client import Session, drop_mid_run, run_to_end, seated, to_primes  # noqa: E402
-
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-def rss_mb(pid: int) -> float:
-    with open(f"/proc/{pid}/status", encoding="ascii") as fh:
-        return next(int(line.split()[1]) for line in fh if line.startswith("VmRSS")) / 1024
-
-
-def cpu_seconds(pid: int) -> float:
-    with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
-        fields = fh.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK  # utime + stime
 
 
 def threads(pid: int) -> int:
     return len(os.listdir(f"/proc/{pid}/task"))
-
-
-class Sampler(threading.Thread):
-    """Samples the server's RSS every 0.2 s, keeping the peak."""
-
-    def __init__(self, pid: int) -> None:
-        super().__init__(daemon=True)
-        self.pid, self.peak, self.stop = pid, 0.0, threading.Event()
-
-    def run(self) -> None:
-        while not self.stop.is_set():
-            try:
-                self.peak = max(self.peak, rss_mb(self.pid))
-            except OSError:  # the server has gone
-                return
-            time.sleep(0.2)
 
 
 async def participant(
@@ -227,8 +201,6 @@ def serving(count: int, store: str | None, profile: str | None) -> Iterator[list
     streamlit_app, as before. Otherwise every server gets the same room store (a fresh redis-server
     when there are several and none is named) and the same cookie secret, as replicas behind one
     address must (the XSRF cookie one replica set is checked by another)."""
-    from tests.browser.harness import _wait_healthy
-
     if count == 1 and store is None and profile is None:
         with streamlit_app(log_name="bench-load.log") as url:
             yield [(url, server_pid(url))]
@@ -236,8 +208,7 @@ def serving(count: int, store: str | None, profile: str | None) -> Iterator[list
     with contextlib.ExitStack() as stack:
         if count > 1 and store is None:
             store = stack.enter_context(redis_server())
-        env = {k: v for k, v in os.environ.items() if k not in _ENDPOINT_ENV}
-        env["STREAMLIT_SERVER_COOKIE_SECRET"] = secrets.token_hex(16)  # not allowed as a flag
+        env = offline_env({"STREAMLIT_SERVER_COOKIE_SECRET": secrets.token_hex(16)})  # not allowed as a flag
         if store is not None:
             env["AGENT_PLAYGROUND_ROOM_STORE"] = store
         started = []
@@ -245,29 +216,18 @@ def serving(count: int, store: str | None, profile: str | None) -> Iterator[list
         for number in range(count):
             port = free_port()
             runner = [str(Path(__file__).with_name("_server_profile.py"))] if profile else ["-m", "streamlit"]
-            command = [
-                sys.executable,
-                *runner,
-                "run",
-                "app.py",
-                "--server.port",
-                str(port),
-                "--server.address",
-                "127.0.0.1",
-                "--server.headless",
-                "true",
-                "--browser.gatherUsageStats",
-                "false",
-            ]
             if profile:
                 env["AGENT_BENCH_PROFILE_OUT"] = f"{profile}.{number}.json"
-            log = stack.enter_context(open(ARTIFACTS / f"bench-load-{number}.log", "w"))  # noqa: SIM115
-            proc = subprocess.Popen(command, cwd=ROOT, env=dict(env), stdout=log, stderr=subprocess.STDOUT)
+            log_path = ARTIFACTS / f"bench-load-{number}.log"
+            log = stack.enter_context(open(log_path, "w"))  # noqa: SIM115
+            proc = subprocess.Popen(
+                streamlit_command(port, runner=runner), cwd=ROOT, env=dict(env), stdout=log, stderr=subprocess.STDOUT
+            )
             stack.callback(stop, proc)
-            started.append((f"http://127.0.0.1:{port}", proc))
-        for url, proc in started:
-            _wait_healthy(url, proc, timeout=60)
-        yield [(url, proc.pid) for url, proc in started]
+            started.append((f"http://127.0.0.1:{port}", proc, log_path))
+        for url, proc, log_path in started:
+            wait_healthy(url, proc, timeout=60, log=log_path)
+        yield [(url, proc.pid) for url, proc, _log in started]
 
 
 def print_profile(paths: list[str], top: int = 25) -> None:

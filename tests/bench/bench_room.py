@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -34,7 +32,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.bench._util import REPO, machine, met, table  # noqa: E402
+from tests.bench._util import REPO, cpu_seconds, machine, met, table  # noqa: E402
+from tests.browser.harness import free_port, offline_env, stop, streamlit_command, wait_healthy  # noqa: E402
 
 BASE = "9628119"
 TARGET_OPEN_S = 1.0  # server CPU to open any trace
@@ -42,65 +41,32 @@ TARGET_HEALTH_S = 1.0
 TRACES = ("many-verdicts", "many-events", "token-flood", "many-tools", "huge-plan", "many-endings")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class Server:
     """`streamlit run app.py` from `root`, its CPU seconds read from /proc."""
 
     def __init__(self, root: Path) -> None:
-        self.root, self.port = root, _free_port()
+        self.root, self.port = root, free_port()
         self.url = f"http://127.0.0.1:{self.port}"
 
     def __enter__(self) -> Server:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "DASHSCOPE_"))}
-        self.log = open(Path(tempfile.gettempdir()) / f"bench-room-{self.port}.log", "w")
+        log = Path(tempfile.gettempdir()) / f"bench-room-{self.port}.log"
+        self.log = open(log, "w")  # noqa: SIM115 - closed in __exit__
         self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "streamlit",
-                "run",
-                "app.py",
-                "--server.port",
-                str(self.port),
-                "--server.address",
-                "127.0.0.1",
-                "--server.headless",
-                "true",
-                "--browser.gatherUsageStats",
-                "false",
-            ],
-            cwd=self.root,
-            env=env,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
+            streamlit_command(self.port), cwd=self.root, env=offline_env(), stdout=self.log, stderr=subprocess.STDOUT
         )
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                with urllib.request.urlopen(self.url + "/_stcore/health", timeout=1) as r:
-                    if r.read() == b"ok":
-                        return self
-            except OSError:
-                time.sleep(0.2)
-        raise RuntimeError(f"the server at {self.root} did not start")
+        try:
+            wait_healthy(self.url, self.proc, timeout=60, log=log)
+        except RuntimeError as exc:
+            self.__exit__()
+            raise RuntimeError(f"the server at {self.root} did not start: {exc}") from None
+        return self
 
     def __exit__(self, *exc: object) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
+        stop(self.proc)
         self.log.close()
 
     def cpu(self) -> float:
-        with open(f"/proc/{self.proc.pid}/stat") as fh:
-            fields = fh.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return cpu_seconds(self.proc.pid)
 
 
 class Probe(threading.Thread):

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,19 +56,22 @@ def stop(proc: subprocess.Popen) -> None:
         proc.wait()
 
 
-@contextlib.contextmanager
-def streamlit_app(env: Mapping[str, str] | None = None, log_name: str = "streamlit.log") -> Iterator[str]:
-    """Serve app.py and yield its base URL; the server is stopped (by its own pid) afterwards."""
-    port = free_port()
-    ARTIFACTS.mkdir(exist_ok=True)
-    clean = {k: v for k, v in os.environ.items() if k not in _ENDPOINT_ENV}
-    clean.update(env or {})
-    command = [
+def offline_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """This process's environment without the endpoint settings (so a server started with it runs on
+    the offline model), then `extra`."""
+    env = {k: v for k, v in os.environ.items() if k not in _ENDPOINT_ENV}
+    env.update(extra or {})
+    return env
+
+
+def streamlit_command(port: int, script: str = "app.py", runner: Sequence[str] = ("-m", "streamlit")) -> list[str]:
+    """`streamlit run script` on 127.0.0.1:`port`, headless and sending no usage statistics; `runner`
+    is what follows the interpreter (a profiling wrapper may stand in for `-m streamlit`)."""
+    return [
         sys.executable,
-        "-m",
-        "streamlit",
+        *runner,
         "run",
-        "app.py",
+        script,
         "--server.port",
         str(port),
         "--server.address",
@@ -78,23 +81,34 @@ def streamlit_app(env: Mapping[str, str] | None = None, log_name: str = "streaml
         "--browser.gatherUsageStats",
         "false",
     ]
+
+
+@contextlib.contextmanager
+def streamlit_app(env: Mapping[str, str] | None = None, log_name: str = "streamlit.log") -> Iterator[str]:
+    """Serve app.py and yield its base URL; the server is stopped (by its own pid) afterwards."""
+    port = free_port()
+    ARTIFACTS.mkdir(exist_ok=True)
     with open(ARTIFACTS / log_name, "w") as log:
-        proc = subprocess.Popen(command, cwd=ROOT, env=clean, stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            streamlit_command(port), cwd=ROOT, env=offline_env(env), stdout=log, stderr=subprocess.STDOUT
+        )
         url = f"http://127.0.0.1:{port}"
         _SERVERS[url] = proc
         try:
-            _wait_healthy(url, proc)
+            wait_healthy(url, proc, log=ARTIFACTS / log_name)
             yield url
         finally:
             del _SERVERS[url]
             stop(proc)
 
 
-def _wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 30.0) -> None:
+def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 30.0, log: Path | None = None) -> None:
+    """Return once the server at `url` answers its health check; raise when its process `proc` has
+    exited (its output is in `log`) or `timeout` seconds have passed."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"streamlit exited with {proc.returncode}; see {ARTIFACTS / 'streamlit.log'}")
+            raise RuntimeError(f"streamlit exited with {proc.returncode}; see {log or 'its log'}")
         try:
             with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as response:
                 if response.read() == b"ok":
