@@ -42,12 +42,14 @@ def run_in_steps(
     at: AppTest, variant: str, *breaks: str, scenario: str | None = None, people: tuple[str, ...] = ()
 ) -> AppTest:
     """On the Playground `at` shows: choose `variant` (and `scenario`; else the variant's own), turn
-    step mode on with the breakpoints `breaks` (and the roles a person answers, `people`), press Run."""
+    step mode on with the breakpoints `breaks` (none given: the page's default, every call) and the
+    roles a person answers, `people`, and press Run."""
     at.selectbox(key=f"{P}_variant").select(variant).run()
     if scenario is not None:
         at.selectbox(key=f"{P}_scenario").select(scenario).run()
     at.toggle(key=f"{P}_step").set_value(True).run()
-    at.multiselect(key=f"{P}_step_breaks").set_value(list(breaks)).run()
+    if breaks:
+        at.multiselect(key=f"{P}_step_breaks").set_value(list(breaks)).run()
     if people:
         at.multiselect(key=f"{P}_step_people").set_value(list(people)).run()
     at.button(key=f"{P}_run").click().run()

@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 from agent_core import events as ev
 from agent_core.rooms import rooms
 from tests.app_pages import APP, keyed
-from tests.test_app_step_mode import P, record, settle
+from tests.step_mode import P, record, run_in_steps, settle
 from tests.waits import fresh_rooms, wait_for  # noqa: F401 - fresh_rooms: a fixture
 
 ROOM = "pages/room.py"
@@ -75,11 +75,7 @@ def trainer_opens(lang: str) -> tuple[AppTest, str]:
 def step_to_the_critic(trainer: AppTest) -> None:
     """Reflection on primes in step mode, breakpoint before the critic: the run waits at call 2."""
     trainer.switch_page("pages/playground.py").run()
-    trainer.selectbox(key=f"{P}_variant").select("reflection").run()
-    trainer.selectbox(key=f"{P}_scenario").select("primes").run()
-    trainer.toggle(key=f"{P}_step").set_value(True).run()
-    trainer.multiselect(key=f"{P}_step_breaks").set_value(["role:critic"]).run()
-    trainer.button(key=f"{P}_run").click().run()
+    run_in_steps(trainer, "reflection", "role:critic", scenario="primes")
     settle(trainer)
     assert record(trainer).handle.pending.call == 2
 
@@ -191,7 +187,7 @@ def test_a_seat_has_no_control_that_steers_the_run():
 
 
 def test_outside_a_room_there_is_no_ask_the_room():
-    from tests.test_app_step_mode import stepped_primes
+    from tests.step_mode import stepped_primes
 
     at = stepped_primes("role:critic")
     assert record(at).handle.paused

@@ -13,20 +13,12 @@ from streamlit.testing.v1 import AppTest
 
 from agent_core.evaluation.harness import BASELINE_ENTRIES
 from tests.app_pages import open_page
-
-P = "pg"
+from tests.step_mode import P, run_in_steps
 
 
 def paused_primes(lang: str, *breaks: str) -> AppTest:
     """Reflection on primes in step mode, paused at its first breakpoint."""
-    at = open_page("pages/playground.py", sb_lang=lang)
-    at.selectbox(key=f"{P}_variant").select("reflection").run()
-    at.selectbox(key=f"{P}_scenario").select("primes").run()
-    at.toggle(key=f"{P}_step").set_value(True).run()
-    if breaks:
-        at.multiselect(key=f"{P}_step_breaks").set_value(list(breaks)).run()
-    at.button(key=f"{P}_run").click().run()
-    assert not at.exception, [e.message for e in at.exception]
+    at = run_in_steps(open_page("pages/playground.py", sb_lang=lang), "reflection", *breaks, scenario="primes")
     assert at.session_state[f"{P}_runs"][-1].handle.paused
     return at
 

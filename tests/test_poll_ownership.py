@@ -15,7 +15,7 @@ from agent_core.rooms import MemoryStore, RoomError, Rooms, rooms
 from pages.ui.room_cast import Cast
 from tests.app_pages import connect, open_page
 from tests.fake_openai_server import Fail, FakeOpenAIServer, Reply
-from tests.test_app_step_mode import P, record, settle
+from tests.step_mode import P, record, run_in_steps, settle
 from tests.waits import fresh_rooms, wait_for  # noqa: F401 - fresh_rooms: a fixture
 
 pytestmark = pytest.mark.usefixtures("fresh_rooms")
@@ -34,11 +34,7 @@ def in_a_room(at, code: str | None = None):  # noqa: ANN001, ANN201 - an AppTest
 
 def paused_primes(at, people: tuple[str, ...] = ()):  # noqa: ANN001, ANN201
     at.switch_page("pages/playground.py").run()
-    at.selectbox(key=f"{P}_variant").select("reflection").run()
-    at.selectbox(key=f"{P}_scenario").select("primes").run()
-    at.toggle(key=f"{P}_step").set_value(True).run()
-    at.multiselect(key=f"{P}_step_breaks").set_value(["role:critic"]).run()
-    at.button(key=f"{P}_run").click().run()
+    run_in_steps(at, "reflection", "role:critic", scenario="primes", people=people)
     settle(at)
     return at
 

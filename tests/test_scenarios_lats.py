@@ -181,7 +181,7 @@ def test_replay_draws_the_bundled_chinese_tree_with_its_reflections():
 
 def test_the_playground_pauses_before_the_evaluator_and_a_persons_pass_solves_the_first_candidate():
     from tests.app_pages import open_page
-    from tests.test_app_step_mode import headline, record, settle
+    from tests.step_mode import headline, record, settle
 
     at = open_page("pages/playground.py")
     at.selectbox(key="pg_variant").select("lats").run()
