@@ -21,7 +21,7 @@ import dataclasses
 import threading
 import time
 import zlib
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from contextlib import closing
 from dataclasses import dataclass
 from typing import Any
@@ -37,6 +37,7 @@ from ..pricing import PriceTable, spend
 from ..ratelimit import Gate, RateGate, gated
 from ..stepping import RunHandle, drive
 from ..tools import ToolRegistry
+from . import entries as named
 from . import harness, scorers
 from .pool import MAX_CONCURRENCY, Evaluation, Job
 from .rows import ResultRow
@@ -79,6 +80,20 @@ class Plan:
     timeout_s: float = 5.0
     configs: Mapping[str, RunConfig | None] = dataclasses.field(default_factory=dict)
     judge_prompts: Mapping[str, Mapping[str, str]] | None = None
+    #: the named entries among `patterns`: label -> the pattern the entry runs
+    entries: Mapping[str, str] = dataclasses.field(default_factory=dict)
+
+    def runs(self, key: str) -> str:
+        """The pattern a row's key runs: an entry's pattern, or a pattern entry's ("" for the reference)."""
+        if key in self.entries:
+            return self.entries[key]
+        return harness.ENTRIES[key][0].name if key in harness.ENTRIES else ""
+
+    def drafts_scored(self, key: str) -> bool:
+        """Whether every draft of this key's runs is scored (multi-draft patterns), as harness.py does."""
+        if key in self.entries:
+            return named.drafts_scored(self.entries[key])
+        return key in harness.ENTRIES and harness.ENTRIES[key][1].rounds
 
     def jobs(self, done: Collection[tuple[str, str, int]] = ()) -> list[Job]:
         """Every (task, pattern, repeat) not in `done`, in sequential order."""
@@ -104,10 +119,15 @@ def plan(
     timeout_s: float = 5.0,
     config_overrides: Mapping[str, Any] | None = None,
     judge_prompts: Mapping[str, Mapping[str, str]] | None = None,
+    entries: Iterable[named.Entry | tuple[object, RunConfig | Mapping[str, Any]]] = (),
 ) -> Plan:
-    """A Plan, or ConfigError saying what cannot run."""
+    """A Plan, or ConfigError saying what cannot run.
+
+    `entries` are named run configs (entries.py) run after the patterns by name, each under its
+    label: labels are cleaned and made unique (also against the patterns), configs checked here."""
     patterns = tuple(dict.fromkeys(patterns))
-    if not patterns:
+    chosen = named.parse(entries, taken=harness.EVAL_PATTERNS)
+    if not patterns and not chosen:
         raise ConfigError(f"choose at least one pattern: {', '.join(harness.EVAL_PATTERNS)}")
     if isinstance(repeats, bool) or not isinstance(repeats, int) or not 1 <= repeats <= MAX_REPEATS:
         raise ConfigError(f"repeats must be an integer from 1 to {MAX_REPEATS}, got {repeats!r}")
@@ -126,7 +146,15 @@ def plan(
             plain = spec.options().to_dict()
             config = config.replace(**{name: plain[name] for name in spec.eval_defaults})
         configs[p] = config
-    return Plan(task_set, patterns, repeats, lang, timeout_s, configs, judge_prompts)
+    for entry in chosen:
+        config = entry.config
+        if not task_set.is_code:  # as for the patterns: a question set runs without Eval's code options
+            spec = registry.get(config.pattern)
+            plain = spec.options().to_dict()
+            config = config.replace(**{name: plain[name] for name in spec.eval_defaults})
+        configs[entry.label] = config
+    labels = {e.label: e.pattern for e in chosen}
+    return Plan(task_set, (*patterns, *labels), repeats, lang, timeout_s, configs, judge_prompts, labels)
 
 
 class SeededModel:
@@ -170,7 +198,9 @@ def run_job(
             row = harness._reference_row(task, p.timeout_s)
         else:
             assert router is not None
-            row = harness._agent_row(task, job.pattern, config, router, p.lang, p.timeout_s, stopped, prices)
+            row = harness._agent_row(
+                task, job.pattern, config, router, p.lang, p.timeout_s, stopped, prices, p.drafts_scored(job.pattern)
+            )
             if row is None:
                 return None
         return ResultRow(
@@ -190,6 +220,7 @@ def run_job(
             row.round_calls or ((row.llm_calls,) if row.llm_calls else ()),
             round(time.perf_counter() - started, 3),
             row.code,
+            p.runs(job.pattern),
         )
     events: list[ev.Event] = []
     if config is None:
@@ -205,7 +236,7 @@ def run_job(
     used = spend(events, prices)
     usd = round(used.usd + score.cost_usd, 6) if used.known else None
     detail = score.detail if not (error and not answer) else f"the run failed: {error}"
-    if config is not None and harness.ENTRIES[job.pattern][1].rounds:
+    if config is not None and p.drafts_scored(job.pattern):
         verdicts, spent = _drafts(task, events, answer, score, router, p)
     else:
         verdicts, spent = ((score.passed,), (cost.llm_calls,)) if cost.llm_calls else ((), ())
@@ -226,6 +257,7 @@ def run_job(
         spent,
         round(time.perf_counter() - started, 3),
         answer,
+        p.runs(job.pattern),
     )
 
 

@@ -99,6 +99,8 @@ def run(args: argparse.Namespace, out: TextIO, models_of: Callable[[argparse.Nam
         config_overrides=overrides,
         judge_prompts=judge_prompts,
     )
+    if args.out:
+        rows.upgrade_file(args.out)
     earlier = rows.read_rows(args.out) if args.out else []
     wanted = {(t.task_id, p, r) for t in plan.task_set.tasks for p in plan.patterns for r in range(plan.repeats)}
     earlier = [r for r in earlier if r.key in wanted]

@@ -292,17 +292,19 @@ def worst_case(
     limit: int | None = None,
     lang: str = "en",
     config_overrides: Mapping[str, Any] | None = None,
+    entries: Iterable[RunConfig] = (),
 ) -> WorstCase:
     """The most calls and tokens an evaluation can use: every run's worst case (agent_core.pricing), summed.
 
-    Checks its arguments as `evaluate` does.
+    Checks its arguments as `evaluate` does; `entries` are the configs of named entries (entries.py,
+    checked there), run beside the patterns.
     """
     tasks = list(tasks)[:limit] if limit else list(tasks)
     calls = 0
     prompt: int | None = 0  # None once a run's tokens cannot be bounded
     completion: int | None = 0
-    for pattern in dict.fromkeys(patterns):
-        config = _config(pattern, lang, config_overrides or {})
+    configs = [_config(pattern, lang, config_overrides or {}) for pattern in dict.fromkeys(patterns)]
+    for config in [*configs, *entries]:
         if config is None:
             continue  # the reference calls no model
         for task in tasks:
@@ -338,7 +340,9 @@ def _agent_row(
     timeout_s: float,
     stopped: threading.Event | None = None,
     prices: PriceTable | None = None,
+    drafts: bool | None = None,
 ) -> EvalRow | None:
+    """One run judged; `drafts` says whether every draft is judged too (default: as the entry `pattern` says)."""
     # The scenario id lets the offline model find the bundled task's script; real models ignore it.
     config = _with_tests(config.replace(scenario=f"eval/{task.task_id}"), task)
     assert router is not None  # evaluate() refuses agent patterns without a model
@@ -361,7 +365,9 @@ def _agent_row(
         outcome = TestOutcome(passed=False, status="error", summary=f"the run failed: {cost.error}")
     used = spend(events, prices or PriceTable())
     verdicts, calls = (
-        _score_drafts(task, events, answer, outcome, timeout_s) if ENTRIES[pattern][1].rounds else ((), ())
+        _score_drafts(task, events, answer, outcome, timeout_s)
+        if (ENTRIES[pattern][1].rounds if drafts is None else drafts)
+        else ((), ())
     )
     return dataclasses.replace(
         _row(task, pattern, outcome, code, cost=cost, end_reason=cost.end_reason or "stop"),

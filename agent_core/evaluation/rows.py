@@ -23,6 +23,7 @@ from . import stats
 ROW_COLUMNS = (
     "task_id",
     "pattern",
+    "runs",
     "repeat",
     "passed",
     "status",
@@ -87,6 +88,9 @@ class ResultRow:
     latency: float = 0.0
     #: the final answer (for code, the judged program)
     answer: str = ""
+    #: the pattern the row ran: a pattern entry's pattern, or a named entry's (entries.py), whose label
+    #: is then `pattern`; "" for the reference and for rows written before rows said it
+    runs: str = ""
 
     @property
     def llm_calls(self) -> int:
@@ -139,7 +143,7 @@ def read_rows(path: str | Path) -> list[ResultRow]:
     if not text.strip():
         return []
     reader = csv.DictReader(io.StringIO(text, newline=""))
-    if tuple(reader.fieldnames or ()) != ROW_COLUMNS:
+    if tuple(reader.fieldnames or ()) not in (ROW_COLUMNS, _BEFORE_RUNS):
         raise ConfigError(
             f"{path} has other columns than eval's rows ({', '.join(ROW_COLUMNS)}); write to a new file or remove it"
         )
@@ -164,12 +168,26 @@ def read_rows(path: str | Path) -> list[ResultRow]:
                     tuple(int(v) for v in line["round_calls"].split()),
                     float(line["latency"]),
                     line["answer"],
+                    line.get("runs") or "",
                 )
             )
     except (ValueError, TypeError, KeyError) as exc:
         raise ConfigError(f"{path}, line {reader.line_num}: not an eval row ({exc})") from None
     # a key written twice (an interrupted write, then a rerun) counts once: the last one wins
     return list({r.key: r for r in out}.values())
+
+
+def upgrade_file(path: str | Path) -> None:
+    """Rewrite a file written before rows said the pattern they ran in today's columns, so that rows
+    appended to it (a resumed `--out`) line up with its header; any other file is left as it is."""
+    path = Path(path)
+    try:
+        with path.open(encoding="utf-8", newline="") as f:
+            head = f.readline()
+    except OSError:
+        return  # read_rows says why, or the file is new
+    if tuple(next(csv.reader([head]), [])) == _BEFORE_RUNS:
+        path.write_text(rows_to_csv(read_rows(path)), encoding="utf-8")
 
 
 # --- the summary ------------------------------------------------------------------------------------
@@ -318,4 +336,7 @@ def rounds_csv(rows: Iterable[ResultRow]) -> str:
     return buffer.getvalue()
 
 
-assert tuple(f.name for f in fields(ResultRow)) == ROW_COLUMNS  # the CSV holds every field, in order
+#: the columns of a file written before rows said the pattern they ran: resumed as well
+_BEFORE_RUNS = tuple(c for c in ROW_COLUMNS if c != "runs")
+# the CSV holds every field once (`runs` beside `pattern`, the field last: rows are built positionally)
+assert sorted(f.name for f in fields(ResultRow)) == sorted(ROW_COLUMNS) and len(fields(ResultRow)) == len(ROW_COLUMNS)
