@@ -39,7 +39,19 @@ from agent_core.evaluation.rows import ResultRow
 from agent_core.evaluation.scorers import SCORERS
 from agent_core.offline.model import MODEL_NAME
 from agent_core.sandbox import admission
-from pages.ui import costs, eval_details, eval_rounds, eval_stats, live, runs, shell, sidebar, text, trace_problems
+from pages.ui import (
+    costs,
+    eval_details,
+    eval_entries,
+    eval_rounds,
+    eval_stats,
+    live,
+    runs,
+    shell,
+    sidebar,
+    text,
+    trace_problems,
+)
 from pages.ui.i18n import t, words
 
 shell.require("eval")
@@ -175,6 +187,8 @@ patterns = left.multiselect(
     placeholder=t("choose.patterns", lang),
     help="\n\n".join(f"**{_label(p)}** — {PATTERN_HELP[p][lang]}" for p in EVAL_PATTERNS),
 )
+#: a room's submissions and the default prompts, handed over as named entries (pages/ui/eval_entries.py)
+named = eval_entries.show(lang, disabled=state[f"{P}_job"] is not None)
 state.setdefault(f"{P}_limit", max(1, len(tasks)))
 state[f"{P}_limit"] = min(state[f"{P}_limit"], max(1, len(tasks)))
 limit = middle.number_input(
@@ -237,7 +251,7 @@ else:
     st.caption(RAY["missing"].format(install=backend_choice.RAY_INSTALL))
 #: question sets, repeats and Ray run through the backends (rows per task x pattern x repeat); a single local
 #: run of a code set keeps the harness's rows (the rounds view reads them)
-repeated = questions or int(repeats) > 1 or backend == "ray"
+repeated = questions or int(repeats) > 1 or backend == "ray" or bool(named)
 if SEES_TESTS & set(patterns):
     st.info(TEST_FEEDBACK_NOTE[lang], icon=":material/info:")
 
@@ -247,6 +261,7 @@ def _start() -> None:
     state[f"{P}_started"] = time.monotonic()
     state[f"{P}_note"] = None
     state[f"{P}_job"] = uuid.uuid4().hex[:8]
+    eval_entries.started()
 
 
 def _stop() -> None:
@@ -264,7 +279,7 @@ def _kept(row: EvalRow | ResultRow) -> dict:  # stored as a dict with its kind
     return {**dataclasses.asdict(row), "_kind": "result" if isinstance(row, ResultRow) else "eval"}
 
 
-blocked = not tasks or not patterns or bool(problem) or runs.any_active()
+blocked = not tasks or not (patterns or named) or bool(problem) or runs.any_active()
 buttons = st.container(horizontal=True)
 buttons.button(
     WORDS["run"],
@@ -278,13 +293,20 @@ buttons.button(
     WORDS["stop"], key=f"{P}_stop", icon=":material/stop_circle:", on_click=_stop, disabled=state[f"{P}_job"] is None
 )
 worst = None
-if tasks and patterns and not problem and not questions:
+if tasks and (patterns or named) and not problem and not questions:
     # worked out once per task set (its content digest), patterns, count and language, not on every rerun
-    asked = ("bundled" if source == "bundled" else state.get(f"{P}_upload_digest"), tuple(patterns), int(limit), lang)
+    asked = (
+        "bundled" if source == "bundled" else state.get(f"{P}_upload_digest"),
+        tuple(patterns),
+        tuple((e.label, repr(e.config)) for e in named),
+        int(limit),
+        lang,
+    )
     kept = state.get(f"{P}_worst")
     if kept is None or kept[0] != asked:
         try:
-            kept = (asked, worst_case(tasks, patterns, limit=int(limit), lang=lang), None)
+            bound = worst_case(tasks, patterns, limit=int(limit), lang=lang, entries=[e.config for e in named])
+            kept = (asked, bound, None)
         except AgentError as exc:
             kept = (asked, None, str(exc))
         state[f"{P}_worst"] = kept
@@ -382,11 +404,11 @@ if job is not None:
     try:
         if not questions:
             sandbox.check_available()  # no sandbox, no judging: SandboxUnavailable says why and how to fix it
-        alive = live._session_alive()  # a closed tab's runs leave the judge queue (None under AppTest)
+        alive = live.session_alive()  # a closed tab's runs leave the judge queue (None under AppTest)
         with admission.cancelled_when(None if alive is None else (lambda: not alive())):
             if repeated:
                 chosen = (task_set or tasksets.TaskSet("humaneval", tuple(tasks))).with_scorer(scorer)
-                plan = backends.plan(chosen, patterns, repeats=int(repeats), limit=int(limit), lang=lang)
+                plan = backends.plan(chosen, patterns, repeats=int(repeats), limit=int(limit), lang=lang, entries=named)
                 with st.spinner(RAY["starting"]) if backend == "ray" else contextlib.nullcontext():
                     pool = backend_choice.start(
                         plan,
@@ -431,7 +453,9 @@ if job is not None:
                             done=done,
                             total=pool.total,
                             running=max(0, pool.in_flight),
-                            pattern=_label(latest.pattern),
+                            pattern=_label(latest.pattern)
+                            if latest.pattern in LABELS
+                            else text.inline(latest.pattern, 60),  # an entry's label: participant text
                             task=latest.task_id,
                         )
                         + (f" · {eta}" if eta else ""),
@@ -442,7 +466,7 @@ if job is not None:
         state[f"{P}_note"] = (
             "error",
             exc.message(lang)
-            if isinstance(exc, (sandbox.SandboxUnavailable, admission.QueueFull))
+            if isinstance(exc, (sandbox.SandboxUnavailable, admission.QueueFull, eval_entries.named.EntryError))
             else WORDS["failed"].format(detail=exc),
         )
     finally:

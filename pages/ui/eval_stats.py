@@ -7,6 +7,7 @@ It reads `agent_core.evaluation.rows.ResultRow`s (one per task × pattern × rep
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 
 import pandas as pd
@@ -80,7 +81,8 @@ def figure(summaries: Sequence[result_rows.PatternSummary], label: dict[str, str
     import plotly.graph_objects as go
 
     w = words("eval_stats", lang)
-    names = [label.get(s.pattern, s.pattern) for s in summaries]
+    # plotly draws some HTML in tick labels, and an entry's label is a participant's text
+    names = [html.escape(label.get(s.pattern, s.pattern)) for s in summaries]
     rates = [100 * s.pass_rate for s in summaries]
     fig = go.Figure(
         go.Bar(

@@ -1,6 +1,6 @@
 """Submissions: a participant sends the room their prompt variant (the Playground's setup as it stands)
-or a fork they ran; the trainer lists them, opens up to three beside the default prompts in Compare,
-and reads the room's leaderboard once Compare has run them.
+or a fork they ran; the trainer lists them, opens up to three beside the default prompts in Compare
+or scores them over a task set in Eval, and reads the room's leaderboard once either has run them.
 
 Every submitted text is untrusted: the room bounds a payload's size and the count (agent_core.rooms),
 cuts the name and drops its control characters; here a payload is parsed into a RunConfig at the
@@ -9,8 +9,10 @@ border (one that does not parse is listed, never opened) and every text is drawn
 
 Compare runs every lane on one task (its shared task box), so the lanes run the task of the default
 lane — the room's current run when there is one, else the first chosen submission's — and a chosen
-submission whose task differs is named. Eval runs its patterns with their default prompts over a task
-set and takes no configuration from another page, so submissions go to Compare only.
+submission whose task differs is named. Eval runs the same picks, and the default prompts, as named
+entries (pages/ui/eval_entries.py) over a task set of their kind instead of one task: its leaderboard
+ranks them by pass rate with the 95 % interval, says where this n cannot tell one from the top one,
+and puts what Compare measured for the same submission beside it.
 """
 
 from __future__ import annotations
@@ -28,11 +30,12 @@ from agent_core import metrics
 from agent_core.config import RunConfig
 from agent_core.diffing import diff_stats
 from agent_core.errors import AgentError
+from agent_core.evaluation import rows as result_rows
 from agent_core.offline import placeholder
 from agent_core.patterns.registry import check_overrides, config_from_dict, specs_for
 from agent_core.scenarios import SCENARIOS
 
-from . import handoff, runs, setup_state, sidebar, text
+from . import eval_entries, handoff, runs, setup_state, sidebar, text
 from . import lane_state as ls
 from .catalogue import VARIANTS
 from .i18n import t
@@ -41,6 +44,7 @@ from .render import ENDING_COLORS, ending
 P = "room_sub"
 PLAYGROUND = "pg"
 COMPARE_PAGE = "pages/compare.py"
+EVAL_PAGE = "pages/eval.py"
 #: what a note may hold (the room bounds the whole payload too)
 NOTE_CHARS = 1_000
 #: lanes beside the default one
@@ -48,6 +52,10 @@ PICKS = ls.MAX_LANES - 1
 #: the lanes this session opened in Compare from the room: [{"id", "name", "prompts"}], the default first
 K_OPENED = f"{P}_opened"
 _GO = f"{P}_go_compare"
+_GO_EVAL = f"{P}_go_eval"
+#: the entries this session handed to Eval from the room (eval_entries' own record of them)
+K_EVAL_OPENED = f"{P}_eval_opened"
+K_EVAL_SAID = f"{P}_eval_said"  # why the last Evaluate handed nothing over, said once
 K_NAME, K_NOTE, K_SOURCE, K_PICKED = f"{P}_name", f"{P}_note", f"{P}_source", f"{P}_picked"
 K_SENT = f"{P}_sent"  # ("ok" | "error", Text | name): the outcome of the last Submit, said once
 
@@ -219,6 +227,8 @@ def trainer_panel(code: str, secret: str, lang: str, *, clock: Callable[[], floa
 
     if st.session_state.pop(_GO, False):
         st.switch_page(COMPARE_PAGE)
+    if st.session_state.pop(_GO_EVAL, False):
+        st.switch_page(EVAL_PAGE)
     with st.container(border=True, key=f"{P}_panel"):
         st.markdown(f"#### :material/inbox: {t('room_seat.panel_head', lang)}")
         try:
@@ -227,6 +237,7 @@ def trainer_panel(code: str, secret: str, lang: str, *, clock: Callable[[], floa
             st.error(exc.message(lang), icon=":material/block:")
             return
         leaderboard(lang)
+        eval_leaderboard(lang)
         if not entries:
             st.caption(t("room_seat.none_yet", lang))
             return
@@ -271,6 +282,18 @@ def trainer_panel(code: str, secret: str, lang: str, *, clock: Callable[[], floa
             args=(code, secret, lang),
             disabled=not chosen or runs.any_active(),
         )
+        said = st.session_state.pop(K_EVAL_SAID, None)
+        if said:
+            st.error(text.escape(said), icon=":material/error:")
+        st.button(
+            t("room_eval.open", lang, n=len(chosen)),
+            key=f"{P}_eval",
+            icon=":material/fact_check:",
+            help=t("room_eval.open_help", lang),
+            on_click=evaluate_picked,
+            args=(code, secret, lang),
+            disabled=not chosen or runs.any_active(),
+        )
 
 
 def open_picked(code: str, secret: str, lang: str) -> None:
@@ -287,6 +310,30 @@ def open_picked(code: str, secret: str, lang: str) -> None:
         return
     base, task = _default(code, chosen)
     open_in_compare(base, task, [(e.id, e.name, e.config.to_dict()) for e in chosen if e.config is not None], lang)
+
+
+def evaluate_picked(code: str, secret: str, lang: str) -> None:
+    """The Evaluate button's callback: the default prompts and the submissions picked at the moment of
+    the click, read again from the room, to Eval as named entries; the page switches there on the rerun."""
+    from agent_core.evaluation.entries import EntryError
+    from agent_core.rooms import RoomError, rooms
+
+    try:
+        found = {e.id: e for e in map(read_entry, rooms().submissions(code, secret)) if e.config is not None}
+    except RoomError:
+        return  # the room went: the panel says so on the rerun
+    chosen = [found[i] for i in st.session_state.get(K_PICKED) or [] if i in found][:PICKS]
+    if not chosen or runs.any_active():
+        return
+    base, _task = _default(code, chosen)
+    picks = [(None, t("room_seat.default_lane", lang), base)]
+    picks += [(e.id, e.name, e.config.to_dict()) for e in chosen if e.config is not None]
+    try:
+        st.session_state[K_EVAL_OPENED] = eval_entries.hand_over(picks)
+    except EntryError as exc:
+        st.session_state[K_EVAL_SAID] = t("room_eval.bad", lang, why=exc.message(lang))
+        return
+    st.session_state[_GO_EVAL] = True
 
 
 def _default(code: str, chosen: Sequence[Entry]) -> tuple[dict[str, Any], str]:
@@ -339,22 +386,9 @@ def leaderboard(lang: str) -> None:
     """The lanes Compare ran from this panel, ranked: passed first, then fewer calls, then fewer
     tokens. Shown once that comparison has ended, and only while Compare's lanes are still the ones
     opened from here (their prompts unchanged)."""
-    opened = st.session_state.get(K_OPENED)
-    comparison = ls.current()
-    if not opened or comparison is None or comparison.active or len(comparison.lanes) != len(opened):
+    rows = _compared()
+    if not rows:
         return
-    if any(
-        record.config.get("prompts", {}) != lane["prompts"]
-        for record, lane in zip(comparison.lanes, opened, strict=True)
-    ):
-        return
-    models = sidebar.model_router().names().values()
-    rows = []
-    for record, lane in zip(comparison.lanes, opened, strict=True):
-        summary = metrics.summary(record.typed_events())
-        stand_in = placeholder(record.config.get("scenario"), record.config.get("pattern", ""), models)
-        passed = ENDING_COLORS.get(summary.end_reason or "") == "green" and not stand_in
-        rows.append((lane, summary, passed))
     rows.sort(key=lambda row: (not row[2], row[1].llm_calls, row[1].total_tokens))
     w = {c: t(f"room_seat.board_{c}", lang) for c in ("rank", "name", "passed", "ended", "calls", "tokens")}
     table = [
@@ -370,3 +404,88 @@ def leaderboard(lang: str) -> None:
     ]
     st.markdown(f"##### :material/leaderboard: {t('room_seat.board_head', lang)}")
     st.dataframe(pd.DataFrame(table), hide_index=True, width="stretch", key=f"{P}_board")
+
+
+def _compared() -> list[tuple[dict[str, Any], metrics.RunSummary, bool]]:
+    """Compare's last run of the lanes opened from this panel, each (lane, summary, passed); [] while
+    none has ended or Compare's lanes are no longer those (their prompts changed)."""
+    opened = st.session_state.get(K_OPENED)
+    comparison = ls.current()
+    if not opened or comparison is None or comparison.active or len(comparison.lanes) != len(opened):
+        return []
+    if any(
+        record.config.get("prompts", {}) != lane["prompts"]
+        for record, lane in zip(comparison.lanes, opened, strict=True)
+    ):
+        return []
+    models = sidebar.model_router().names().values()
+    rows = []
+    for record, lane in zip(comparison.lanes, opened, strict=True):
+        summary = metrics.summary(record.typed_events())
+        stand_in = placeholder(record.config.get("scenario"), record.config.get("pattern", ""), models)
+        passed = ENDING_COLORS.get(summary.end_reason or "") == "green" and not stand_in
+        rows.append((lane, summary, passed))
+    return rows
+
+
+def _eval_rows(labels: set[str]) -> list[result_rows.ResultRow]:
+    """Eval's finished rows of these entries (the page keeps them as dicts with their kind)."""
+    if st.session_state.get(f"{eval_entries.P}_job") is not None:
+        return []  # still running: the board ranks a finished evaluation
+    out = []
+    for kept in st.session_state.get(f"{eval_entries.P}_rows") or []:
+        if kept.get("_kind") == "result" and kept.get("pattern") in labels:
+            fields = {k: tuple(v) if isinstance(v, list) else v for k, v in kept.items() if k != "_kind"}
+            out.append(result_rows.ResultRow(**fields))
+    return out
+
+
+def eval_leaderboard(lang: str) -> None:
+    """The entries handed to Eval from this panel, ranked by Eval's pass rate (then the interval's low
+    end): each with its 95 % interval, against the top one by McNemar on the same tasks ("not
+    distinguishable at this n" when p >= stats.ALPHA, or when there is no pair and the intervals overlap),
+    and what Compare measured for the same submission. Shown once Eval has run exactly these entries."""
+    opened = st.session_state.get(K_EVAL_OPENED)
+    if not opened or eval_entries.ran() != opened:
+        return
+    labels = {e["label"]: e for e in opened}
+    found = _eval_rows(set(labels))
+    if not found:
+        return
+    summaries = sorted(result_rows.summarize_rows(found), key=lambda s: (-s.pass_rate, -s.ci_low))
+    top = summaries[0]
+    pairs = {p.b: p for p in result_rows.comparisons(found, top.pattern)}
+    compared = {lane["id"]: (summary, passed) for lane, summary, passed in _compared()}
+    w = {c: t(f"room_eval.board_{c}", lang) for c in ("rank", "name", "rate", "ci", "versus", "compare")}
+
+    def versus(s: result_rows.PatternSummary) -> str:
+        if s is top:
+            return t("room_eval.top", lang)
+        pair = pairs.get(s.pattern)
+        if pair is None:
+            apart = s.ci_high < top.ci_low
+            return t("room_eval.apart" if apart else "room_eval.same_ci", lang, p="—")
+        return t("room_eval.apart" if pair.distinguishable else "room_eval.same", lang, p=f"{pair.p_value:.2g}")
+
+    def in_compare(label: str) -> str:
+        ident = labels[label]["id"]
+        if ident not in compared:
+            return t("room_eval.compare_none", lang)
+        summary, passed = compared[ident]
+        return t("room_eval.compare_passed" if passed else "room_eval.compare_failed", lang, calls=summary.llm_calls)
+
+    table = [
+        {
+            w["rank"]: n,
+            w["name"]: s.pattern,
+            w["rate"]: f"{s.pass_rate:.0%} ({s.passed}/{s.n})",
+            w["ci"]: f"{s.ci_low:.0%} – {s.ci_high:.0%}",
+            w["versus"]: versus(s),
+            w["compare"]: in_compare(s.pattern),
+        }
+        for n, s in enumerate(summaries, start=1)
+    ]
+    kind = "room_eval.code_set" if any(r.scorer == "tests" for r in found) else "room_eval.question_set"
+    tasks = len({r.task_id for r in found})
+    st.markdown(f"##### :material/leaderboard: {t('room_eval.board_head', lang, tasks=tasks, set=t(kind, lang))}")
+    st.dataframe(pd.DataFrame(table), hide_index=True, width="stretch", key=f"{P}_eval_board")
