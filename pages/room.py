@@ -5,7 +5,7 @@ Two sections, each a sequence of calls to the modules that draw them: the traine
 
 import streamlit as st
 
-from pages.ui import poll, room_join, room_session, room_submit, room_view, shell, sidebar
+from pages.ui import room_join, room_session, room_submit, room_view, shell, sidebar
 from pages.ui.i18n import t
 
 shell.require("room")
@@ -21,9 +21,11 @@ elif member.trainer:
     room_join.join_card(member.code, lang)  # the code, the join link and its QR code, for the projector
     room_submit.trainer_panel(member.code, str(member.secret), lang)  # submissions, Compare, leaderboard
 else:
-    poll.seat_box(member, lang)  # the room's question first, with a toast as it arrives
+    question = st.empty()  # the room's question first, with a toast as it arrives
     room_session.participant_head(member, lang)  # the room's code, whether the trainer is here, Leave
-    # the trainer's run, live and read-only, and Take it from here under it: that run, at the call it is
-    # at, into this seat's Playground
-    room_view.seat(member, lang)
+    run_area = st.container()
     room_submit.submit_form(member.code, member.me, lang)  # this seat's variant or fork, to the trainer
+    with run_area:
+        # the trainer's run, live and read-only, and Take it from here under it: that run, at the call it
+        # is at, into this seat's Playground. Last, for it follows the room until a click or a new run.
+        room_view.seat(member, lang, question)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import http.client
+import re
 import time
 import urllib.request
 import uuid
@@ -64,6 +65,12 @@ class Session:
         #: fragment id ("" for the page outside fragments) -> the keys its latest finished run drew
         self.shown: dict[str, set[str]] = {}
         self._drawing: dict[str, set[str]] = {}  # the same, for the script run under way
+        #: a whole-page run under way: where on the page (delta path) each keyed box and widget it drew is.
+        #: A page that follows something in one long script run (a seat of a room) never finishes a
+        #: run, so what it shows is what that run drew and has not since replaced (an empty slot, a
+        #: new box in the same place); None while no whole-page run is under way
+        self._placed: dict[tuple[int, ...], str] | None = None
+        self._path: tuple[int, ...] = ()  # the delta path of the message being read
         self._run_fragments: tuple[str, ...] = ()  # the fragments the run under way reruns (none: the page)
         self._ticking: dict[str, tuple[float, asyncio.Task]] = {}  # fragment id -> (interval, its timer)
         self._sent_after = 0  # runs_finished when the last rerun was asked for
@@ -94,8 +101,18 @@ class Session:
         await self._rerun()
 
     def showing(self, key: str) -> bool:
-        """Whether the page, as its latest finished runs drew it, shows the keyed box or widget `key`."""
+        """Whether the page shows the keyed box or widget `key`: as the whole-page run under way has
+        drawn it so far, else as its latest finished run drew it (and fragments theirs)."""
+        if self._placed:
+            return key in self._placed.values() or any(key in keys for f, keys in self.shown.items() if f)
         return any(key in keys for keys in self.shown.values())
+
+    def showing_nth(self, key: str) -> bool:
+        """Whether the page shows `key` or a later one of its kind (`key-2`, `key-3`…: a script run that
+        draws a box again in the same run keys each anew)."""
+        pattern = re.compile(re.escape(key) + r"(-\d+)?")
+        boxes = self._placed.values() if self._placed else set().union(*self.shown.values())
+        return any(pattern.fullmatch(k) for k in boxes)
 
     async def click(self, key: str) -> None:
         await self._rerun(widget=(key, "trigger_value", True))
@@ -189,6 +206,7 @@ class Session:
             msg.ParseFromString(data)
             kind = msg.WhichOneof("type")
             if kind == "delta":
+                self._path = tuple(msg.metadata.delta_path)
                 self._delta(msg.delta)
             elif kind == "script_finished" and msg.script_finished in FINISHED:
                 self._finished(msg.script_finished)
@@ -197,6 +215,7 @@ class Session:
             elif kind == "new_session":
                 self.session_id = msg.new_session.initialize.session_id
                 self._run_fragments, self._drawing = tuple(msg.metadata.run.fragment_ids), {}
+                self._placed = None if self._run_fragments else {}
                 if not self._run_fragments:
                     self._stop_ticking()  # a whole-page run declares its fragments' timers again
             elif kind == "auto_rerun" and self.timers:
@@ -209,6 +228,7 @@ class Session:
         if how == ForwardMsg.FINISHED_SUCCESSFULLY:
             self.runs_finished += 1
             self.shown = self._drawing
+            self._placed = None
         else:  # a fragment's run redraws that fragment only
             self.fragment_runs += 1
             for fragment in self._run_fragments:
@@ -241,14 +261,26 @@ class Session:
             if entry is not None:
                 entry[1].cancel()
 
+    def _place(self, key: str | None) -> None:
+        """A whole-page run drew at self._path: what was there (and inside it) is replaced."""
+        placed, path = self._placed, self._path
+        if placed is None or not path:
+            return
+        for old in [p for p in placed if p[: len(path)] == path]:
+            del placed[old]
+        if key is not None:
+            placed[path] = key
+
     def _delta(self, delta) -> None:  # noqa: ANN001 (protobuf)
         which = delta.WhichOneof("type")
         drawn = self._drawing.setdefault(delta.fragment_id, set())
         if which == "add_block":
-            if delta.add_block.id.startswith("$$ID-"):
-                key = delta.add_block.id.split("-", 2)[2]
+            key = delta.add_block.id.split("-", 2)[2] if delta.add_block.id.startswith("$$ID-") else None
+            if key is not None:
                 self.blocks.add(key)
                 drawn.add(key)
+            if not delta.fragment_id:
+                self._place(key)
             return
         if which != "new_element":
             return
@@ -256,6 +288,7 @@ class Session:
         if element_type is None:
             return
         element = getattr(delta.new_element, element_type)
+        key = None
         if element_type in _TEXT_FIELDS:
             self.texts.append(getattr(element, _TEXT_FIELDS[element_type]))
         elif "id" in element.DESCRIPTOR.fields_by_name and element.id.startswith("$$ID-"):
@@ -263,6 +296,10 @@ class Session:
             if key != "None":
                 self.widgets[key] = element.id
                 drawn.add(key)
+            else:
+                key = None
+        if not delta.fragment_id:
+            self._place(key)
 
     def _navigated(self, nav) -> None:  # noqa: ANN001 (protobuf)
         self.page_hash = nav.page_script_hash

@@ -118,16 +118,16 @@ async def story(url_a: str, url_b: str, redis_url: str) -> float:
             paused = say("room.paused_call", role=critic, call=2)
             assert {"call-1-prompt", "draft-0"} <= steps(trainer, "pg_view")
             for seat in seats:
-                await seat.wait_for(lambda s: s.showing(SEAT_PAUSE) and s.saw(paused), STEP_S)
+                await seat.wait_for(lambda s: s.showing_nth(SEAT_PAUSE) and s.saw(paused), STEP_S)
                 assert steps(trainer, "pg_view") <= steps(seat, "rv_view"), (steps(trainer, "pg_view"), seat.blocks)
                 assert any(k.startswith("draft-") for k in steps(seat, "rv_view"))
-            assert not any(s.showing(SEAT_POLL) for s in seats), "no question before the trainer asks"
+            assert not any(s.showing_nth(SEAT_POLL) for s in seats), "no question before the trainer asks"
 
             # A asks the room; B sees the question at the top and votes
             await trainer.click("pg_poll_open")
             await trainer.wait_for(lambda s: s.saw(say("poll.open", n=0)), STEP_S)
             for seat in seats:
-                await seat.wait_for(lambda s: s.showing(SEAT_POLL) and poll_choice(s) is not None, STEP_S)
+                await seat.wait_for(lambda s: s.showing_nth(SEAT_POLL) and poll_choice(s) is not None, STEP_S)
                 assert seat.saw(f"### :material/how_to_vote: {ask}")
             first = poll_choice(seats[0])
             for seat, choice in zip(seats, ("REVISE", "PASS"), strict=True):
@@ -144,12 +144,12 @@ async def story(url_a: str, url_b: str, redis_url: str) -> float:
             await trainer.click("pg_step_continue")
             revealed = say("poll.answer", role=critic, answer="REVISE", right=1, n=2)
             for seat in seats:
-                await seat.wait_for(lambda s: s.showing(SEAT_POLL) and s.saw(revealed), STEP_S)
+                await seat.wait_for(lambda s: s.showing_nth(SEAT_POLL) and s.saw(revealed), STEP_S)
 
             # the second pause before the critic: A asks again, B sees the new question
             again = say("room.paused_call", role=critic, call=4)
             for seat in seats:
-                await seat.wait_for(lambda s: s.showing(SEAT_PAUSE) and s.saw(again), STEP_S)
+                await seat.wait_for(lambda s: s.showing_nth(SEAT_PAUSE) and s.saw(again), STEP_S)
             # (the Playground's script draws the run live until it pauses: a page drawn since Continue is there)
             await trainer.wait_for(
                 lambda s: s.runs_finished > went_on and all(map(s.showing, (TRAINER_PAUSE, *TRAINER_MOVES))), STEP_S
@@ -163,11 +163,11 @@ async def story(url_a: str, url_b: str, redis_url: str) -> float:
             await trainer.__aexit__()
             closed = time.monotonic()
             for seat in seats:
-                await seat.wait_for(lambda s: not s.showing(SEAT_POLL), GONE_WITHIN_S)
+                await seat.wait_for(lambda s: not s.showing_nth(SEAT_POLL), GONE_WITHIN_S)
             gone = time.monotonic() - closed
             for seat in seats:
-                await seat.wait_for(lambda s: s.showing("rv_view-end-stop"), STEP_S)
-                assert not seat.showing(SEAT_PAUSE)
+                # the end drawn, and the pause bar gone with it (the same look of the seat's, one message after)
+                await seat.wait_for(lambda s: s.showing("rv_view-end-stop") and not s.showing_nth(SEAT_PAUSE), STEP_S)
             assert not room.poll(code).is_open
             return gone
         finally:

@@ -21,6 +21,7 @@ from typing import Any
 from .. import events as ev
 from ..untrusted import loads
 from . import errors, inputs
+from .bell import Bell
 from .errors import RoomError
 from .inputs import ALPHABET, CODE_LENGTH, normalise
 from .store import RoomStore
@@ -91,6 +92,8 @@ class Rooms:
         self.store = store
         self.bounds = bounds if bounds is not None else Bounds()
         self.clock = clock
+        #: rung by every write a seat draws (the run, its events and pause, polls, votes) made here
+        self.bell = Bell()
 
     # --- anyone -----------------------------------------------------------------------------------
 
@@ -173,6 +176,7 @@ class Rooms:
     def close(self, code: str, secret: str) -> None:
         code, _ = self._trainer(code, secret)
         self.store.delete(code)
+        self.bell.forget(code)
 
     def members(self, code: str, secret: str) -> list[str]:
         """The participants' names, in no particular order (untrusted text: escape where drawn)."""
@@ -201,6 +205,7 @@ class Rooms:
         self.store.set_meta(code, "run_ended", "")
         if not self.store.set_meta(code, "run", text):
             raise errors.no_room()
+        self.bell.ring(code)
 
     def publish(self, code: str, secret: str, run_id: str, events: Sequence[Mapping[str, Any]]) -> int:
         """Append event dicts (Event.to_dict()) to the current run's stream, in order; how many were
@@ -226,6 +231,8 @@ class Rooms:
         if kept is None:
             raise errors.no_room()
         self.store.set_meta(code, "run_bytes", str(used))
+        if kept:
+            self.bell.ring(code)
         if fits < len(items):
             raise errors.full("bytes", budget)
         if kept < fits:
@@ -246,6 +253,7 @@ class Rooms:
             if inputs.size(text) > self.bounds.run_bytes:
                 raise errors.full("bytes", self.bounds.run_bytes)
         self.store.set_meta(code, "pause", text)
+        self.bell.ring(code)
 
     def end_run(self, code: str, secret: str, run_id: str) -> None:
         """The run ended (any reason): it stays on screen, its pause goes, an open poll closes unanswered."""
@@ -255,6 +263,7 @@ class Rooms:
         self._close_open_poll(code, meta)
         self.store.set_meta(code, "pause", "")
         self.store.set_meta(code, "run_ended", "1")
+        self.bell.ring(code)
 
     def open_poll(self, code: str, secret: str, run_id: str, call: int, role: str, choices: Sequence[str]) -> PollState:
         """Ask the room about call `call` (made in `role`) of the current run. One poll is open at a
@@ -283,6 +292,7 @@ class Rooms:
         if not self.store.put(code, _POLLS, poll_id, json.dumps(record), self.bounds.polls):
             raise self._gone_or(code, errors.full("polls", self.bounds.polls))
         self.store.set_meta(code, "poll", poll_id)
+        self.bell.ring(code)
         state = self._state(code, record, self.store.meta(code) or meta)
         assert state is not None
         return state
@@ -366,6 +376,7 @@ class Rooms:
             raise errors.bad_choice()
         if not self.store.put(code, _votes(state.id), participant, choice, self.bounds.participants):
             raise self._gone_or(code, errors.full("votes", self.bounds.participants))
+        self.bell.ring(code)
 
     def submit(self, code: str, participant: str, name: str, payload: Mapping[str, Any]) -> Submission:
         """Send the trainer a prompt variant or a fork: {"config": {...}, "task": str, "note": str}."""
@@ -470,6 +481,7 @@ class Rooms:
         record.update(changes)
         if not self.store.put(code, _POLLS, str(poll_id), json.dumps(record), self.bounds.polls):
             raise errors.no_room()
+        self.bell.ring(code)
 
     def _close_open_poll(self, code: str, meta: Mapping[str, str]) -> None:
         poll_id = meta.get("poll", "")

@@ -174,12 +174,12 @@ def _start_handle(record: runs.RunRecord, router: ModelRouter) -> None:
         lambda gate: run_stream(record, replace(router, gate=gate), tools),
         step_view.breakpoints(record.step or {}),
         on_event=on_event,
-        owner_alive=_session_alive(),
+        owner_alive=session_alive(),
         roles={r.name: r for r in spec.roles},
     ).start()
 
 
-def _session_alive():  # noqa: ANN202 - a () -> bool, or None
+def session_alive():  # noqa: ANN202 - a () -> bool, or None
     """Whether this browser session is still connected: a run goes on through clicks and page switches,
     but stops when its tab closes. None where there is no server session to ask (AppTest)."""
     from streamlit.runtime import Runtime
@@ -189,8 +189,8 @@ def _session_alive():  # noqa: ANN202 - a () -> bool, or None
     if ctx is None or not Runtime.exists():
         return None
     runtime, session = Runtime.instance(), ctx.session_id
-    if not runtime.is_active_session(session):
-        return None
+    if runtime.is_active_session(session) is not True:
+        return None  # (AppTest's runtime is a mock, whose every answer is a truthy mock)
     return lambda: runtime.is_active_session(session)
 
 

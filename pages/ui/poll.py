@@ -12,6 +12,7 @@ room's current one is never shown open, nor its answer kept on screen.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import streamlit as st
@@ -20,15 +21,13 @@ from agent_core.rooms import PollState, RoomError, rooms
 
 from . import i18n, room_cast, room_session, text
 
-#: seconds between a seat's looks at the room's poll (longer in a full room: room_view.pace), and
-#: between the trainer's looks at its tally (one fragment on one page: it can look often)
-LOOK_S, TALLY_S = 1.0, 0.5
+#: seconds between the trainer's looks at its tally (one fragment on one page: it can look often), and
+#: the least between two redraws of a seat's tally (it moves with every vote of the room)
+TALLY_S = 0.5
 #: the trainer's last refusal by the room (e.g. its polls are all used), said in the pause bar
 K_REFUSED = "poll_refused"
 #: the poll this seat has been told of with a toast, and why the room refused this seat's last vote
 K_TOASTED, K_VOTE_REFUSED = "poll_toasted", "poll_vote_refused"
-#: a new question's (role, call), for the toast the next whole-page run shows
-K_ARRIVED = "poll_arrived"
 
 
 def _words(lang: str) -> dict[str, str]:
@@ -119,57 +118,84 @@ def _answer_line(state: PollState, w: dict[str, str], lang: str) -> str:
 # --- a seat's side ----------------------------------------------------------------------------------
 
 
-def seat_box(member: room_session.Member, lang: str) -> None:
-    """The room's question at the top of a seat's page: a toast when it arrives, the choices, the tally
-    once this seat has voted, and the real verdict once it came."""
-    arrived = st.session_state.pop(K_ARRIVED, None)
-    if arrived is not None:  # said by the whole page's run: a toast from a fragment's rerun is not shown
-        # it names the call: the browser shows no new toast while one of the same text is still on
-        # screen, so a second question asked within 10 s of the first would arrive unannounced
-        role, call = arrived
-        st.toast(
-            _words(lang)["toast"].format(role=_role(role, lang), call=call),
-            icon=":material/how_to_vote:",
-            duration="long",
-        )
-    from . import room_view  # a full room looks less often (room_view.pace)
+class SeatQuestion:
+    """The room's question at the top of a seat's page, in `slot`: a toast when it arrives, the choices,
+    the tally once this seat has voted, and the real verdict once it came. The seat's script run follows
+    the room (room_view.Follower) and calls `update` at each look: the slot is drawn again only when what
+    it shows changed, and a tally that moves with every vote at most every TALLY_S."""
 
-    st.fragment(run_every=room_view.pace(member.code, LOOK_S))(_seat)(member.code, member.me, lang)
+    def __init__(self, member: room_session.Member, lang: str, slot: Any) -> None:
+        self.code, self.me, self.lang, self.slot = member.code, member.me, lang, slot
+        self.shown: tuple[Any, ...] | None = None  # what the slot shows
+        self.drawn_at = 0.0
+        self.boxes = 0  # boxes this script run drew (their keys: unique in a script run)
+        self.choices: set[str] = set()  # the choice widgets' keys this script run drew
 
-
-def _seat(code: str, me: str, lang: str) -> None:
-    state = _latest(code)
-    if state is None or state.run_id != _current_run(code):
-        return  # no poll, or one of a run the room no longer shows
-    w = _words(lang)
-    role = _role(state.role, lang)
-    if state.answer is None and not state.is_open:
-        return  # closed unanswered (the run went on or ended, or the trainer is away)
-    try:
-        voted = rooms().voted(code, me, state.id)
-    except Exception:
+    def update(self) -> bool:
+        """Draw the question again if it changed; True if it was drawn."""
+        state = _latest(self.code)
+        if state is None or state.run_id != _current_run(self.code):
+            state = None  # no poll, or one of a run the room no longer shows
+        elif state.answer is None and not state.is_open:
+            state = None  # closed unanswered (the run went on or ended, or the trainer is away)
         voted = None
-    with st.container(border=True, key="poll_seat"):
+        if state is not None:
+            try:
+                voted = rooms().voted(self.code, self.me, state.id)
+            except Exception:
+                voted = None
+        refused = st.session_state.get(K_VOTE_REFUSED)
+        look = (
+            None
+            if state is None
+            else (state.id, state.is_open, state.answer, voted, refused is not None, state.choices)
+        )
+        tally = dict(state.tally) if state is not None and voted is not None else None
+        now = time.monotonic()
+        if self.shown is not None and look == self.shown[0]:
+            if tally == self.shown[1] or now - self.drawn_at < TALLY_S:
+                return False  # the same question, and its tally as drawn (or drawn a moment ago)
+        self.shown, self.drawn_at = (look, tally), now
+        if state is None:
+            self.slot.empty()
+            return True
+        if state.is_open and st.session_state.get(K_TOASTED) != state.id:  # once per poll, a toast says so
+            st.session_state[K_TOASTED] = state.id
+            # it names the call: the browser shows no new toast while one of the same text is still on
+            # screen, so a second question asked within 10 s of the first would arrive unannounced
+            st.toast(
+                _words(self.lang)["toast"].format(role=_role(state.role, self.lang), call=state.call),
+                icon=":material/how_to_vote:",
+                duration="long",
+            )
+        key = f"poll_choice_{state.id}"
+        if state.answer is None and voted is None and key in self.choices:
+            st.rerun()  # the same choices again in this script run (the trainer came back): a widget is drawn once a run
+        self.boxes += 1
+        with self.slot.container(border=True, key="poll_seat" if self.boxes == 1 else f"poll_seat-{self.boxes}"):
+            self._draw(state, voted, refused)
+        return True
+
+    def _draw(self, state: PollState, voted: str | None, refused: Any) -> None:
+        w, lang = _words(self.lang), self.lang
+        role = _role(state.role, lang)
         if state.answer is not None:
             st.markdown(f"### :material/how_to_vote: {_answer_line(state, w, lang)}")
             if voted is not None:
                 st.caption(w["you_said"].format(choice=text.inline(voted, 20)))
             return
-        if st.session_state.get(K_TOASTED) != state.id:  # a new question: once per poll, a toast says so
-            st.session_state[K_TOASTED], st.session_state[K_ARRIVED] = state.id, (state.role, state.call)
-            st.rerun()
         st.markdown(f"### :material/how_to_vote: {w['question'].format(role=role)}")
         if voted is None:
             key = f"poll_choice_{state.id}"
+            self.choices.add(key)
             st.segmented_control(
                 w["question"].format(role=role),
                 state.choices,
                 key=key,
                 label_visibility="collapsed",
                 on_change=vote,
-                args=(code, me, state.id, key),
+                args=(self.code, self.me, state.id, key),
             )
-            refused = st.session_state.get(K_VOTE_REFUSED)
             if refused is not None:
                 st.warning(refused(lang), icon=":material/block:")
             return

@@ -1,15 +1,21 @@
 """A seat's view of the trainer's run: read-only, live, drawn by the same renderer as the Playground.
 
-A fragment looks at the room every LIVE_S while a run is under way (every IDLE_S otherwise), reads the
-events published since its cursor, and redraws the run the way a Playground rerun in the middle of a
-run does: what came before the newest streamed tokens quickly, those tokens live. A seat that joins
-late reads from the start, so it sees everything so far at once. At a pause, the graph lights the node
-about to run and a bar says where the run waits, with the pending prompt in an expander. Nothing here
-can steer the trainer's run: the seat holds no handle on it, only the room's published copy.
+A seat's page follows the room in one script run, the way the trainer's Playground follows its run:
+it draws the run so far the quick way (a late joiner sees everything at once; the newest streamed
+tokens live), then waits on the room's bell (agent_core.rooms.bell) and draws what each change
+brought: new events added to the same RunView, the pause bar, the room's question at the top, the
+call "Take it from here" forks at. It never draws the whole run again, so a seat's look costs what
+changed, not the run's length: a room of 40 follows its trainer within a fraction of a second on one
+server, where timed redraws of the whole run (each 25-50 ms of the one interpreter) fell seconds
+behind. A click (a vote, a submission, Take it from here) reruns the page, which catches up the same
+way and follows on. Nothing here can steer the trainer's run: the seat holds no handle on it, only
+the room's published copy.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,19 +26,21 @@ from agent_core.errors import AgentError
 from agent_core.patterns.registry import config_from_dict
 from agent_core.rooms import rooms, typed_events
 
-from . import call_views, room_session, text
+from . import call_views, live, poll, room_fork, room_session, runs, text
 from .i18n import t
-from .render import RunView, draw_run
+from .render import RunView, draw_run, hide_stale
 
 #: the run view's key prefix on a seat (the Playground's is pg_view)
 KEY = "rv_view"
-#: seconds between looks while the trainer's run is under way, and while it is not
-LIVE_S, IDLE_S = 0.75, 2.5
-#: the seats' redraws one server takes per second, all seats of a room together: a seat redraws the
-#: whole run at each look (a fragment cannot add to what it drew), and one interpreter serves every
-#: seat, so a full room looks less often rather than starving the trainer's run (tests/bench/
-#: bench_classroom.py: at 40 seats looking every 0.75 s the server took no vote in 30 s)
-REDRAWS_PER_S = 12.0
+#: the seat's area, whose leftovers from the page's previous script run stay hidden (render.hide_stale)
+AREA = "rv_area"
+#: the longest a seat waits before it looks at the room again. A change made on this server wakes it
+#: at once (the room's bell); one made by another server sharing the store is seen at the next look.
+#: Each look also lets a click through: a script run takes a rerun request at its next element.
+LOOK_S = 0.2
+#: the shortest time between two looks of a seat: a burst of writes (tokens, a room's votes) is drawn
+#: once, not once per write by every seat
+GAP_S = 0.12
 #: this session's copy of the room's current run
 K_SEEN = "room_seen"
 
@@ -57,36 +65,140 @@ class Seen:
         return self.ended or (bool(self.events) and isinstance(self.events[-1], ev.RunFinished))
 
 
-def pace(code: str, every: float) -> float:
-    """Seconds between a seat's looks at room `code`: `every`, or longer in a full room, so that all its
-    seats together redraw at most REDRAWS_PER_S times a second."""
-    try:
-        info = rooms().info(code)
-    except Exception:
-        info = None
-    return max(every, (info.participants if info is not None else 0) / REDRAWS_PER_S)
+def seat(member: room_session.Member, lang: str, question: Any) -> None:
+    """The room on this seat: its question in `question` (a slot at the top of the page), the trainer's
+    run here, with "Take it from here" under it. Followed until the room's run changes (then the page
+    draws the new one from its start), a click reruns the page, or the tab closes. Under AppTest, where
+    no browser session follows, one look per script run."""
+    with st.container(key=AREA):
+        hide_stale(AREA, live=True)
+        follower = Follower(member, lang, question)
+        follower.first_look()
+        alive = live.session_alive()
+        if alive is not None:
+            follower.follow(alive)
 
 
-def seat(member: room_session.Member, lang: str) -> None:
-    """The trainer's run on this seat, looked at again and again (a fragment, at the pace of the run and
-    the room's size), with "Take it from here" under it, redrawn with it so it names the current call."""
-    seen = _read(member.code)
-    live = seen is not None and not seen.over
-    st.fragment(run_every=pace(member.code, LIVE_S if live else IDLE_S))(_seat)(member.code, live, lang)
+class Follower:
+    """One script run's drawing of the room on a seat, and what it has drawn so far."""
+
+    def __init__(self, member: room_session.Member, lang: str, question: Any) -> None:
+        self.code, self.lang = member.code, lang
+        self.question = poll.SeatQuestion(member, lang, question)
+        self.seen = _read(member.code)
+        self.run_id = self.seen.run_id if self.seen is not None else None
+        self.view: RunView | None = None
+        self.drawn = 0  # events of the run drawn so far
+        self.closed = False  # the view drew the run's end
+        self.pause: dict[str, Any] | None = None  # the pause the bar shows
+        self.point: tuple[Any, bool] | None = None  # the fork point (and busy) the button was drawn for
+        self.bars = self.buttons = 0  # pause bars and fork buttons drawn by this script run (their keys)
+        self.pause_slot = self.take_slot = None
+
+    def first_look(self) -> None:
+        self.question.update()
+        seen = self.seen
+        if seen is None:
+            st.info(t("room.no_run"), icon=":material/hourglass_empty:")
+            return
+        if seen.config is None:
+            st.warning(t("room.unreadable"), icon=":material/warning:")
+            return
+        run = seen.run
+        bound = run.get("bound") if isinstance(run.get("bound"), int) else 0
+        task = run.get("task") if isinstance(run.get("task"), str) else ""
+        st.caption(t("room.watching", run=text.code_span(seen.run_id, 20)))
+        events = seen.events
+        self.drawn = len(events)
+        if seen.over:
+            draw_run(seen.config, events, bound=bound, key=KEY, task=task)
+            self.closed = True
+        else:
+            split = len(events)
+            while split and isinstance(events[split - 1], ev.Token):
+                split -= 1  # the call being streamed now: its tokens are drawn live, the rest quickly
+            self.view = RunView(seen.config, bound=bound, key=KEY, task=task)
+            self.view.catch_up(events[:split])
+            self.view.add_all(events[split:])
+        self.pause_slot, self.take_slot = st.empty(), st.empty()
+        self._pause()
+        self._take()
+
+    def follow(self, alive: Callable[[], bool]) -> None:
+        """Look at the room whenever it changes (at least every LOOK_S), drawing what changed, for as
+        long as the tab is open and no click asks for a new script run."""
+        bell = rooms().bell
+        beat = st.empty()  # an element each quiet look writes, so a click's rerun is taken then
+        looked = 0.0
+        while alive():
+            time.sleep(max(0.0, looked + GAP_S - time.monotonic()))
+            looked = time.monotonic()
+            mark = bell.mark(self.code)  # before reading: a write after the read wakes the wait below
+            if not self.look():
+                beat.empty()
+            bell.wait(self.code, mark, LOOK_S)
+
+    def look(self) -> bool:
+        """Draw what changed in the room since the last look; True if anything was drawn. A run other than
+        the one drawn (a new run, or none: the room closed) reruns the page."""
+        drew = self.question.update()
+        try:
+            run = rooms().run(self.code)
+        except Exception:
+            return drew  # the store away for a moment: look again later
+        run_id = run.get("run_id") if run else None
+        if run_id != self.run_id:
+            st.rerun()
+        seen = self.seen
+        if seen is None or seen.config is None:
+            return drew
+        _fresh(self.code, seen, run)
+        if self.view is not None:
+            fresh = seen.events[self.drawn :]
+            self.drawn = len(seen.events)
+            if fresh:
+                self.view.add_all(fresh)
+                drew = True
+            if seen.over and not self.closed:
+                self.view.close()
+                self.closed = drew = True
+        return self._pause() | self._take() | drew
+
+    def _pause(self) -> bool:
+        seen = self.seen
+        pause = None if seen is None or seen.over else _pause(self.code)
+        if pause == self.pause or self.pause_slot is None:
+            return False
+        self.pause = pause
+        if pause is None:
+            self.pause_slot.empty()
+            return True
+        if self.view is not None:
+            if pause.get("at") == "call":
+                self.view.point_at(ev.LlmCall(role=str(pause.get("role", ""))))
+            self.view.flush()
+        self.bars += 1
+        with self.pause_slot.container():
+            pause_bar(pause, self.lang, key=_nth("rv_pause", self.bars))
+        return True
+
+    def _take(self) -> bool:
+        seen = self.seen
+        if seen is None or seen.config is None or self.take_slot is None:
+            return False
+        point = (room_fork.fork_point(seen.events), runs.any_active())
+        if point == self.point:
+            return False
+        self.point = point
+        self.buttons += 1
+        with self.take_slot.container():
+            room_fork.take_button(seen.run, seen.events, self.lang, key=_nth("room_take", self.buttons))
+        return True
 
 
-def _seat(code: str, live: bool, lang: str) -> None:
-    seen = _read(code)
-    if (seen is not None and not seen.over) != live:
-        st.rerun()  # the run began or ended: look again at the pace that fits
-    if seen is None:
-        st.info(t("room.no_run"), icon=":material/hourglass_empty:")
-        return
-    draw(seen, _pause(code, seen), lang)
-    if seen.config is not None:
-        from . import room_fork
-
-        room_fork.take_button(seen.run, seen.events, lang)
+def _nth(key: str, n: int) -> str:
+    """The key of the n-th box of a kind one script run draws (keys are unique in a script run)."""
+    return key if n == 1 else f"{key}-{n}"
 
 
 def _read(code: str) -> Seen | None:
@@ -102,6 +214,12 @@ def _read(code: str) -> Seen | None:
     seen = state.get(K_SEEN)
     if not isinstance(seen, Seen) or seen.run_id != run["run_id"]:
         seen = state[K_SEEN] = Seen(run["run_id"], dict(run), config=_config(run.get("config")))
+    _fresh(code, seen, run)
+    return seen
+
+
+def _fresh(code: str, seen: Seen, run: dict[str, Any]) -> None:
+    """Add to `seen` the events published since its cursor, and whether `run` (the room's, the same) ended."""
     try:
         fresh = rooms().events(code, seen.run_id, start=seen.cursor)
     except Exception:
@@ -109,7 +227,6 @@ def _read(code: str) -> Seen | None:
     seen.cursor += len(fresh)
     seen.events += typed_events(fresh)  # an entry this seat cannot read is skipped: the rest still draws
     seen.ended = bool(run.get("ended"))
-    return seen
 
 
 def _config(data: Any) -> dict[str, Any] | None:
@@ -120,9 +237,7 @@ def _config(data: Any) -> dict[str, Any] | None:
         return None
 
 
-def _pause(code: str, seen: Seen) -> dict[str, Any] | None:
-    if seen.over:
-        return None
+def _pause(code: str) -> dict[str, Any] | None:
     try:
         pause = rooms().pause(code)
     except Exception:
@@ -130,36 +245,10 @@ def _pause(code: str, seen: Seen) -> dict[str, Any] | None:
     return pause if isinstance(pause, dict) else None
 
 
-def draw(seen: Seen, pause: dict[str, Any] | None, lang: str) -> None:
-    """The run as the trainer's Playground draws it: redrawn once over; else caught up, then live."""
-    run = seen.run
-    if seen.config is None:
-        st.warning(t("room.unreadable"), icon=":material/warning:")
-        return
-    bound = run.get("bound") if isinstance(run.get("bound"), int) else 0
-    task = run.get("task") if isinstance(run.get("task"), str) else ""
-    st.caption(t("room.watching", run=text.code_span(seen.run_id, 20)))
-    if seen.over:
-        draw_run(seen.config, seen.events, bound=bound, key=KEY, task=task)
-        return
-    events = seen.events
-    split = len(events)
-    while split and isinstance(events[split - 1], ev.Token):
-        split -= 1  # the call being streamed now: its tokens are drawn live, the rest quickly
-    view = RunView(seen.config, bound=bound, key=KEY, task=task)
-    view.catch_up(events[:split])
-    view.add_all(events[split:])
-    if pause is not None:
-        if pause.get("at") == "call":
-            view.point_at(ev.LlmCall(role=str(pause.get("role", ""))))
-        view.flush()
-        pause_bar(pause, lang)
-
-
-def pause_bar(pause: dict[str, Any], lang: str) -> None:
+def pause_bar(pause: dict[str, Any], lang: str, *, key: str = "rv_pause") -> None:
     """Where the trainer's run waits, and the prompt it is about to send (read-only)."""
     at, role = pause.get("at"), str(pause.get("role", ""))
-    with st.container(border=True, key="rv_pause"):
+    with st.container(border=True, key=key):
         if at == "tool":
             head = t("room.paused_tool", tool=text.inline(role, 40))
         elif at == "verdict":

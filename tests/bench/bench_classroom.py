@@ -4,8 +4,9 @@ One `streamlit run app.py` on 127.0.0.1 (the offline model, at its watchable pac
 a websocket session speaking the app's own protocol (tests/st_client.py), so the figures measure the
 server, not 41 Chromium renderers on the same cores. A browser's part that the plain client lacks is
 added here (`Seat`): the `?room=CODE` of the address, the timers of `st.fragment(run_every=...)` (the
-frontend re-asks each such fragment every interval; the seats' views, polls and the trainer's tally
-and heartbeat all live in them), and a widget inside a fragment rerunning only that fragment.
+frontend re-asks each such fragment every interval: the trainer's tally and heartbeat live in them),
+and a widget inside a fragment rerunning only that fragment. A seat follows the room in one long
+script run (pages/ui/room_view.py), so what it is shown arrives as that run draws it.
 
 One repetition, in a fresh room:
 
@@ -54,7 +55,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-import websockets  # noqa: E402
 from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
 
 from pages.ui.i18n import t, words  # noqa: E402
@@ -127,7 +127,6 @@ class Seat(Session):
         self.epoch = ""
         self.first: dict[tuple[str, str], float] = {}  # (epoch, box key) -> first arrival
         self.drawn_by: dict[tuple[str, str], str] = {}  # (epoch, box key) -> the fragment that drew it first
-        self.ticks: dict[str, list[float]] = {}  # fragment -> when its timer asked for it
         self.seen_text: dict[str, float] = {}  # text -> first arrival
         self.text_log: list[tuple[float, str]] = []  # (arrival, text) for the tally's texts
         self.block_at: dict[str, float] = {}  # box key -> latest arrival
@@ -168,26 +167,6 @@ class Seat(Session):
     async def acted(self, before: int, timeout: float = 300.0) -> None:
         """Wait until a whole-page run after `before` (runs_finished when the action was sent) ended."""
         await self.wait_for(lambda s: s.runs_finished > before, timeout)
-
-    async def _tick(self, fragment: str, interval: float) -> None:
-        """The fragment's timer (Session's), noting when it asked."""
-        while not self.closed:
-            await asyncio.sleep(interval)
-            msg = BackMsg()
-            state = msg.rerun_script
-            state.page_name, state.page_script_hash, state.query_string = self.page, self.page_hash, self.query
-            state.fragment_id, state.is_auto_rerun = fragment, True
-            self.ticks.setdefault(fragment, []).append(time.monotonic())
-            try:
-                await self._ws.send(msg.SerializeToString())
-            except websockets.ConnectionClosed:
-                return
-
-    def redraw(self, epoch: str, key: str, arrived: float) -> float | None:
-        """From the timer's ask that drew this box (the latest before it arrived) to its arrival:
-        the server's share of a seat's lag, the rest being the wait for the timer."""
-        asked = [t for t in self.ticks.get(self.drawn_by.get((epoch, key), ""), ()) if t <= arrived]
-        return arrived - asked[-1] if asked else None
 
     def since(self, key: str, after: float) -> float | None:
         """The first arrival of a tracked box after `after`, or None."""
@@ -251,8 +230,23 @@ def ended(session: Seat, since: float) -> bool:
     )
 
 
+def _kind(key: str) -> re.Pattern[str]:
+    """`key` and the later boxes of its kind one script run draws (`key-2`, `key-3`: room_view._nth)."""
+    return re.compile(re.escape(key) + r"(-\d+)?")
+
+
 def latest(session: Seat, key: str) -> float:
-    return session.block_at.get(key, session.widget_at.get(key, -1.0))
+    """When the newest box or widget of `key`'s kind arrived (-1: never)."""
+    kind = _kind(key)
+    return max(
+        (t for k, t in (*session.block_at.items(), *session.widget_at.items()) if kind.fullmatch(k)), default=-1.0
+    )
+
+
+def newest(session: Seat, key: str) -> str:
+    """The key of the newest widget of `key`'s kind."""
+    kind = _kind(key)
+    return max((k for k in session.widget_at if kind.fullmatch(k)), key=session.widget_at.__getitem__, default=key)
 
 
 def code_of(session: Seat) -> str | None:
@@ -268,7 +262,6 @@ class Rep:
 
     joins: list[float] = field(default_factory=list)
     lags: list[float] = field(default_factory=list)
-    redraws: list[float] = field(default_factory=list)  # the server's share of each lag (see Seat.redraw)
     missing: int = 0  # steps the trainer had that a watching seat never received
     tallies: list[float] = field(default_factory=list)
     votes_sent: int = 0
@@ -370,7 +363,7 @@ async def vote(seat: Seat, poll_open: float, sent: list[float], rng: random.Rand
 async def take_it(seat: Seat, asked: float) -> bool:
     """Take it from here, then run the fork in this seat's Playground; True when it ended."""
     await seat.wait_for(lambda s: latest(s, "room_take") > asked, timeout=120)
-    await seat.click("room_take")
+    await seat.click(newest(seat, "room_take"))
     await seat.wait_for(lambda s: any(k.startswith("fork_run_") for k in s.widgets), timeout=120)
     run = next(k for k in seat.widgets if k.startswith("fork_run_"))
     before = time.monotonic()
@@ -490,10 +483,6 @@ def event_lags(trainer: Seat, seats: list[Seat], watching_all: set[int], rep: Re
             for step, at in mine.items():
                 if step in theirs:
                     rep.lags.append(theirs[step] - at)
-                    key = step if step.startswith("pause-") else SEAT_VIEW + step
-                    took = seat.redraw(epoch, key, theirs[step])
-                    if took is not None:
-                        rep.redraws.append(took)
                 elif index in watching_all:
                     rep.missing += 1
         if index in watching_all and len(seat.epochs) < len(labels):
@@ -608,12 +597,6 @@ def report(reps: list[Rep], seats: int) -> None:
             f"{spread(h50)} / {spread(h95)} / {spread(hmax)} ms",
             f"p95 <= {TARGET_HEALTH_MS:.0f} ms",
             met(statistics.median(h95) <= TARGET_HEALTH_MS),
-        ),
-        (
-            "of the lag, the server's (a seat's timer asking to its arrival): p50 / p95",
-            f"{spread([pct(r.redraws, 0.5) * ms for r in reps])} / {spread([pct(r.redraws, 0.95) * ms for r in reps])} ms",
-            "",
-            "",
         ),
         ("server CPU during the load", spread([r.cores for r in reps], "{:.2f}") + " cores of 2", "", ""),
         (
