@@ -29,7 +29,8 @@ from tests.browser.harness import download, pick, settle, shot
 
 SIZES = {"1280x720": {"width": 1280, "height": 720}, "1440x1000": {"width": 1440, "height": 1000}}
 BANNER, MOVES = ".st-key-pg_pause", ".st-key-pg_pause_moves"
-SEAT_POLL, SEAT_PAUSE = ".st-key-poll_seat", ".st-key-rv_pause"
+# (a seat's script run follows the room and keys each box it draws again anew: poll_seat, poll_seat-2 ...)
+SEAT_POLL, SEAT_PAUSE = "[class*='st-key-poll_seat']", "[class*='st-key-rv_pause']"
 QUESTION = "What will the critic say?"
 #: what the participant adds to the critic's prompt before submitting it
 STRICT = "Be strict: answer REVISE unless every edge case (0, 1, 2, negatives) is handled."
@@ -71,6 +72,24 @@ def scrolled(page, selector: str) -> float:  # noqa: ANN001
     return page.locator(selector).evaluate(
         "e => { let s = 0; for (let n = e.parentElement; n; n = n.parentElement) s += n.scrollTop; return s; }"
     )
+
+
+_QUIET = """
+([quietMs, timeout]) => new Promise((resolve, reject) => {
+  const main = document.querySelector('[data-testid=stMain]') || document.body;
+  let timer = setTimeout(done, quietMs);
+  function done() { observer.disconnect(); clearTimeout(give); resolve(); }
+  const observer = new MutationObserver(() => { clearTimeout(timer); timer = setTimeout(done, quietMs); });
+  observer.observe(main, {childList: true, subtree: true, characterData: true});
+  const give = setTimeout(() => { observer.disconnect(); reject(new Error('the seat never settled')); }, timeout);
+})
+"""
+
+
+def quiet(seat, quiet_ms: int = 400, timeout_ms: int = 20_000) -> None:  # noqa: ANN001
+    """A seat's Room page follows the room in one script run that never ends while the tab is open:
+    wait until its drawing has been still for `quiet_ms` instead of for the run's end."""
+    seat.evaluate(_QUIET, [quiet_ms, timeout_ms])
 
 
 def go(page, name: str) -> None:  # noqa: ANN001
@@ -166,7 +185,7 @@ def ask_the_room(room: Room, call: int) -> None:
         except Exception:
             raise AssertionError(f"no toast on seat {i}: {seat.evaluate('() => window.__toasts')}") from None
     for seat in room.seats:
-        settle(seat)
+        quiet(seat)
         poll, run = seat.locator(SEAT_POLL).bounding_box(), seat.locator(SEAT_PAUSE).bounding_box()
         assert poll is not None and run is not None and poll["y"] < run["y"], "the question comes before the run"
         top = poll["y"] + scrolled(seat, SEAT_POLL)
@@ -211,7 +230,7 @@ def test_the_seats_vote_see_the_verdict_and_one_takes_the_run_from_there(room: R
 
     # a participant takes it from here: calls 1-3 are the trainer's, call 4 on is theirs (offline)
     seat = seats[0]
-    take = seat.locator(".st-key-room_take button:visible")  # one of two a help text makes
+    take = seat.locator("[class*='st-key-room_take'] button:visible")  # one of two a help text makes
     expect(take).to_be_enabled()
     take.click()
     editor = seat.locator(".st-key-fork_editor")
@@ -253,12 +272,12 @@ def test_a_submitted_variant_runs_beside_the_default_and_a_closed_tab_takes_its_
     critic.press("Control+Enter")
     settle(seat)
     seat.locator(".st-key-room_badge a").click()  # back to the room, from the sidebar's badge
-    settle(seat)
+    quiet(seat)
     form = seat.locator(".st-key-room_sub_form")
     expect(form).to_contain_text("critic +")
     form.locator(".st-key-room_sub_name input").fill("Strict critic")
     form.locator(".st-key-room_sub_name input").press("Enter")
-    settle(seat)
+    quiet(seat)
     form.locator(".st-key-room_sub_submit button").click()
     expect(form).to_contain_text("Sent to the room as Strict critic")
 
