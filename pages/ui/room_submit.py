@@ -299,14 +299,8 @@ def trainer_panel(code: str, secret: str, lang: str, *, clock: Callable[[], floa
 def open_picked(code: str, secret: str, lang: str) -> None:
     """The Open button's callback: the submissions picked at the moment of the click, read again from
     the room and parsed, into Compare beside the default prompts."""
-    from agent_core.rooms import RoomError, rooms
-
-    try:
-        entries = {e.id: e for e in map(read_entry, rooms().submissions(code, secret)) if e.config is not None}
-    except RoomError:
-        return  # the room went: the panel says so on the rerun
-    chosen = [entries[i] for i in st.session_state.get(K_PICKED) or [] if i in entries][:PICKS]
-    if not chosen or runs.any_active():
+    chosen = _picked(code, secret)
+    if not chosen:
         return
     base, task = _default(code, chosen)
     open_in_compare(base, task, [(e.id, e.name, e.config.to_dict()) for e in chosen if e.config is not None], lang)
@@ -316,14 +310,9 @@ def evaluate_picked(code: str, secret: str, lang: str) -> None:
     """The Evaluate button's callback: the default prompts and the submissions picked at the moment of
     the click, read again from the room, to Eval as named entries; the page switches there on the rerun."""
     from agent_core.evaluation.entries import EntryError
-    from agent_core.rooms import RoomError, rooms
 
-    try:
-        found = {e.id: e for e in map(read_entry, rooms().submissions(code, secret)) if e.config is not None}
-    except RoomError:
-        return  # the room went: the panel says so on the rerun
-    chosen = [found[i] for i in st.session_state.get(K_PICKED) or [] if i in found][:PICKS]
-    if not chosen or runs.any_active():
+    chosen = _picked(code, secret)
+    if not chosen:
         return
     base, _task = _default(code, chosen)
     picks = [(None, t("room_seat.default_lane", lang), base)]
@@ -334,6 +323,20 @@ def evaluate_picked(code: str, secret: str, lang: str) -> None:
         st.session_state[K_EVAL_SAID] = t("room_eval.bad", lang, why=exc.message(lang))
         return
     st.session_state[_GO_EVAL] = True
+
+
+def _picked(code: str, secret: str) -> list[Entry]:
+    """The submissions picked at the moment of a click, read again from the room and parsed (the ones
+    that parse, up to PICKS); none when the room went (the panel says so on the rerun) or a run of this
+    session's is going."""
+    from agent_core.rooms import RoomError, rooms
+
+    try:
+        found = {e.id: e for e in map(read_entry, rooms().submissions(code, secret)) if e.config is not None}
+    except RoomError:
+        return []
+    chosen = [found[i] for i in st.session_state.get(K_PICKED) or [] if i in found][:PICKS]
+    return [] if runs.any_active() else chosen
 
 
 def _default(code: str, chosen: Sequence[Entry]) -> tuple[dict[str, Any], str]:
