@@ -268,6 +268,33 @@ def test_participants_per_room(clock):
     assert rooms.info(code).participants == 2
 
 
+def test_a_seat_waiting_on_the_room_wakes_for_the_run_and_its_poll_not_for_each_vote(clock):
+    """A seat's page waits on the room's bell between looks: every write that changes what a seat shows
+    wakes it at once; a vote, which moves only tallies, wakes none of the forty."""
+    rooms, code, secret = started(clock)
+    rooms.join(code, ALICE, "Alice")
+    bell = rooms.bell
+
+    def wakes(write) -> bool:
+        mark, woke = bell.mark(code), []
+        waiter = threading.Thread(target=lambda: woke.append(bell.wait(code, mark, 2.0)))
+        waiter.start()
+        write()
+        waiter.join(3.0)
+        return woke == [True]
+
+    event = {"kind": "llm_call", "t": 0.1, "role": "generator", "call": 1}
+    assert wakes(lambda: rooms.publish(code, secret, "run-1", [event]))
+    assert wakes(lambda: rooms.set_pause(code, secret, "run-1", {"at": "call", "role": "critic", "call": 2}))
+    poll = []
+    assert wakes(lambda: poll.append(rooms.open_poll(code, secret, "run-1", 2, "critic", ["PASS", "REVISE"])))
+    mark = bell.mark(code)
+    rooms.vote(code, ALICE, poll[0].id, "REVISE")
+    assert bell.mark(code) == mark and not bell.wait(code, mark, 0.05)
+    assert rooms.poll(code).tally["REVISE"] == 1  # counted all the same
+    assert wakes(lambda: rooms.set_pause(code, secret, "run-1", None))
+
+
 def test_polls_per_room(clock):
     rooms, code, secret = started(clock, polls=2)
     first = rooms.open_poll(code, secret, "run-1", 2, "critic", ["PASS", "REVISE"])

@@ -3,8 +3,9 @@
 A seat's page follows the room in one long script run: it draws what changed, then waits. Without a
 bell it could only look again and again (a timer per seat, each look a redraw), and 40 seats looking
 often enough to be half a second late cost the server more than it has. With one, a write (an event
-published, a pause, a poll, a vote) wakes the waiters on that room; each reads what changed since its
-last look and draws only that. A write made by another server that shares the store rings no bell
+published, a pause, a poll opened or closed) wakes the waiters on that room; each reads what changed
+since its last look and draws only that. A vote rings no bell: it moves only tallies, which waiters
+redraw at their next timed look anyway. A write made by another server that shares the store rings no bell
 here: waiters also wake after their timeout and look, so they are at most that late.
 """
 
