@@ -18,9 +18,9 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
-import pandas as pd
 import streamlit as st
 
 from agent_core import events as ev
@@ -28,7 +28,7 @@ from agent_core.calls import MessageTable
 from agent_core.diffing import MAX_DIFF_WORK, Budget, diff_stats
 from agent_core.patterns.registry import LIMITS
 
-from . import call_views, diff_view, figures, graphs, i18n, text
+from . import call_views, diff_view, figures, graphs, i18n, tables, text
 from .blocks import Block, Blocks, Versions, final_blocks, final_looks, tool_name
 from .catalogue import limit_label
 from .headline import Headline
@@ -97,6 +97,18 @@ TOKEN_PAINT_S = 0.1
 REFRESH_S = 0.2
 
 
+@dataclass(frozen=True)
+class Pace:
+    """How often a live view redraws what changes all the time: the streamed text (`tokens`, seconds
+    between paints), the counters and side table (`refresh`), and whether each move of the graph is
+    drawn at once (`moves`) or waits for the next refresh. A person's own run shows every move; a room's
+    seat, one of forty drawing the same run on one server, draws less often."""
+
+    tokens: float = TOKEN_PAINT_S
+    refresh: float = REFRESH_S
+    moves: bool = True
+
+
 def words(lang: str | None = None) -> dict[str, str]:
     """The run view's texts (locales/*.toml, table [render]) in `lang`, default the page's."""
     return i18n.words("render", lang)
@@ -124,7 +136,7 @@ class RunView:
     page's language (the sidebar's), whatever language the run itself was in.
 
     `looks` — (label, state) per block, from blocks.final_looks — makes it a redraw. `compact` puts
-    the counters in two rows, for narrow columns (Compare's lanes).
+    the counters in two rows, for narrow columns (Compare's lanes). `pace` spaces a live view's paints.
     """
 
     def __init__(
@@ -140,8 +152,11 @@ class RunView:
         recorded: int = 0,
         call_actions: Callable[[Any, int, ev.LlmCall], None] | None = None,
         sizes: list[int] | None = None,
+        pace: Pace = Pace(),
     ) -> None:
         self.config = dict(config)
+        self.pace = pace
+        self._moved = False  # the graph moved since its last drawing
         #: events per block (blocks.final_blocks), for a redraw: long blocks are folded, pages weighed
         self.sizes = sizes
         self._ordinal: dict[int, int] = {}  # block index -> events of it seen so far
@@ -338,13 +353,13 @@ class RunView:
         block.stream_more(e.text)
         if not self.live:
             return
-        # Each paint re-sends the call's whole text so far: at most TOKEN_PAINT_S apart, so a long
+        # Each paint re-sends the call's whole text so far: at most pace.tokens apart, so a long
         # reply costs the server (and 30 sessions on one box) linear, not quadratic, work. The last
         # partial paint is replaced by the call's caption when it ends, so nothing is lost.
         now = time.monotonic()
         if block.stream is None:
             block.stream = block.box.empty()
-        elif now - self._painted < TOKEN_PAINT_S:
+        elif now - self._painted < self.pace.tokens:
             return
         self._painted = now
         block.stream.code(block.streamed, language=None, wrap_lines=True)
@@ -786,13 +801,15 @@ class RunView:
         self._side_dirty = True
 
     def _refresh_soon(self, graph: bool) -> None:
-        """Refresh now if the graph moved (it shows where the run is), else at most every REFRESH_S: a
-        burst of events (a fast model, a fork's recorded prefix) redrew the counters and rebuilt the
-        side table's DataFrame after every one of them. `flush()` and `close()` catch up."""
+        """Refresh now if the graph moved (it shows where the run is) and the pace draws moves at once,
+        else at most every pace.refresh: a burst of events (a fast model, a fork's recorded prefix) redrew the
+        counters and rebuilt the side table's DataFrame after every one of them. `flush()`, `tick()`
+        and `close()` catch up."""
         now = time.monotonic()
-        if graph or now - self._refreshed >= REFRESH_S:
+        self._moved |= graph
+        if (graph and self.pace.moves) or now - self._refreshed >= self.pace.refresh:
             self._refreshed, self._stale = now, False
-            self._refresh(graph=graph)
+            self._refresh(graph=self._moved)
         else:
             self._stale = True
 
@@ -802,14 +819,21 @@ class RunView:
         if now > self.elapsed:
             self.elapsed, self._stale = now, True
 
+    def tick(self) -> None:
+        """Refresh what `add` left stale once pace.refresh has passed: a live view whose run went quiet
+        (a model call that takes its time) shows its last events' counts."""
+        if self._stale and time.monotonic() - self._refreshed >= self.pace.refresh:
+            self.flush()
+
     def flush(self) -> None:
         """Bring the counters and the side table up to date (a live run that pauses here)."""
         if self._stale:
             self._refreshed, self._stale = time.monotonic(), False
-            self._refresh(graph=False)
+            self._refresh(graph=self._moved)
 
     def _refresh(self, graph: bool) -> None:
         """Redraw the counters, and the graph and side table when they changed."""
+        self._moved = self._moved and not graph
         with self._counters.container():
             if self.compact:
                 (a, b), (c, d) = st.columns(2), st.columns(2, vertical_alignment="center")
@@ -839,10 +863,12 @@ class RunView:
                 ),
                 width="content",
             )
-        if graph or self._own_dirty:
+        # the figure and the side table only when they changed: a table rebuilt at every move of the
+        # graph (each call) was the costliest part of a room's forty seats following a run
+        if self._own_dirty:
             self._own_dirty = False
             self._draw_own()
-        if graph or self._side_dirty:
+        if self._side_dirty:
             self._side_dirty = False
             self._draw_side()
 
@@ -879,10 +905,9 @@ class RunView:
             if total > len(rows):
                 st.caption(self.w["fold.more_rows"].format(n=f"{total - len(rows):,}"))
 
-    def _headed(self, rows: list[dict[str, Any]]) -> pd.DataFrame:
+    def _headed(self, rows: list[dict[str, Any]]) -> Any:
         """The side table's rows, under column headers in the page's language."""
-        frame = pd.DataFrame(rows)
-        return frame.rename(columns={name: self.w.get(f"col.{name}", name) for name in frame.columns})
+        return tables.arrow(rows, {name: self.w.get(f"col.{name}", name) for row in rows for name in row})
 
 
 def _status(status: str, w: Mapping[str, str]) -> str:
