@@ -194,6 +194,14 @@ def session_alive():  # noqa: ANN202 - a () -> bool, or None
     return lambda: runtime.is_active_session(session)
 
 
+def take_clicks() -> None:
+    """Let this script run take a click now. A script run takes a rerun request (a click, a vote) only
+    when it draws an element or reads its session state, and one that waits for news (a seat following
+    the room) does neither: reading a key lets the click through without drawing anything. When a click
+    came, this raises Streamlit's rerun exception, and the page's next script run starts."""
+    _ = "_" in st.session_state
+
+
 def run_stream(record: runs.RunRecord, router: ModelRouter, tools=None):  # noqa: ANN001 - a ToolRegistry or None
     """The run's events: a fresh run, or a fork served from its parent's record up to the fork call."""
     if not record.fork:

@@ -20,10 +20,12 @@ import streamlit as st
 from agent_core.rooms import PollState, RoomError, rooms
 
 from . import i18n, room_cast, room_session, text
+from .slots import nth
 
-#: seconds between the trainer's looks at its tally (one fragment on one page: it can look often), and
-#: the least between two redraws of a seat's tally (it moves with every vote of the room)
-TALLY_S = 0.5
+#: seconds between the trainer's looks at its tally (one fragment on one page: it can look often)
+TALLY_S = 0.25
+#: the least between two redraws of a seat's tally (it moves with every vote, on forty seats)
+SEAT_TALLY_S = 1.0
 #: the trainer's last refusal by the room (e.g. its polls are all used), said in the pause bar
 K_REFUSED = "poll_refused"
 #: the poll this seat has been told of with a toast, and why the room refused this seat's last vote
@@ -44,14 +46,6 @@ def _latest(code: str) -> PollState | None:
         return rooms().poll(code)
     except Exception:
         return None
-
-
-def _current_run(code: str) -> str | None:
-    try:
-        run = rooms().run(code)
-    except Exception:
-        return None
-    return run.get("run_id") if isinstance(run, dict) else None
 
 
 # --- the trainer's side ---------------------------------------------------------------------------
@@ -122,7 +116,7 @@ class SeatQuestion:
     """The room's question at the top of a seat's page, in `slot`: a toast when it arrives, the choices,
     the tally once this seat has voted, and the real verdict once it came. The seat's script run follows
     the room (room_view.Follower) and calls `update` at each look: the slot is drawn again only when what
-    it shows changed, and a tally that moves with every vote at most every TALLY_S."""
+    it shows changed, and a tally that moves with every vote at most every SEAT_TALLY_S."""
 
     def __init__(self, member: room_session.Member, lang: str, slot: Any) -> None:
         self.code, self.me, self.lang, self.slot = member.code, member.me, lang, slot
@@ -131,10 +125,10 @@ class SeatQuestion:
         self.boxes = 0  # boxes this script run drew (their keys: unique in a script run)
         self.choices: set[str] = set()  # the choice widgets' keys this script run drew
 
-    def update(self) -> bool:
-        """Draw the question again if it changed; True if it was drawn."""
+    def update(self, run_id: str | None) -> None:
+        """Draw the question again if what it shows changed; `run_id` is the room's current run."""
         state = _latest(self.code)
-        if state is None or state.run_id != _current_run(self.code):
+        if state is None or state.run_id != run_id:
             state = None  # no poll, or one of a run the room no longer shows
         elif state.answer is None and not state.is_open:
             state = None  # closed unanswered (the run went on or ended, or the trainer is away)
@@ -153,12 +147,12 @@ class SeatQuestion:
         tally = dict(state.tally) if state is not None and voted is not None else None
         now = time.monotonic()
         if self.shown is not None and look == self.shown[0]:
-            if tally == self.shown[1] or now - self.drawn_at < TALLY_S:
-                return False  # the same question, and its tally as drawn (or drawn a moment ago)
+            if tally == self.shown[1] or now - self.drawn_at < SEAT_TALLY_S:
+                return  # the same question, and its tally as drawn (or drawn a moment ago)
         self.shown, self.drawn_at = (look, tally), now
         if state is None:
             self.slot.empty()
-            return True
+            return
         if state.is_open and st.session_state.get(K_TOASTED) != state.id:  # once per poll, a toast says so
             st.session_state[K_TOASTED] = state.id
             # it names the call: the browser shows no new toast while one of the same text is still on
@@ -172,9 +166,8 @@ class SeatQuestion:
         if state.answer is None and voted is None and key in self.choices:
             st.rerun()  # the same choices again in this script run (the trainer came back): a widget is drawn once a run
         self.boxes += 1
-        with self.slot.container(border=True, key="poll_seat" if self.boxes == 1 else f"poll_seat-{self.boxes}"):
+        with self.slot.container(border=True, key=nth("poll_seat", self.boxes)):
             self._draw(state, voted, refused)
-        return True
 
     def _draw(self, state: PollState, voted: str | None, refused: Any) -> None:
         w, lang = _words(self.lang), self.lang

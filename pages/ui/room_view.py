@@ -14,8 +14,10 @@ the room's published copy.
 
 from __future__ import annotations
 
+import contextlib
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,7 +30,8 @@ from agent_core.rooms import rooms, typed_events
 
 from . import call_views, live, poll, room_fork, room_session, runs, text
 from .i18n import t
-from .render import RunView, draw_run, hide_stale
+from .render import Pace, RunView, draw_run, hide_stale
+from .slots import nth
 
 #: the run view's key prefix on a seat (the Playground's is pg_view)
 KEY = "rv_view"
@@ -36,11 +39,23 @@ KEY = "rv_view"
 AREA = "rv_area"
 #: the longest a seat waits before it looks at the room again. A change made on this server wakes it
 #: at once (the room's bell); one made by another server sharing the store is seen at the next look.
-#: Each look also lets a click through: a script run takes a rerun request at its next element.
-LOOK_S = 0.2
-#: the shortest time between two looks of a seat: a burst of writes (tokens, a room's votes) is drawn
-#: once, not once per write by every seat
+LOOK_S = 0.5
+#: the shortest time between two looks of a seat: a burst of writes (tokens, a pause and its poll) is
+#: drawn once, not once per write by every seat
 GAP_S = 0.12
+#: how often a waiting seat lets a click through (live.take_clicks: a read of its state, nothing drawn)
+CLICK_S = 0.1
+#: how often a seat paints what changes all the time (the trainer's own view: render.Pace()): streamed
+#: text twice a second, the counters, graph and side table once. Forty seats painting at the
+#: trainer's pace were most of a room's server time.
+PACE = Pace(tokens=0.5, refresh=1.0, moves=False)
+#: seats of this server that draw a whole run at the same moment (a seat joining, a new run, the page's
+#: next script run after a click). A vote reruns forty pages within seconds, and forty catch-ups at
+#: once (each 20-40 ms of the one interpreter) shared its lock so finely that the trainer's tally and
+#: the server's event loop (health, websockets) waited behind all of them. In turns, the work is the
+#: same and everyone else waits for one catch-up at most. A look (what changed: a millisecond or two)
+#: takes no turn: it must not queue behind catch-ups.
+TURNS = threading.Semaphore(1)
 #: this session's copy of the room's current run
 K_SEEN = "room_seen"
 
@@ -65,6 +80,17 @@ class Seen:
         return self.ended or (bool(self.events) and isinstance(self.events[-1], ev.RunFinished))
 
 
+@contextlib.contextmanager
+def turn() -> Iterator[None]:
+    """This seat's turn to draw a whole run (TURNS), taking a click every CLICK_S while it waits."""
+    while not TURNS.acquire(timeout=CLICK_S):
+        live.take_clicks()
+    try:
+        yield
+    finally:
+        TURNS.release()
+
+
 def seat(member: room_session.Member, lang: str, question: Any) -> None:
     """The room on this seat: its question in `question` (a slot at the top of the page), the trainer's
     run here, with "Take it from here" under it. Followed until the room's run changes (then the page
@@ -72,8 +98,9 @@ def seat(member: room_session.Member, lang: str, question: Any) -> None:
     no browser session follows, one look per script run."""
     with st.container(key=AREA):
         hide_stale(AREA, live=True)
-        follower = Follower(member, lang, question)
-        follower.first_look()
+        with turn():
+            follower = Follower(member, lang, question)
+            follower.first_look()
         alive = live.session_alive()
         if alive is not None:
             follower.follow(alive)
@@ -96,7 +123,7 @@ class Follower:
         self.pause_slot = self.take_slot = None
 
     def first_look(self) -> None:
-        self.question.update()
+        self.question.update(self.run_id)
         seen = self.seen
         if seen is None:
             st.info(t("room.no_run"), icon=":material/hourglass_empty:")
@@ -117,7 +144,7 @@ class Follower:
             split = len(events)
             while split and isinstance(events[split - 1], ev.Token):
                 split -= 1  # the call being streamed now: its tokens are drawn live, the rest quickly
-            self.view = RunView(seen.config, bound=bound, key=KEY, task=task)
+            self.view = RunView(seen.config, bound=bound, key=KEY, task=task, pace=PACE)
             self.view.catch_up(events[:split])
             self.view.add_all(events[split:])
         self.pause_slot, self.take_slot = st.empty(), st.empty()
@@ -128,77 +155,81 @@ class Follower:
         """Look at the room whenever it changes (at least every LOOK_S), drawing what changed, for as
         long as the tab is open and no click asks for a new script run."""
         bell = rooms().bell
-        beat = st.empty()  # an element each quiet look writes, so a click's rerun is taken then
         looked = 0.0
         while alive():
-            time.sleep(max(0.0, looked + GAP_S - time.monotonic()))
+            self._wait(looked + GAP_S)
             looked = time.monotonic()
             mark = bell.mark(self.code)  # before reading: a write after the read wakes the wait below
-            if not self.look():
-                beat.empty()
-            bell.wait(self.code, mark, LOOK_S)
+            self.look()
+            self._wait(looked + LOOK_S, mark)
 
-    def look(self) -> bool:
-        """Draw what changed in the room since the last look; True if anything was drawn. A run other than
-        the one drawn (a new run, or none: the room closed) reruns the page."""
-        drew = self.question.update()
+    def _wait(self, until: float, mark: int | None = None) -> None:
+        """Sleep until `until` (monotonic), or until the room's bell moves past `mark` if one is given,
+        taking a click every CLICK_S: a quiet seat costs the server a lock and a dict read a tick."""
+        bell = rooms().bell
+        while (left := until - time.monotonic()) > 0:
+            live.take_clicks()
+            if mark is None:
+                time.sleep(min(CLICK_S, left))
+            elif bell.wait(self.code, mark, min(CLICK_S, left)):
+                return
+
+    def look(self) -> None:
+        """Draw what changed in the room since the last look. A run other than the one drawn (a new run,
+        or none: the room closed) reruns the page."""
         try:
             run = rooms().run(self.code)
         except Exception:
-            return drew  # the store away for a moment: look again later
+            return  # the store away for a moment: look again later
         run_id = run.get("run_id") if run else None
+        self.question.update(run_id)
         if run_id != self.run_id:
             st.rerun()
         seen = self.seen
         if seen is None or seen.config is None:
-            return drew
+            return
         _fresh(self.code, seen, run)
         if self.view is not None:
             fresh = seen.events[self.drawn :]
             self.drawn = len(seen.events)
             if fresh:
                 self.view.add_all(fresh)
-                drew = True
+            else:
+                self.view.tick()
             if seen.over and not self.closed:
                 self.view.close()
-                self.closed = drew = True
-        return self._pause() | self._take() | drew
+                self.closed = True
+        self._pause()
+        self._take()
 
-    def _pause(self) -> bool:
+    def _pause(self) -> None:
         seen = self.seen
         pause = None if seen is None or seen.over else _pause(self.code)
         if pause == self.pause or self.pause_slot is None:
-            return False
+            return
         self.pause = pause
         if pause is None:
             self.pause_slot.empty()
-            return True
+            return
         if self.view is not None:
             if pause.get("at") == "call":
                 self.view.point_at(ev.LlmCall(role=str(pause.get("role", ""))))
             self.view.flush()
         self.bars += 1
         with self.pause_slot.container():
-            pause_bar(pause, self.lang, key=_nth("rv_pause", self.bars))
-        return True
+            pause_bar(pause, self.lang, key=nth("rv_pause", self.bars))
 
-    def _take(self) -> bool:
+    def _take(self) -> None:
         seen = self.seen
         if seen is None or seen.config is None or self.take_slot is None:
-            return False
+            return
         point = (room_fork.fork_point(seen.events), runs.any_active())
         if point == self.point:
-            return False
+            return
         self.point = point
         self.buttons += 1
         with self.take_slot.container():
-            room_fork.take_button(seen.run, seen.events, self.lang, key=_nth("room_take", self.buttons))
-        return True
-
-
-def _nth(key: str, n: int) -> str:
-    """The key of the n-th box of a kind one script run draws (keys are unique in a script run)."""
-    return key if n == 1 else f"{key}-{n}"
+            room_fork.take_button(seen.run, seen.events, self.lang, key=nth("room_take", self.buttons))
 
 
 def _read(code: str) -> Seen | None:

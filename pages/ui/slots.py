@@ -1,4 +1,5 @@
-"""`slot`: a place a run view fills later, the same element tree live and on a redraw."""
+"""`slot`: a place a run view fills later, the same element tree live and on a redraw; `nth`: the key of
+the n-th box of a kind that one long script run draws again and again."""
 
 from __future__ import annotations
 
@@ -17,3 +18,9 @@ def slot(live: bool) -> Any:
     """
     box = st.container()
     return box.empty() if live else box
+
+
+def nth(key: str, n: int) -> str:
+    """The key of the n-th box of a kind one script run draws (keys are unique in a script run): a seat
+    that follows the room redraws its pause bar, question and fork button in the same run."""
+    return key if n == 1 else f"{key}-{n}"
