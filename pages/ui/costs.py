@@ -13,7 +13,7 @@ from agent_core.models import ModelRouter
 from agent_core.offline import MODEL_NAME as OFFLINE_MODEL
 from agent_core.pricing import Price, PriceTable, WorstCase, configured_table, parse_user_prices, spend
 
-from . import i18n
+from . import i18n, tables
 
 #: the sidebar's price lines for this session: {model: [input, output]} in USD per million tokens
 K_PRICES = "sb_prices"
@@ -109,16 +109,18 @@ def price_editor(lang: str, *, disabled: bool) -> None:
         st.caption(w["prices_help"])
         # st.table, not st.dataframe: a page's own tables stay the only dataframes it draws
         st.table(
-            [
-                {
-                    w["model"]: p.model,
-                    w["input"]: f"{p.input_per_mtok:g}",
-                    w["output"]: f"{p.output_per_mtok:g}",
-                    w["as_of"]: p.as_of,
-                    w["source"]: p.source,
-                }
-                for p in table.lines()
-            ]
+            tables.arrow(
+                [
+                    {
+                        w["model"]: p.model,
+                        w["input"]: f"{p.input_per_mtok:g}",
+                        w["output"]: f"{p.output_per_mtok:g}",
+                        w["as_of"]: p.as_of,
+                        w["source"]: p.source,
+                    }
+                    for p in table.lines()
+                ]
+            )
         )
         st.caption(w["yours"])
         st.text_input(
