@@ -40,10 +40,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import random
 import re
 import resource
+import signal
 import statistics
 import sys
 import threading
@@ -59,7 +61,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
 
 from pages.ui.i18n import t, words  # noqa: E402
 from tests.bench._util import machine, met, table  # noqa: E402
-from tests.browser.harness import server_pid, streamlit_app  # noqa: E402
+from tests.bench.bench_load import print_profile, serving  # noqa: E402
 from tests.st_client import Session, to_primes  # noqa: E402
 
 TARGET_LAG_MS, TARGET_TALLY_MS, TARGET_HEALTH_MS = 500.0, 1000.0, 200.0
@@ -74,6 +76,8 @@ VOTES_WAIT_S = 30.0
 HEALTH_EVERY_S = 0.1
 #: a health answer slower than this is counted at this (the server's event loop is stalled)
 HEALTH_TIMEOUT_S = 30.0
+#: the longest the trainer waits for the pause bar's "Ask the room" after the bar arrived
+BAR_WAIT_S = 10.0
 #: the longest the trainer waits for the run's next pause or its end: past it the room has stalled
 STALL_S = 120.0
 #: what the room's and the Playground's run views key their boxes by (pages/ui/render.py)
@@ -430,7 +434,10 @@ async def run_in_room(
     forks: list[asyncio.Task] = []
     while True:
         await trainer.wait_for(
-            lambda s, went=went: s.since("pg_pause", went) is not None or ended(s, went), timeout=STALL_S
+            # every run here pauses at its breakpoint before it ends: an end badge before the first pause is
+            # the previous run's, drawn once more by the Playground's rerun as Run is pressed
+            lambda s, went=went: s.since("pg_pause", went) is not None or (bool(pauses) and ended(s, went)),
+            timeout=STALL_S,
         )
         paused = trainer.since("pg_pause", went)
         if paused is None:
@@ -438,7 +445,9 @@ async def run_in_room(
         pauses.append((label, trainer.first.setdefault((label, f"pause-{len(pauses)}"), paused)))
         rep.pauses += 1
         say(f"{label}: pause {len(pauses)}", rep)
-        await asyncio.sleep(0.3)  # the bar's last widgets arrive
+        if len(pauses) <= POLLS_PER_RUN:
+            with contextlib.suppress(TimeoutError):  # the bar's last widgets arrive (a loaded server: later)
+                await trainer.wait_for(lambda s, paused=paused: latest(s, "pg_poll_open") >= paused, BAR_WAIT_S)
         if latest(trainer, "pg_poll_open") >= paused and len(pauses) <= POLLS_PER_RUN:
             await ask_and_collect(trainer, watching, rep, rng, paused)
         if len(pauses) == 2 and label == RUNS[0][0]:
@@ -489,7 +498,7 @@ def event_lags(trainer: Seat, seats: list[Seat], watching_all: set[int], rep: Re
             rep.missing += 1  # a whole run this seat never saw
 
 
-async def one_rep(url: str, pid: int, seats_n: int, rng: random.Random) -> Rep:
+async def one_rep(url: str, pid: int, seats_n: int, rng: random.Random, profile: bool = False) -> Rep:
     rep = Rep(loads=(os.getloadavg()[0], 0.0))
     trainer = Seat(url)
     await trainer.__aenter__()
@@ -510,6 +519,8 @@ async def one_rep(url: str, pid: int, seats_n: int, rng: random.Random) -> Rep:
         late = asyncio.create_task(loop_lateness(rep.loop_late_ms, stop))
         sampler.start()
         health.start()
+        if profile:
+            os.kill(pid, signal.SIGUSR1)  # the server's profiler: a window from the first Run
         cpu0, wall0, mine0 = cpu_seconds(pid), time.monotonic(), _own_cpu()
         watching = list(seats)
         try:
@@ -521,6 +532,8 @@ async def one_rep(url: str, pid: int, seats_n: int, rng: random.Random) -> Rep:
         rep.wall = time.monotonic() - wall0
         rep.cores = (cpu_seconds(pid) - cpu0) / rep.wall
         rep.client_cores = (_own_cpu() - mine0) / rep.wall
+        if profile:
+            os.kill(pid, signal.SIGUSR2)  # ... to the last run's end
         health.done.set()
         sampler.stop.set()
         stop.set()
@@ -657,18 +670,20 @@ def report(reps: list[Rep], seats: int) -> None:
     print(f"\n{machine()}")
 
 
-async def main(seats: int, reps_n: int) -> None:
+async def main(seats: int, reps_n: int, profile: str | None = None) -> None:
     rng = random.Random(24)
-    with streamlit_app(log_name="bench-classroom.log") as url:
-        pid = server_pid(url)
+    with serving(1, None, profile, log_name="bench-classroom.log") as running:
+        [(url, pid)] = running
         warm = Seat(url)  # the server's first imports and page modules, billed to nobody
         async with warm:
             await to_primes(warm)
         reps = []
         for number in range(reps_n):
-            reps.append(await one_rep(url, pid, seats, rng))
+            reps.append(await one_rep(url, pid, seats, rng, profile=profile is not None and number == 0))
             print(f"(repetition {number + 1} of {reps_n} done)", file=sys.stderr, flush=True)
     report(reps, seats)
+    if profile:
+        print_profile([f"{profile}.0.json"])
 
 
 if __name__ == "__main__":
@@ -676,7 +691,8 @@ if __name__ == "__main__":
     parser.add_argument("--seats", type=int, default=None, help="participants in the room (default 40)")
     parser.add_argument("--reps", type=int, default=None, help="repetitions, each in a fresh room (default 3)")
     parser.add_argument("--quick", action="store_true", help="8 seats, one repetition (unless given)")
+    parser.add_argument("--profile", metavar="PATH", help="sample the server's CPU by stack in the first repetition")
     args = parser.parse_args()
     seats = args.seats if args.seats is not None else (8 if args.quick else 40)
     reps = args.reps if args.reps is not None else (1 if args.quick else 3)
-    asyncio.run(main(seats, reps))
+    asyncio.run(main(seats, reps, args.profile))

@@ -196,13 +196,15 @@ def redis_server() -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def serving(count: int, store: str | None, profile: str | None) -> Iterator[list[tuple[str, int]]]:
+def serving(
+    count: int, store: str | None, profile: str | None, log_name: str = "bench-load.log"
+) -> Iterator[list[tuple[str, int]]]:
     """(url, pid) of `count` app servers on this machine. One server and no options: the harness's
     streamlit_app, as before. Otherwise every server gets the same room store (a fresh redis-server
     when there are several and none is named) and the same cookie secret, as replicas behind one
     address must (the XSRF cookie one replica set is checked by another)."""
     if count == 1 and store is None and profile is None:
-        with streamlit_app(log_name="bench-load.log") as url:
+        with streamlit_app(log_name=log_name) as url:
             yield [(url, server_pid(url))]
         return
     with contextlib.ExitStack() as stack:
@@ -218,7 +220,7 @@ def serving(count: int, store: str | None, profile: str | None) -> Iterator[list
             runner = [str(Path(__file__).with_name("_server_profile.py"))] if profile else ["-m", "streamlit"]
             if profile:
                 env["AGENT_BENCH_PROFILE_OUT"] = f"{profile}.{number}.json"
-            log_path = ARTIFACTS / f"bench-load-{number}.log"
+            log_path = ARTIFACTS / log_name.replace(".log", f"-{number}.log")
             log = stack.enter_context(open(log_path, "w"))  # noqa: SIM115
             proc = subprocess.Popen(
                 streamlit_command(port, runner=runner), cwd=ROOT, env=dict(env), stdout=log, stderr=subprocess.STDOUT
