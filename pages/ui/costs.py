@@ -120,7 +120,8 @@ def price_editor(lang: str, *, disabled: bool) -> None:
                     }
                     for p in table.lines()
                 ]
-            )
+            ),
+            hide_index=True,  # an Arrow table has none; said, so st.table does not convert it to find out
         )
         st.caption(w["yours"])
         st.text_input(
