@@ -60,7 +60,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
 
 from pages.ui.i18n import t, words  # noqa: E402
-from tests.bench._util import machine, met, table  # noqa: E402
+from tests.bench._util import Sampler, cpu_seconds, machine, met, rss_mb, table  # noqa: E402
 from tests.bench.bench_load import print_profile, serving  # noqa: E402
 from tests.st_client import Session, to_primes  # noqa: E402
 
@@ -284,32 +284,6 @@ class Rep:
     #: where the room stopped moving (the trainer waited STALL_S for the run), or "" when it did not
     stalled: str = ""
     stage: str = ""
-
-
-def rss_mb(pid: int) -> float:
-    with open(f"/proc/{pid}/status", encoding="ascii") as fh:
-        return next(int(line.split()[1]) for line in fh if line.startswith("VmRSS")) / 1024
-
-
-def cpu_seconds(pid: int) -> float:
-    with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
-        fields = fh.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
-
-
-class Sampler(threading.Thread):
-    """The server's RSS every 0.2 s, keeping the peak."""
-
-    def __init__(self, pid: int) -> None:
-        super().__init__(daemon=True)
-        self.pid, self.peak, self.stop = pid, 0.0, threading.Event()
-
-    def run(self) -> None:
-        while not self.stop.wait(0.2):
-            try:
-                self.peak = max(self.peak, rss_mb(self.pid))
-            except OSError:  # the server has gone
-                return
 
 
 class Health(threading.Thread):
