@@ -119,6 +119,7 @@ class Follower:
         self.closed = False  # the view drew the run's end
         self.pause: dict[str, Any] | None = None  # the pause the bar shows
         self.point: tuple[Any, bool] | None = None  # the fork point (and busy) the button was drawn for
+        self.looked: tuple[int, bool] | None = None  # the events (and busy) the fork point was found for
         self.bars = self.buttons = 0  # pause bars and fork buttons drawn by this script run (their keys)
         self.pause_slot = self.take_slot = None
 
@@ -223,7 +224,11 @@ class Follower:
         seen = self.seen
         if seen is None or seen.config is None or self.take_slot is None:
             return
-        point = (room_fork.fork_point(seen.events), runs.any_active())
+        looked = (len(seen.events), runs.any_active())
+        if looked == self.looked:
+            return  # the fork point follows from the events, which only grow: none came
+        self.looked = looked
+        point = (room_fork.fork_point(seen.events), looked[1])
         if point == self.point:
             return
         self.point = point
