@@ -5,6 +5,10 @@ so they stay in reach while the page follows a run, as Compare's do) and Replay'
 whole width, enlarges the text, draws graph labels at least 14 px high, and keeps the head of a run
 view (verdicts, feedback, the latest diff) on screen while the steps scroll under it, in at most
 HEAD_VH % of the screen's height. Following the newest step is pages.ui.follow's work, on in every mode.
+Out of presenter mode, a live run's Stop (the Playground's, Compare's, a Replay fork's) floats at the
+bottom of the screen while it can be pressed: the page follows the newest step, and Stop, drawn above
+the run, would be far off screen (2-4 screens up after a few steps), reached only by scrolling against
+the page's own following.
 
 Everything is one fixed style block of our own: no run text or user text goes near st.html.
 """
@@ -73,6 +77,17 @@ _BAR = """
 """
 
 
+#: a live run's Stop, out of presenter mode: at the bottom of the screen while it can be pressed (enabled),
+#: except at a step-mode pause, whose bar (stuck to the bottom of the screen) has a Stop of its own
+_REACH = """
+.stApp:not(:has(.st-key-pg_pause)) .st-key-pg_stop:has(button:enabled), .st-key-cmp_stop:has(button:enabled),
+.st-key-rp_fork_stop:has(button:enabled) { position: fixed; bottom: 1.25rem; left: 50%; transform: translateX(-50%);
+  z-index: 999992; width: auto; }
+.stApp:not(:has(.st-key-pg_pause)) .st-key-pg_stop button:enabled, .st-key-cmp_stop button:enabled,
+.st-key-rp_fork_stop button:enabled { background: #fff; box-shadow: 0 4px 14px rgba(0, 0, 0, 0.25); }
+"""
+
+
 def _from_url() -> bool:
     return str(st.query_params.get(PARAM, "")).lower() in _YES
 
@@ -105,5 +120,5 @@ def bar() -> bool:
     on = active()
     with st.container(key="presenter_bar"):
         st.toggle(t("presenter.switch"), key=K_ON, on_change=_sync_url, help=t("presenter.help"))
-    st.html(f"<style>{_BAR}{_STYLE % {'font': FONT_PX, 'head': HEAD_VH} if on else ''}</style>")
+    st.html(f"<style>{_BAR}{_STYLE % {'font': FONT_PX, 'head': HEAD_VH} if on else _REACH}</style>")
     return on

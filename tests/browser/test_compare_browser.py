@@ -21,9 +21,10 @@ LANES = 3
 #: comparison is not offered there (only Plan-and-Execute has a script for it), so lanes are set by hand.
 VARIANTS = ("ReAct + reflection advisor", "Plan-and-Execute + Reflector", "Reflection", "Direct — one call (baseline)")
 #: for Stop, the lanes it checks are the two longest offline runs on that task (LATS grows a tree of 8
-#: calls, Plan-and-Execute replans: each well over 10 s at the slowest speed). Stop lands at the lanes'
-#: next step, 3-5 s on a quiet machine and 8 s on a loaded CI one, where shorter lanes (ReAct's two
-#: calls, Reflection's four) had ended by themselves first
+#: calls, Plan-and-Execute replans: each well over 10 s at the slowest speed); the shorter ones may end
+#: by themselves first. (Stop lands in about a second, bench_ui; the failures once put down to a slow
+#: Stop were clicks that missed it: Stop was screens above the followed run, and the page scrolled a
+#: step under the pointer. It now floats in view while a run is live: test_stop_in_reach_browser.py.)
 LONG = ("LATS — tree search", "Plan-and-Execute + Reflector", "Reflection", "Direct — one call (baseline)")
 STOPPED = 2
 
