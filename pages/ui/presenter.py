@@ -7,7 +7,7 @@ view (verdicts, feedback, the latest diff) on screen while the steps scroll unde
 HEAD_VH % of the screen's height. Following the newest step is pages.ui.follow's work, on in every mode.
 Out of presenter mode, a live run's Stop (the Playground's, Compare's, a Replay fork's) floats at the
 bottom of the screen while it can be pressed: the page follows the newest step, and Stop, drawn above
-the run, would be far off screen (2-4 screens up after a few steps), reached only by scrolling against
+the run, would be far off screen (1-5 screens up after a few steps), reached only by scrolling against
 the page's own following.
 
 Everything is one fixed style block of our own: no run text or user text goes near st.html.
