@@ -14,6 +14,7 @@ for the page to tell the reader.
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
@@ -83,11 +84,23 @@ def opcodes(a: Sequence[Hashable], b: Sequence[Hashable], budget: Budget | None 
     if a == b:  # the common case of an unchanged run of lines costs nothing
         return [("equal", 0, len(a), 0, len(b))] if len(a) else []
     if not budget.exhausted:
-        try:
-            return _Bounded(a, b, budget).get_opcodes()
-        except _OutOfBudget:
-            budget.exhausted = True
+        found, budget.left = _bounded(tuple(a), tuple(b), budget.left)
+        if found is not None:
+            return list(found)
+        budget.exhausted = True
     return _cheap_opcodes(a, b)
+
+
+@functools.lru_cache(maxsize=256)
+def _bounded(a: tuple[Hashable, ...], b: tuple[Hashable, ...], left: int) -> tuple[tuple[Opcode, ...] | None, int]:
+    """difflib's opcodes within `left` comparisons, and what is left after (None: it ran out). Kept for
+    the latest alignments: the result follows from the arguments alone, and a room's forty seats draw the
+    same drafts' diffs, so the server aligns them once, not once per seat."""
+    budget = Budget(left)
+    try:
+        return tuple(_Bounded(a, b, budget).get_opcodes()), budget.left
+    except _OutOfBudget:
+        return None, budget.left
 
 
 def _cheap_opcodes(a: Sequence[Hashable], b: Sequence[Hashable]) -> list[Opcode]:

@@ -6,6 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import agent_core as ac
+from agent_core import diffing
 from agent_core import events as ev
 from agent_core.diffing import (
     MAX_DIFF_WORK,
@@ -194,3 +195,21 @@ def test_ordinary_drafts_stay_exact_within_the_budget():
 
 def test_line_diff_headers_can_name_the_sides():
     assert line_diff("a", "b", names=("Lane A", "Lane B")).splitlines()[:2] == ["--- Lane A", "+++ Lane B"]
+
+
+def test_forty_seats_diffing_the_same_drafts_align_them_once_with_the_same_budget_spent():
+    """The alignments are kept (a room's seats draw the same drafts' diffs): a second diff of the same
+    drafts on the same budget gives the same segments and leaves the budget exactly where the first did,
+    and one that runs out of budget runs out the same way again."""
+    old = "\n".join(f"line {i}: the report says {i % 7} things." for i in range(300))
+    new = old.replace("line 150:", "line 150 (edited):").replace("says 3", "says three")
+    first_budget, second_budget = diffing.Budget(), diffing.Budget()
+    first = diffing.word_diff(old, new, first_budget)
+    calls_before = diffing._bounded.cache_info().hits
+    second = diffing.word_diff(old, new, second_budget)
+    assert second == first and second_budget == first_budget
+    assert diffing._bounded.cache_info().hits > calls_before
+    tight = [diffing.Budget(left=50), diffing.Budget(left=50)]
+    runs = [diffing.word_diff(old, new, b) for b in tight]
+    assert runs[0] == runs[1] and tight[0] == tight[1] and tight[0].exhausted
+    assert "".join(t for tag, t in runs[0] if tag != "insert") == old  # still a whole diff, the cheap way
