@@ -1,8 +1,9 @@
 """A live view's pace: the trainer's own Reflection on primes shows every move of the graph the moment
 it happens, and refreshes its counters at most every 0.2 s; a room's seat (one of forty drawing the same
 run on one server) paints streamed text twice a second and refreshes counters, graph and side table once
-a second, and no move is lost: the next refresh, a quiet look or the pause draws it. The clock is the
-test's, so the figures are exact."""
+a second, and no move is lost: the next refresh or a quiet look draws it. A batch of events (a seat's
+look) refreshes once, after its last event, and a seat's look that drew a step leaves the refresh to a
+later look. The clock is the test's, so the figures are exact."""
 
 from __future__ import annotations
 
@@ -92,3 +93,55 @@ def test_a_quiet_seat_shows_the_counts_of_its_last_events_within_a_refresh(prime
     clock.now += room_view.PACE.refresh
     view.tick()
     assert len(refreshes) == drawn_before + 1 and not view._stale
+
+
+def counted(config: dict, pace: render.Pace, monkeypatch) -> tuple[render.RunView, list[tuple[float, bool]], Clock]:
+    """A live view on the test's clock whose refreshes (when, whether the graph was drawn) are counted."""
+    clock = Clock()
+    monkeypatch.setattr(render.time, "monotonic", clock)
+    view = render.RunView(config, bound=9, key="batch", pace=pace)
+    refreshes: list[tuple[float, bool]] = []
+    real = view._refresh
+    view._refresh = lambda graph: refreshes.append((clock.now, graph)) or real(graph)  # type: ignore[method-assign]
+    return view, refreshes, clock
+
+
+def test_a_batch_of_events_refreshes_the_counters_once_after_its_last_event(primes, monkeypatch):
+    """A seat's look brings the critic's call, its verdict and the next draft at once: the counters,
+    graph and side table are drawn once, after the steps, not between them (each refresh there was a
+    dozen elements, forty seats over)."""
+    config, events = primes
+    batch = [e for e in events if not isinstance(e, ev.Token)][:6]
+    assert len({e.kind for e in batch}) >= 3
+    view, refreshes, clock = counted(config, render.Pace(), monkeypatch)  # moves drawn at once
+    del refreshes[:]
+    clock.now += 10
+    view.add_all(batch)
+    assert len(refreshes) == 1 and refreshes[0][1]  # once, the graph's moves with it
+    assert not view._stale and not view._moved
+    one_by_one, each, _clock = counted(config, render.Pace(), monkeypatch)
+    del each[:]
+    for event in batch:
+        one_by_one.add(event)
+    assert len(each) > 1  # what the batch saves: event by event, every move is its own refresh
+
+
+def test_a_seat_leaves_the_refresh_of_a_step_to_a_later_look(primes, monkeypatch):
+    """settle=False and point_at(draw=False): the step and the node about to run are noted, nothing is
+    refreshed until the look that may (tick), and that refresh draws both."""
+    config, events = primes
+    batch = [e for e in events if not isinstance(e, ev.Token)][:6]
+    view, refreshes, clock = counted(config, room_view.PACE, monkeypatch)
+    del refreshes[:]
+    clock.now += 10
+    view.add_all(batch, settle=False)
+    view.point_at(ev.LlmCall(role="critic"), draw=False)
+    assert refreshes == [] and view._stale and view._moved
+    view.tick(room_view.STEPPED_REFRESH_S)  # a look that drew a step: only if the last refresh is that old
+    assert len(refreshes) == 1 and refreshes[0][1] and not view._stale
+    clock.now += room_view.PACE.refresh
+    view.add_all(batch[:1], settle=False)
+    view.tick(room_view.STEPPED_REFRESH_S)
+    assert len(refreshes) == 1  # drew a step a second after the last refresh: it waits
+    view.tick()  # the next quiet look
+    assert len(refreshes) == 2 and not view._stale

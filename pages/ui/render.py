@@ -199,6 +199,7 @@ class RunView:
         self._side_dirty = False
         self._painted = 0.0
         self._refreshed, self._stale = 0.0, False
+        self._holding = False  # inside add_all: refreshes wait for the end of the batch
 
         if task:
             st.markdown(self.w["task"].format(task=text.inline(task, 400)))
@@ -262,16 +263,28 @@ class RunView:
                 self._refresh_soon(graph=moved)
             self.head.paint()
 
-    def point_at(self, event: ev.Event) -> None:
-        """Light the graph node `event` belongs to: in step mode, the node about to run."""
+    def point_at(self, event: ev.Event, draw: bool = True) -> None:
+        """Light the graph node `event` belongs to: in step mode, the node about to run. Drawn with
+        whatever else is stale, in one refresh, at once or (`draw=False`) at the next `tick()`."""
         node = graphs.node_for(event, self.config, self.active)
         if node is not None and node != self.active:
             self.active = node
-            self._refresh(graph=True)
+            self._moved = self._stale = True
+            if draw:
+                self.flush()
 
-    def add_all(self, events: Iterable[ev.Event]) -> None:
-        for event in events:
-            self.add(event)
+    def add_all(self, events: Iterable[ev.Event], settle: bool = True) -> None:
+        """Draw `events` in order; the counters, graph and side table once after them, at the view's
+        pace, not mid-way (a seat's look brings a call, its draft and a pause at once). `settle=False`
+        leaves that refresh to the caller's next `tick()` or `flush()`."""
+        self._holding = True
+        try:
+            for event in events:
+                self.add(event)
+        finally:
+            self._holding = False
+        if settle and self._stale:
+            self._refresh_soon(graph=False)
 
     def catch_up(self, events: Iterable[ev.Event]) -> None:
         """Draw what a live run made before this script run — a rerun in the middle of a run that lives
@@ -807,7 +820,9 @@ class RunView:
         and `close()` catch up."""
         now = time.monotonic()
         self._moved |= graph
-        if (graph and self.pace.moves) or now - self._refreshed >= self.pace.refresh:
+        if self._holding:
+            self._stale = True  # add_all refreshes once, after the last of its events
+        elif (self._moved and self.pace.moves) or now - self._refreshed >= self.pace.refresh:
             self._refreshed, self._stale = now, False
             self._refresh(graph=self._moved)
         else:
@@ -819,10 +834,10 @@ class RunView:
         if now > self.elapsed:
             self.elapsed, self._stale = now, True
 
-    def tick(self) -> None:
-        """Refresh what `add` left stale once pace.refresh has passed: a live view whose run went quiet
-        (a model call that takes its time) shows its last events' counts."""
-        if self._stale and time.monotonic() - self._refreshed >= self.pace.refresh:
+    def tick(self, every: float | None = None) -> None:
+        """Refresh what `add` left stale once pace.refresh (or `every` seconds) has passed: a live view
+        whose run went quiet (a model call that takes its time) shows its last events' counts."""
+        if self._stale and time.monotonic() - self._refreshed >= (self.pace.refresh if every is None else every):
             self.flush()
 
     def flush(self) -> None:

@@ -25,11 +25,9 @@ from typing import Any
 import streamlit as st
 
 from agent_core import events as ev
-from agent_core.errors import AgentError
 from agent_core.fork import ForkError, fork_inputs
-from agent_core.patterns.registry import config_from_dict
 
-from . import fork_view, handoff, runs
+from . import fork_view, handoff
 from .i18n import t
 
 
@@ -67,17 +65,20 @@ def fork_point(events: Sequence[ev.Event]) -> Point | None:
     return point
 
 
-def take_button(run: Mapping[str, Any], events: Sequence[ev.Event], lang: str, *, key: str = "room_take") -> None:
-    """Under the trainer's run on a seat: the button that forks it, at the call it is at, into this
-    participant's Playground. `run`: the room's run ({"run_id", "task", "config", ...}); `events`:
-    its typed events as this seat has them."""
+def take_button(
+    run: Mapping[str, Any],
+    events: Sequence[ev.Event],
+    lang: str,
+    *,
+    point: Point | None,
+    busy: bool,
+    key: str = "room_take",
+) -> None:
+    """Under the trainer's run on a seat: the button that forks it, at the call it is at (`point`, from
+    `fork_point(events)`), into this participant's Playground; `busy`: a run of this session's is
+    active. `run`: the room's run ({"run_id", "task", "config", ...}), its config as a seat has checked
+    it (room_view); `events`: its typed events as this seat has them."""
     handoff.go_if_requested()  # the click's rerun: on to the Playground, where the fork editor waits
-    try:
-        config = config_from_dict(dict(run.get("config") or {}))
-    except (AgentError, TypeError, ValueError):
-        return  # nothing this seat could run: the room's run view says what it holds
-    point = fork_point(events)
-    busy = runs.any_active()
     if point is None:
         hint = t("room_seat.take_start_help", lang)
     else:
@@ -88,7 +89,7 @@ def take_button(run: Mapping[str, Any], events: Sequence[ev.Event], lang: str, *
         icon=":material/call_split:",
         type="primary",
         on_click=_take,
-        args=({**run, "config": config.to_dict()}, list(events), point),
+        args=(dict(run), list(events), point),
         disabled=busy,
         help=t("room_seat.take_busy", lang) if busy else hint,
     )

@@ -49,6 +49,11 @@ CLICK_S = 0.1
 #: text twice a second, the counters, graph and side table once. Forty seats painting at the
 #: trainer's pace were most of a room's server time.
 PACE = Pace(tokens=0.5, refresh=1.0, moves=False)
+#: the least time between two refreshes of the counters, graph and side table in a look that drew a step
+#: (in the others: PACE.refresh). Every seat draws a step in the same instant (the room's bell rang), and
+#: the refresh is the part that can wait for the next look of streamed text or none: done in the step's
+#: look, it was a third of a seat's work in that burst, and the burst is the room's lag.
+STEPPED_REFRESH_S = 3.0
 #: seats of this server that draw a whole run at the same moment (a seat joining, a new run, the page's
 #: next script run after a click). A vote reruns forty pages within seconds, and forty catch-ups at
 #: once (each 20-40 ms of the one interpreter) shared its lock so finely that the trainer's tally and
@@ -190,17 +195,19 @@ class Follower:
         if seen is None or seen.config is None:
             return
         _fresh(self.code, seen, run)
+        stepped = False  # this look drew a step (not only streamed text)
         if self.view is not None:
             fresh = seen.events[self.drawn :]
             self.drawn = len(seen.events)
             if fresh:
-                self.view.add_all(fresh)
-            else:
-                self.view.tick()
+                self.view.add_all(fresh, settle=False)
+                stepped = any(not isinstance(e, ev.Token) for e in fresh)
             if seen.over and not self.closed:
                 self.view.close()
                 self.closed = True
         self._pause()
+        if self.view is not None and not self.closed:
+            self.view.tick(STEPPED_REFRESH_S if stepped else None)
         self._take()
 
     def _pause(self) -> None:
@@ -212,10 +219,9 @@ class Follower:
         if pause is None:
             self.pause_slot.empty()
             return
-        if self.view is not None:
-            if pause.get("at") == "call":
-                self.view.point_at(ev.LlmCall(role=str(pause.get("role", ""))))
-            self.view.flush()
+        if self.view is not None and pause.get("at") == "call":
+            # the node about to run lights with the counters at the next quiet look (within a second)
+            self.view.point_at(ev.LlmCall(role=str(pause.get("role", ""))), draw=False)
         self.bars += 1
         with self.pause_slot.container():
             pause_bar(pause, self.lang, key=nth("rv_pause", self.bars))
@@ -234,7 +240,14 @@ class Follower:
         self.point = point
         self.buttons += 1
         with self.take_slot.container():
-            room_fork.take_button(seen.run, seen.events, self.lang, key=nth("room_take", self.buttons))
+            room_fork.take_button(
+                {**seen.run, "config": seen.config},
+                seen.events,
+                self.lang,
+                point=point[0],
+                busy=point[1],
+                key=nth("room_take", self.buttons),
+            )
 
 
 def _read(code: str) -> Seen | None:
