@@ -266,6 +266,8 @@ class Rep:
 
     joins: list[float] = field(default_factory=list)
     lags: list[float] = field(default_factory=list)
+    #: the same lags by kind of step (call, verdict, draft, diff, thought, final, end, pause)
+    kinds: dict[str, list[float]] = field(default_factory=dict)
     missing: int = 0  # steps the trainer had that a watching seat never received
     tallies: list[float] = field(default_factory=list)
     votes_sent: int = 0
@@ -466,6 +468,7 @@ def event_lags(trainer: Seat, seats: list[Seat], watching_all: set[int], rep: Re
             for step, at in mine.items():
                 if step in theirs:
                     rep.lags.append(theirs[step] - at)
+                    rep.kinds.setdefault(step.split("-")[0], []).append(theirs[step] - at)
                 elif index in watching_all:
                     rep.missing += 1
         if index in watching_all and len(seat.epochs) < len(labels):
@@ -641,6 +644,18 @@ def report(reps: list[Rep], seats: int) -> None:
         ),
     ]
     print(table(("measure", "value", "target", "met"), rows))
+    kinds = sorted({k for r in reps for k in r.kinds}, key=lambda k: -max(pct(r.kinds.get(k, []), 0.95) for r in reps))
+    by_kind = [
+        (
+            kind,
+            spread([len(r.kinds.get(kind, [])) for r in reps]),
+            spread([pct(r.kinds.get(kind, []), 0.5) * ms for r in reps]),
+            spread([pct(r.kinds.get(kind, []), 0.95) * ms for r in reps]),
+        )
+        for kind in kinds
+    ]
+    print("\nEvent lag by kind of step (ms):\n")
+    print(table(("step", "compared", "p50", "p95"), by_kind))
     print(f"\n{machine()}")
 
 
