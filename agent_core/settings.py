@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -172,13 +173,29 @@ def _endpoint(sec: Mapping[str, Any], env: Mapping[str, str]) -> tuple[str, str,
     return "", OFFLINE, False
 
 
+#: how long a server that has no secrets file (or a broken one) is believed before Streamlit is asked
+#: again. Without a file Streamlit looks for one at every read (the config's lock, each path, an
+#: exception), and a script run reads the secrets a dozen times: with 40 seats running, those reads were
+#: a sixth of the server's script time (tests/bench/bench_load.py --profile). A file written later is
+#: seen within this time; one that exists Streamlit parses once and keeps.
+NO_SECRETS_S = 1.0
+#: (the st.secrets that had none, until when that is believed)
+_no_secrets: tuple[Any, float] | None = None
+
+
 def _streamlit_secrets() -> Mapping[str, Any]:
     # Only when the app already runs Streamlit: the core must never import it.
+    global _no_secrets
     if "streamlit" not in sys.modules:
         return {}
+    secrets = sys.modules["streamlit"].secrets
+    known = _no_secrets
+    if known is not None and known[0] is secrets and time.monotonic() < known[1]:
+        return {}
     try:
-        return sys.modules["streamlit"].secrets.to_dict()
+        return secrets.to_dict()
     except Exception:  # StreamlitSecretNotFoundError without a secrets file, TOML errors, ...
+        _no_secrets = (secrets, time.monotonic() + NO_SECRETS_S)
         return {}
 
 

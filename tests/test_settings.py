@@ -156,3 +156,38 @@ def test_redact_replaces_a_longer_key_whole_before_a_shorter_one():
 
 def test_placeholder_keys_are_too_short_to_redact():
     assert redact("x marks the spot", ["x"]) == "x marks the spot"
+
+
+def test_a_server_without_secrets_asks_streamlit_again_only_after_a_while(monkeypatch):
+    """Without a secrets file Streamlit looks for one at every read, and a page reads the secrets a
+    dozen times a script run: "none" is believed for NO_SECRETS_S, then asked again, so a file written
+    while the server runs is seen within that time. Another st.secrets (AppTest's, a test's) is asked at once."""
+    from agent_core import settings
+
+    class StreamlitSecretNotFoundError(FileNotFoundError):
+        pass
+
+    clock = [1000.0]
+    monkeypatch.setattr(settings.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(settings, "_no_secrets", None)
+    reads = []
+
+    class Counting(_Secrets):
+        def to_dict(self):
+            reads.append(self)
+            return super().to_dict()
+
+    none = Counting(error=StreamlitSecretNotFoundError("no secrets.toml"))
+    monkeypatch.setitem(sys.modules, "streamlit", types.SimpleNamespace(secrets=none))
+    env = {"OPENAI_BASE_URL": "http://127.0.0.1:8080/v1"}
+    for _ in range(12):
+        assert load_settings(environ=env).provider == "llamacpp"
+    assert len(reads) == 1
+    none._error, none._data = None, {"base_url": "http://127.0.0.1:8000/v1", "model": "m"}  # the file is written
+    assert load_settings(environ=env).provider == "llamacpp"  # not yet looked for
+    clock[0] += settings.NO_SECRETS_S
+    assert load_settings(environ=env).provider == "vllm" and len(reads) == 2
+    other = Counting(error=StreamlitSecretNotFoundError("no secrets.toml"))
+    monkeypatch.setitem(sys.modules, "streamlit", types.SimpleNamespace(secrets=other))
+    load_settings(environ=env)
+    assert reads[-1] is other
