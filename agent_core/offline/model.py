@@ -44,9 +44,15 @@ class OfflineModel:
         if self.first_token_s:
             time.sleep(self.first_token_s)
         delay = 1.0 / self.tokens_per_second if self.tokens_per_second else 0.0
+        due = time.perf_counter()
         for piece in _chunks(reply.text):
             if delay:
-                time.sleep(delay)
+                # each piece is due at its place in the model's own schedule, as an endpoint's tokens are:
+                # a consumer that was slow to take the last ones (a busy server) finds the next ready,
+                # and the reply takes the model's time, not the model's plus the consumer's
+                due += delay
+                if (left := due - time.perf_counter()) > 0:
+                    time.sleep(left)
             yield piece
         calls = tuple(
             ToolCall(f"call_{i}_{zlib.crc32((name + args).encode()):08x}", name, args)
