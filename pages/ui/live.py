@@ -37,7 +37,7 @@ def _start(prefix: str) -> None:
     if setup.problems or setup.config is None or setup.bound is None or sidebar.model_problem():
         return  # the page shows why; the button is disabled then anyway
     router = sidebar.model_router()
-    runs.begin(
+    record = runs.begin(
         prefix,
         setup.task,
         tools_view.with_tools(prefix, setup.config.to_dict()),
@@ -45,6 +45,9 @@ def _start(prefix: str) -> None:
         setup.bound,
         step=step_view.requested(prefix, setup.config.pattern),
     )
+    # the run starts now, in the click's callback, and the page that follows it is drawn meanwhile: when
+    # forty sessions press Run at once, drawing each page first held every run back by a second or two
+    _start_handle(record, router)
     # a person who pressed Run from the prompt editor's tab is taken to the run they started
     st.session_state[tabs_key(prefix)] = t("fits.run_tab")
 
