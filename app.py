@@ -6,7 +6,7 @@ line in PAGES. The model sidebar is drawn once, here, for every page.
 
 import streamlit as st
 
-from pages.ui import presenter, room_session, runs, shell, sidebar, uploads
+from pages.ui import presenter, room_session, runs, shell, sidebar, turns, uploads
 from pages.ui.i18n import t
 
 # Before anything can be uploaded through this session: bound what uploads the server holds, per file,
@@ -30,12 +30,14 @@ PAGES = [
 ]
 
 page = st.navigation(PAGES)
-shell.mark()
-presenter.bar()  # the presenter switch, in the header bar of every page
-runs.settle_stale()
-room_session.from_link()  # ?room=CODE joins that room, on whatever page the link opens
-sidebar.render(locked=runs.any_active())
-with st.sidebar:
-    room_session.badge(sidebar.current_lang())  # "Room ABC123 · trainer", on every page
-uploads.notice(sidebar.current_lang())  # why this session's last upload was refused, on whatever page
-page.run()
+# one page drawn at a time on this server (pages/ui/turns.py); a page that follows a run gives its turn back
+with turns.page():
+    shell.mark()
+    presenter.bar()  # the presenter switch, in the header bar of every page
+    runs.settle_stale()
+    room_session.from_link()  # ?room=CODE joins that room, on whatever page the link opens
+    sidebar.render(locked=runs.any_active())
+    with st.sidebar:
+        room_session.badge(sidebar.current_lang())  # "Room ABC123 · trainer", on every page
+    uploads.notice(sidebar.current_lang())  # why this session's last upload was refused, on whatever page
+    page.run()

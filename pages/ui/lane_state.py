@@ -21,7 +21,7 @@ from agent_core.lanes import Lane, LaneSet, StreamFactory
 from agent_core.patterns.registry import specs_for
 from agent_core.scenarios import SCENARIOS
 
-from . import runs, setup_state, sidebar
+from . import runs, setup_state, sidebar, turns
 from .catalogue import VARIANTS
 from .lane_presets import PRESETS
 from .render import RunView
@@ -229,6 +229,7 @@ def drive(comparison: Comparison, views: Sequence[RunView], holders: Sequence[An
             for name, record, router in zip(comparison.names, records, routers, strict=True)
         ]
     ).start()
+    turns.done()  # the page is drawn: following the lanes takes no turn
     try:
         open_lanes = set(range(len(records)))
         while open_lanes:

@@ -22,7 +22,7 @@ from agent_core.patterns import registry
 from agent_core.pricing import worst_case
 from agent_core.stepping import RunHandle
 
-from . import costs, room_cast, runs, setup_state, sidebar, step_view, tools_view
+from . import costs, room_cast, runs, setup_state, sidebar, step_view, tools_view, turns
 from .i18n import t
 from .render import RunView
 
@@ -114,6 +114,7 @@ def drive(record: runs.RunRecord, view: RunView, router: ModelRouter) -> bool:
     """
     if record.handle is None:
         _start_handle(record, router)
+    turns.done()  # the page is drawn: following the run takes no turn
     handle = record.handle
     if record.fork and not record.events:
         # a fork's recorded prefix comes at once: draw it the quick way a redraw does, not event by event

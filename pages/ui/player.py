@@ -27,7 +27,7 @@ from agent_core.otel import importing as otlp
 from agent_core.patterns.registry import config_from_dict
 from agent_core.scenarios import SCENARIOS
 
-from . import call_views, follow, fork_view, i18n, setup_state, text, trace_problems
+from . import call_views, follow, fork_view, i18n, setup_state, text, trace_problems, turns
 from .blocks import final_looks
 from .catalogue import VARIANTS
 from .controls import short_title
@@ -433,6 +433,7 @@ def _play_from(loaded: Loaded, start: int, speed: int, head: Any) -> None:
     view.hide_before = len(final_looks(loaded.config, events[:start])) - PLAY_CONTEXT_BLOCKS
     view.add_all(events[:start])
     previous = events[start - 1].t if start else 0.0
+    turns.done()  # the page is drawn: playing takes no turn
     due = time.perf_counter()
     for i in range(start, n):
         gap = events[i].t - previous

@@ -28,7 +28,7 @@ from agent_core.errors import AgentError
 from agent_core.patterns.registry import config_from_dict
 from agent_core.rooms import rooms, typed_events
 
-from . import call_views, live, poll, room_fork, room_session, runs, text
+from . import call_views, live, poll, room_fork, room_session, runs, text, turns
 from .i18n import t
 from .render import Pace, RunView, draw_run, hide_stale
 from .slots import nth
@@ -108,6 +108,7 @@ def seat(member: room_session.Member, lang: str, question: Any) -> None:
             follower.first_look()
         alive = live.session_alive()
         if alive is not None:
+            turns.done()  # the page is drawn: following the room takes no turn
             follower.follow(alive)
 
 
