@@ -14,24 +14,37 @@ import pytest
 from pages.ui import turns
 
 
+class States:
+    """Each thread's own session state, as each session's script thread has; a session that has drawn
+    a page before unless a test says otherwise."""
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+
+    @property
+    def state(self) -> dict:
+        if not hasattr(self._local, "state"):
+            self._local.state = {turns.K_VISITED: True}
+        return self._local.state
+
+    @state.setter
+    def state(self, value: dict) -> None:
+        self._local.state = value
+
+    def get(self, key, default=None):  # noqa: ANN001, ANN201 - st.session_state's two calls
+        return self.state.get(key, default)
+
+    def __setitem__(self, key, value) -> None:  # noqa: ANN001
+        self.state[key] = value
+
+
 @pytest.fixture
-def sessions(monkeypatch):
-    """Each thread's own session state, as each session's script thread has."""
-    local = threading.local()
-
-    class State:
-        def __getattr__(self, name):
-            if not hasattr(local, "state"):
-                local.state = {turns.K_VISITED: True}  # a session that has drawn a page before
-            return getattr(local.state, name)
-
-        def __setitem__(self, key, value):
-            self.__getattr__("get")  # make the state
-            local.state[key] = value
-
-    monkeypatch.setattr(turns, "st", types.SimpleNamespace(session_state=State()))
+def sessions(monkeypatch) -> States:
+    states = States()
+    monkeypatch.setattr(turns, "st", types.SimpleNamespace(session_state=states))
     monkeypatch.setattr(turns, "_PAGES", threading.Semaphore(1))
-    return local
+    monkeypatch.setattr(turns, "_CATCH_UPS", threading.Semaphore(1))
+    return states
 
 
 def drawing(events: list[str], name: str, hold: threading.Event, *, follow: bool = False) -> None:
@@ -98,3 +111,23 @@ def test_no_page_waits_longer_than_the_bound_nor_a_new_visitor_at_all(sessions, 
         assert time.perf_counter() - began < 0.1  # never queued
     assert sessions.state[turns.K_VISITED]
     turns._PAGES.release()
+
+
+def test_a_seat_waiting_for_its_catch_up_lets_clicks_through_and_draws_after_the_one_before():
+    """A seat's catch-up waits for the one drawing now, taking a click every `every` seconds (a vote
+    reruns its page rather than queueing); it draws once the other is done."""
+    clicks: list[float] = []
+    order: list[str] = []
+    with turns.catch_up(lambda: None, 0.05):
+        waiting = threading.Thread(target=lambda: _catch_up(order, lambda: clicks.append(time.perf_counter())))
+        waiting.start()
+        time.sleep(0.3)
+        order.append("first done")
+    waiting.join(5)
+    assert order == ["first done", "second draws"]
+    assert len(clicks) >= 3  # it let clicks through while it waited
+
+
+def _catch_up(order: list[str], take_clicks) -> None:  # noqa: ANN001
+    with turns.catch_up(take_clicks, 0.05):
+        order.append("second draws")

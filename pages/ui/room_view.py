@@ -14,10 +14,8 @@ the room's published copy.
 
 from __future__ import annotations
 
-import contextlib
-import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,13 +52,6 @@ PACE = Pace(tokens=0.5, refresh=1.0, moves=False)
 #: the refresh is the part that can wait for the next look of streamed text or none: done in the step's
 #: look, it was a third of a seat's work in that burst, and the burst is the room's lag.
 STEPPED_REFRESH_S = 3.0
-#: seats of this server that draw a whole run at the same moment (a seat joining, a new run, the page's
-#: next script run after a click). A vote reruns forty pages within seconds, and forty catch-ups at
-#: once (each 20-40 ms of the one interpreter) shared its lock so finely that the trainer's tally and
-#: the server's event loop (health, websockets) waited behind all of them. In turns, the work is the
-#: same and everyone else waits for one catch-up at most. A look (what changed: a millisecond or two)
-#: takes no turn: it must not queue behind catch-ups.
-TURNS = threading.Semaphore(1)
 #: this session's copy of the room's current run
 K_SEEN = "room_seen"
 
@@ -85,17 +76,6 @@ class Seen:
         return self.ended or (bool(self.events) and isinstance(self.events[-1], ev.RunFinished))
 
 
-@contextlib.contextmanager
-def turn() -> Iterator[None]:
-    """This seat's turn to draw a whole run (TURNS), taking a click every CLICK_S while it waits."""
-    while not TURNS.acquire(timeout=CLICK_S):
-        live.take_clicks()
-    try:
-        yield
-    finally:
-        TURNS.release()
-
-
 def seat(member: room_session.Member, lang: str, question: Any) -> None:
     """The room on this seat: its question in `question` (a slot at the top of the page), the trainer's
     run here, with "Take it from here" under it. Followed until the room's run changes (then the page
@@ -103,11 +83,8 @@ def seat(member: room_session.Member, lang: str, question: Any) -> None:
     no browser session follows, one look per script run."""
     with st.container(key=AREA):
         hide_stale(AREA, live=True)
-        # a seat's whole run waits for its own turn (TURNS), not the page's: after a poll, forty seats'
-        # pages rerun within seconds, and in the page's turns their sidebars and heads queued as well
-        # (lag p95 482 ms, not 409)
-        turns.done()
-        with turn():
+        turns.done()  # a seat's catch-up takes its own turn (turns.catch_up), not the page's
+        with turns.catch_up(live.take_clicks, CLICK_S):
             follower = Follower(member, lang, question)
             follower.first_look()
         alive = live.session_alive()
